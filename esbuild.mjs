@@ -1,0 +1,83 @@
+// Two bundles from one base: the extension host (node, cjs, `vscode` external) and the webviews (browser, esm).
+// Type-checking is separate (`npm run check-types`). Flags: --watch, --production.
+import * as esbuild from 'esbuild';
+import { cp, mkdir, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+const require = createRequire(import.meta.url);
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+/** @type {esbuild.BuildOptions} */
+const base = {
+  bundle: true,
+  minify: production,
+  sourcemap: production ? false : 'linked',
+  sourcesContent: false,
+  legalComments: 'none',
+  logLevel: 'info',
+  define: { 'process.env.NODE_ENV': JSON.stringify(production ? 'production' : 'development') },
+};
+
+/** @type {esbuild.BuildOptions} */
+const host = {
+  ...base,
+  entryPoints: { extension: 'src/extension.ts' },
+  outdir: 'dist',
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  external: ['vscode'],
+  mainFields: ['module', 'main'],
+};
+
+/** @type {esbuild.BuildOptions} */
+const webview = {
+  ...base,
+  entryPoints: { chat: 'webview/chat/main.ts', approvals: 'webview/approvals/main.ts' },
+  outdir: 'dist/webview',
+  platform: 'browser',
+  format: 'esm',
+  target: 'es2022',
+  metafile: true,
+};
+
+/** The e2e bench's helper extension that runs mocha inside the real extension host. */
+/** @type {esbuild.BuildOptions} */
+const hostTests = {
+  ...base,
+  minify: false,
+  entryPoints: {
+    runner: 'test/e2e/hostRunner/runner.ts',
+    hostTests: 'test/e2e/host/index.ts',
+    desktopIndex: 'test/e2e/hostRunner/desktopIndex.ts',
+  },
+  outdir: 'dist-test/hostRunner',
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  external: ['vscode', 'mocha'],
+};
+
+/** Codicons ship as a stylesheet plus a font; copy both next to the webview bundle (node_modules is not packaged). */
+async function copyStaticAssets() {
+  const codicons = path.dirname(require.resolve('@vscode/codicons/dist/codicon.css'));
+  await mkdir('dist/media/codicons', { recursive: true });
+  await cp(path.join(codicons, 'codicon.css'), 'dist/media/codicons/codicon.css');
+  await cp(path.join(codicons, 'codicon.ttf'), 'dist/media/codicons/codicon.ttf');
+}
+
+await rm('dist', { recursive: true, force: true });
+await rm('dist-test', { recursive: true, force: true });
+await mkdir('dist-test/hostRunner', { recursive: true });
+await cp('test/e2e/hostRunner/package.json', 'dist-test/hostRunner/package.json');
+await copyStaticAssets();
+const configs = [host, webview, hostTests];
+if (watch) {
+  const contexts = await Promise.all(configs.map((c) => esbuild.context(c)));
+  await Promise.all(contexts.map((c) => c.watch()));
+  console.log('[watch] watching for changes');
+} else {
+  await Promise.all(configs.map((c) => esbuild.build(c)));
+}
