@@ -1,0 +1,84 @@
+import * as vscode from 'vscode';
+import { DisposableStore } from '../core/disposable';
+import type { ApprovalsState } from '../shared/messages';
+import { answerCommands } from './commandBridge';
+import type { Log } from './log';
+import { WebviewChannel } from './webviewChannel';
+import { renderWebviewHtml, webviewOptions } from './webviewHtml';
+
+/**
+ * The approvals panel: a WebviewPanel in the editor area. It holds no truth: every time it (re)connects the host
+ * sends the whole state again, so closing it approves nothing and reopening it shows what still waits.
+ */
+export class ApprovalsPanel implements vscode.Disposable {
+  static readonly viewType = 'toolgate.approvals';
+  private readonly store = new DisposableStore();
+  private panel: vscode.WebviewPanel | undefined;
+  private panelStore: DisposableStore | undefined;
+  private channel: WebviewChannel | undefined;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly log: Log,
+    private readonly getState: () => ApprovalsState,
+  ) {
+    // After a window reload VS Code hands back the panel it had open; attach to it instead of leaving it blank.
+    this.store.add(
+      vscode.window.registerWebviewPanelSerializer(ApprovalsPanel.viewType, {
+        deserializeWebviewPanel: (panel: vscode.WebviewPanel) => {
+          this.attach(panel);
+          return Promise.resolve();
+        },
+      }),
+    );
+  }
+
+  get isOpen(): boolean {
+    return this.panel !== undefined;
+  }
+
+  /** Opens the panel, or reveals it; `preserveFocus` keeps the keyboard where the person is typing. */
+  show(preserveFocus = false): void {
+    if (this.panel) {
+      this.panel.reveal(undefined, preserveFocus);
+      return;
+    }
+    const panel = vscode.window.createWebviewPanel(
+      ApprovalsPanel.viewType,
+      'Toolgate Approvals',
+      { viewColumn: vscode.ViewColumn.Active, preserveFocus },
+      { ...webviewOptions(this.extensionUri), retainContextWhenHidden: true },
+    );
+    this.attach(panel);
+  }
+
+  private attach(panel: vscode.WebviewPanel): void {
+    this.panelStore?.dispose();
+    const panelStore = (this.panelStore = this.store.add(new DisposableStore()));
+    this.panel = panel;
+    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'toolgate.svg');
+    panel.webview.options = webviewOptions(this.extensionUri);
+    const channel = panelStore.add(new WebviewChannel(panel.webview, 'approvals', this.getState, this.log));
+    this.channel = channel;
+    panelStore.add(answerCommands(channel));
+    panelStore.add(
+      panel.onDidDispose(() => {
+        if (this.panel === panel) {
+          this.panel = undefined;
+          this.channel = undefined;
+        }
+        panelStore.dispose();
+      }),
+    );
+    panel.webview.html = renderWebviewHtml(panel.webview, this.extensionUri, 'approvals');
+  }
+
+  refresh(): void {
+    this.channel?.pushState();
+  }
+
+  dispose(): void {
+    this.panel?.dispose();
+    this.store.dispose();
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * The webview's end of the contract. The webview never decides anything: it renders what the host sends and
+ * reports what the person did. Inbound messages are parsed from `unknown`; anything off-contract is ignored.
+ */
+import {
+  HostToWebview,
+  WebviewToHost,
+  type HostCommand,
+  type ViewKind,
+  type ViewState,
+} from '../../src/shared/messages';
+
+interface VsCodeApi {
+  postMessage(message: unknown): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+export interface Bridge {
+  /** Asks the host to run one of the commands in the contract. */
+  command(command: HostCommand): void;
+}
+
+export interface BridgeHandlers {
+  onState(state: ViewState, reason: 'init' | 'state'): void;
+  onResult?(ok: boolean, error: string | undefined): void;
+}
+
+export function connect(view: ViewKind, handlers: BridgeHandlers): Bridge {
+  const api = acquireVsCodeApi();
+  let counter = 0;
+  const nextId = (): string => `${view}-${Date.now().toString(36)}-${(counter++).toString(36)}`;
+  const send = (message: WebviewToHost): void => {
+    api.postMessage(WebviewToHost.parse(message));
+  };
+
+  window.addEventListener('message', (event: MessageEvent<unknown>) => {
+    const parsed = HostToWebview.safeParse(event.data);
+    if (!parsed.success) {
+      console.warn('toolgate: ignored a message from the host that does not fit the contract');
+      return;
+    }
+    const message = parsed.data;
+    switch (message.type) {
+      case 'init':
+      case 'state':
+        if (message.state.view === view) {
+          handlers.onState(message.state, message.type);
+        }
+        break;
+      case 'result':
+        handlers.onResult?.(message.ok, message.error);
+        break;
+    }
+  });
+
+  send({ type: 'ready', requestId: nextId(), view });
+  return {
+    command: (command) => send({ type: 'command', requestId: nextId(), command }),
+  };
+}
+
+/** Creates an element with attributes and children; text is always set as text, never parsed as markup. */
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attributes?: Record<string, string | boolean>,
+  ...children: (Node | string)[]
+): HTMLElementTagNameMap[K];
+export function h(tag: string, attributes?: Record<string, string | boolean>, ...children: (Node | string)[]): HTMLElement;
+export function h(
+  tag: string,
+  attributes: Record<string, string | boolean> = {},
+  ...children: (Node | string)[]
+): HTMLElement {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === true) {
+      element.setAttribute(name, '');
+    } else if (value !== false) {
+      element.setAttribute(name, value);
+    }
+  }
+  for (const child of children) {
+    element.append(typeof child === 'string' ? document.createTextNode(child) : child);
+  }
+  return element;
+}
+
+/** Marks the root as connected once the host answered `ready`: tests and screen readers both rely on it. */
+export function markConnected(root: HTMLElement, count: number): void {
+  root.dataset['state'] = 'connected';
+  root.dataset['updates'] = String(count);
+  root.setAttribute('aria-busy', 'false');
+}
+
+export function requireElement(id: string): HTMLElement {
+  const element = document.getElementById(id);
+  if (!element) {
+    throw new Error(`toolgate: #${id} is missing from the page`);
+  }
+  return element;
+}
