@@ -1,0 +1,94 @@
+import * as assert from 'node:assert/strict';
+import type * as vscode from 'vscode';
+import type { ViewState } from '../../src/shared/messages';
+import type { Log } from '../../src/vscode/log';
+import { WebviewChannel } from '../../src/vscode/webviewChannel';
+
+/** A fake of the webview boundary: records what the host posts and lets the test play the webview. */
+class FakeWebview {
+  readonly posted: unknown[] = [];
+  private listener: ((message: unknown) => void) | undefined;
+  onDidReceiveMessage = (listener: (message: unknown) => void): { dispose(): void } => {
+    this.listener = listener;
+    return { dispose: () => (this.listener = undefined) };
+  };
+  postMessage(message: unknown): Thenable<boolean> {
+    this.posted.push(message);
+    return Promise.resolve(true);
+  }
+  send(message: unknown): void {
+    this.listener?.(message);
+  }
+}
+
+function fakeLog(): Log & { lines: string[] } {
+  const lines: string[] = [];
+  const record = (level: string) => (message: string) => lines.push(`${level} ${message}`);
+  return { lines, info: record('info'), warn: record('warn'), error: record('error') } as unknown as Log & {
+    lines: string[];
+  };
+}
+
+const state: ViewState = { view: 'approvals', waitingCalls: 2, trusted: true };
+
+describe('WebviewChannel', () => {
+  function setup() {
+    const webview = new FakeWebview();
+    const log = fakeLog();
+    const channel = new WebviewChannel(webview as unknown as vscode.Webview, 'approvals', () => state, log);
+    const received: unknown[] = [];
+    channel.onDidReceive((message) => received.push(message));
+    return { webview, log, channel, received };
+  }
+
+  it('posts nothing before ready, then answers ready with init and the whole state', () => {
+    const { webview, channel } = setup();
+    channel.pushState();
+    assert.deepEqual(webview.posted, []);
+    webview.send({ type: 'ready', requestId: 'r1', view: 'approvals' });
+    assert.deepEqual(webview.posted, [{ type: 'init', requestId: 'r1', state }]);
+    channel.pushState();
+    assert.deepEqual(webview.posted[1], { type: 'state', state });
+  });
+
+  it('drops and logs a message that does not fit the contract', () => {
+    const { webview, log, received } = setup();
+    webview.send({ type: 'ready', requestId: 'r1', view: 'approvals' });
+    webview.send({ type: 'decide', callId: 'c', argsHash: 'h' });
+    webview.send(42);
+    assert.deepEqual(received, []);
+    assert.equal(log.lines.filter((line) => line.startsWith('warn [approvals] dropped a webview message')).length, 2);
+  });
+
+  it('drops a valid command sent before ready, and a ready for another view', () => {
+    const { webview, log, received, channel } = setup();
+    webview.send({ type: 'command', requestId: 'r0', command: 'openApprovals' });
+    webview.send({ type: 'ready', requestId: 'r1', view: 'chat' });
+    assert.deepEqual(received, []);
+    assert.equal(channel.isReady, false);
+    assert.equal(log.lines.length, 2);
+  });
+
+  it('hands on a valid command after ready', () => {
+    const { webview, received } = setup();
+    webview.send({ type: 'ready', requestId: 'r1', view: 'approvals' });
+    webview.send({ type: 'command', requestId: 'r2', command: 'showAuditLog' });
+    assert.deepEqual(received, [{ type: 'command', requestId: 'r2', command: 'showAuditLog' }]);
+  });
+
+  it('refuses to post a message that breaks the contract', () => {
+    const { webview, log, channel } = setup();
+    webview.send({ type: 'ready', requestId: 'r1', view: 'approvals' });
+    channel.post({ type: 'result', requestId: 'bad id', ok: true });
+    assert.equal(webview.posted.length, 1);
+    assert.ok(log.lines.some((line) => line.startsWith('error [approvals] refused to post')));
+  });
+
+  it('stops listening once disposed', () => {
+    const { webview, channel, received } = setup();
+    channel.dispose();
+    webview.send({ type: 'ready', requestId: 'r1', view: 'approvals' });
+    assert.deepEqual(webview.posted, []);
+    assert.deepEqual(received, []);
+  });
+});
