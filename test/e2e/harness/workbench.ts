@@ -1,0 +1,198 @@
+/**
+ * Playwright helpers over a real VS Code workbench served by code-server. Webviews live in nested iframes, so
+ * element look-ups inside them search every frame of the page.
+ */
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Frame, type Locator, type Page } from 'playwright-core';
+import { repoRoot, type CodeServer } from './codeServer';
+
+export const artifactsDir = path.join(repoRoot, 'artifacts');
+
+let browser: Browser | undefined;
+
+export async function launchBrowser(): Promise<Browser> {
+  if (!browser || !browser.isConnected()) {
+    browser = await chromium.launch({
+      executablePath: process.env['TOOLGATE_CHROMIUM'] ?? '/usr/bin/chromium',
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--disable-quic',
+      ],
+    });
+  }
+  return browser;
+}
+
+export async function closeBrowser(): Promise<void> {
+  await browser?.close();
+  browser = undefined;
+}
+
+/** The workbench of the test that runs now, for the failure screenshot hook. */
+export let currentWorkbench: Workbench | undefined;
+
+export class Workbench {
+  private constructor(
+    readonly page: Page,
+    readonly server: CodeServer,
+  ) {}
+
+  static async open(server: CodeServer): Promise<Workbench> {
+    const context = await (await launchBrowser()).newContext({ viewport: { width: 1400, height: 900 } });
+    const page = await context.newPage();
+    const workbench = new Workbench(page, server);
+    currentWorkbench = workbench;
+    await workbench.load();
+    return workbench;
+  }
+
+  private async load(): Promise<void> {
+    await this.page.goto(`${this.server.url}/?folder=${encodeURIComponent(this.server.workspace)}`);
+    await this.page.waitForSelector('.monaco-workbench .part.editor', { timeout: 60_000 });
+    // The status bar appears once the window has restored; the extension host has started by then.
+    await this.page.waitForSelector('.part.statusbar', { timeout: 60_000 });
+  }
+
+  /** Reloads the window (a fresh extension host activation, the same user data and workspace state). */
+  async reload(): Promise<void> {
+    await this.page.reload();
+    await this.page.waitForSelector('.monaco-workbench .part.editor', { timeout: 60_000 });
+    await this.page.waitForSelector('.part.statusbar', { timeout: 60_000 });
+  }
+
+  /** Runs a command by its palette label ("Toolgate: Open Approvals"). */
+  async runCommand(label: string): Promise<void> {
+    const input = this.page.locator('.quick-input-widget input.input');
+    for (let attempt = 0; attempt < 3; attempt++) {
+      await this.page.keyboard.press('Escape');
+      await this.page.keyboard.press('F1');
+      try {
+        await input.waitFor({ state: 'visible', timeout: 5_000 });
+        break;
+      } catch (error) {
+        if (attempt === 2) {
+          throw error;
+        }
+      }
+    }
+    await input.fill(`>${label}`);
+    const row = this.page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
+    await row.waitFor({ state: 'visible', timeout: 15_000 });
+    await row.click();
+  }
+
+  /** Types an answer into the open input box (showInputBox) and accepts it. */
+  async answerInputBox(text: string): Promise<void> {
+    const input = this.page.locator('.quick-input-widget input.input');
+    await input.waitFor({ state: 'visible', timeout: 10_000 });
+    await input.fill(text);
+    await input.press('Enter');
+  }
+
+  /** The frame (of any webview) in which `selector` is present, waiting for it to appear. */
+  async webviewFrame(selector: string, timeoutMs = 20_000): Promise<Frame> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      for (const frame of this.page.frames()) {
+        if (frame === this.page.mainFrame()) {
+          continue;
+        }
+        try {
+          if ((await frame.locator(selector).count()) > 0) {
+            return frame;
+          }
+        } catch {
+          // The frame navigated or went away while we looked: keep searching.
+        }
+      }
+      await this.page.waitForTimeout(100);
+    }
+    throw new Error(`no webview frame contains ${selector} within ${timeoutMs} ms`);
+  }
+
+  /** A locator for `selector` inside whichever webview holds it. */
+  async inWebview(selector: string, timeoutMs?: number): Promise<Locator> {
+    return (await this.webviewFrame(selector, timeoutMs)).locator(selector);
+  }
+
+  /** Clicks an element inside a webview. */
+  async clickInWebview(selector: string): Promise<void> {
+    await (await this.inWebview(selector)).first().click();
+  }
+
+  /** The outer webview frame (VS Code's pre/index.html) that hosts the frame holding `selector`. */
+  async webviewHostFrame(selector: string): Promise<Frame> {
+    const inner = await this.webviewFrame(selector);
+    const host = inner.parentFrame();
+    if (!host) {
+      throw new Error('the webview frame has no host frame');
+    }
+    return host;
+  }
+
+  readWorkspaceFile(relativePath: string): string {
+    return readFileSync(path.join(this.server.workspace, relativePath), 'utf8');
+  }
+
+  /** Saves a full-page screenshot into the git-ignored artifacts folder and returns its path. */
+  async screenshot(name: string): Promise<string> {
+    mkdirSync(artifactsDir, { recursive: true });
+    const file = path.join(artifactsDir, `${name.replace(/[^A-Za-z0-9_.-]+/g, '-')}.png`);
+    await this.page.screenshot({ path: file });
+    return file;
+  }
+
+  /** The text of the extension's "Toolgate" log (the LogOutputChannel's file in the user-data folder). */
+  extensionLog(): string {
+    const files = findFiles(path.join(this.server.userDataDir, 'logs'), (file) => path.basename(file) === 'Toolgate.log');
+    return files.map((file) => readFileSync(file, 'utf8')).join('\n');
+  }
+
+  /**
+   * Waits until the extension log contains `text` at least `times` times (log files are flushed asynchronously),
+   * and returns the log.
+   */
+  async waitForLog(text: string | RegExp, timeoutMs = 15_000, times = 1): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    let log = '';
+    const count = (): number =>
+      log.split('\n').filter((line) => (typeof text === 'string' ? line.includes(text) : text.test(line))).length;
+    while (Date.now() < deadline) {
+      log = this.extensionLog();
+      if (count() >= times) {
+        return log;
+      }
+      await this.page.waitForTimeout(150);
+    }
+    throw new Error(`the Toolgate log did not show ${String(text)} ${times} time(s) within ${timeoutMs} ms; it holds:\n${log}`);
+  }
+
+  async close(): Promise<void> {
+    if (currentWorkbench === this) {
+      currentWorkbench = undefined;
+    }
+    await this.page.context().close();
+  }
+}
+
+function findFiles(dir: string, match: (file: string) => boolean): string[] {
+  if (!existsSync(dir)) {
+    return [];
+  }
+  const found: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) {
+      found.push(...findFiles(full, match));
+    } else if (match(full)) {
+      found.push(full);
+    }
+  }
+  return found;
+}

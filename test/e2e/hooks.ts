@@ -1,0 +1,20 @@
+/** Root hooks of the e2e suite: a screenshot of the workbench on every failure, and one browser for all files. */
+import type { Context } from 'mocha';
+import { closeBrowser, currentWorkbench } from './harness/workbench';
+
+export const mochaHooks = {
+  async afterEach(this: Context): Promise<void> {
+    const test = this.currentTest;
+    if (test?.state === 'failed' && currentWorkbench) {
+      try {
+        const file = await currentWorkbench.screenshot(`failed-${test.fullTitle()}`);
+        console.log(`    screenshot: ${file}`);
+      } catch (error) {
+        console.log(`    (no screenshot: ${String(error)})`);
+      }
+    }
+  },
+  async afterAll(): Promise<void> {
+    await closeBrowser();
+  },
+};
