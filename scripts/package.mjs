@@ -10,7 +10,7 @@ const out = path.join(root, 'out', `toolgate-${version}.vsix`);
 mkdirSync(path.dirname(out), { recursive: true });
 execFileSync(
   process.execPath,
-  [path.join(root, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '-o', out],
+  [path.join(root, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--no-rewrite-relative-links', '-o', out],
   { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] },
 );
 const kib = (statSync(out).size / 1024).toFixed(1);
