@@ -1,0 +1,234 @@
+/**
+ * Grants: what the person allowed beyond one call. Session grants live in memory (per chat); workspace grants are
+ * stored in workspace state under a versioned zod schema. Only the person creates grants (through the panel or
+ * settings); nothing here is reachable from the model, a tool result or a workspace file.
+ */
+import { randomUUID } from 'node:crypto';
+import picomatch from 'picomatch';
+import * as z from 'zod';
+
+export const GrantMatcher = z.discriminatedUnion('kind', [
+  /** Exactly this call: the tool and its canonical arguments hash. */
+  z.strictObject({ kind: z.literal('exact'), argsHash: z.string().regex(/^[0-9a-f]{64}$/) }),
+  /** This one file (workspace-relative, `/` separators). */
+  z.strictObject({ kind: z.literal('path'), path: z.string().min(1) }),
+  /** Files matching a glob (workspace-relative). */
+  z.strictObject({ kind: z.literal('glob'), glob: z.string().min(1) }),
+  /** Commands starting with these words. */
+  z.strictObject({ kind: z.literal('command'), prefix: z.string().min(1) }),
+  /** Every call of the tool. */
+  z.strictObject({ kind: z.literal('tool') }),
+]);
+export type GrantMatcher = z.infer<typeof GrantMatcher>;
+
+export const GrantScope = z.enum(['session', 'workspace']);
+export type GrantScope = z.infer<typeof GrantScope>;
+
+export const Grant = z.strictObject({
+  id: z.string().min(1).max(64),
+  tool: z.string().min(1),
+  matcher: GrantMatcher,
+  scope: GrantScope,
+  createdAt: z.string(),
+  /** For MCP tools: the hash of name+description+schema the grant was made against. */
+  definitionHash: z.string().optional(),
+});
+export type Grant = z.infer<typeof Grant>;
+
+export const WorkspaceGrantsState = z.strictObject({
+  version: z.literal(1),
+  grants: z.array(Grant),
+});
+export type WorkspaceGrantsState = z.infer<typeof WorkspaceGrantsState>;
+
+export const workspaceGrantsKey = 'toolgate.grants';
+
+/** The slice of a key-value store (VS Code's workspaceState) the grant store needs. */
+export interface KeyValueStore {
+  get(key: string): unknown;
+  update(key: string, value: unknown): PromiseLike<void>;
+}
+
+export function describeMatcher(tool: string, matcher: GrantMatcher): string {
+  switch (matcher.kind) {
+    case 'exact':
+      return `${tool}: this exact call`;
+    case 'path':
+      return `${tool}: ${matcher.path}`;
+    case 'glob':
+      return `${tool}: files matching ${matcher.glob}`;
+    case 'command':
+      return `${tool}: commands starting with \`${matcher.prefix}\``;
+    case 'tool':
+      return `${tool}: every call`;
+  }
+}
+
+export function describeGrant(grant: Grant): string {
+  return `${grant.scope} grant for ${describeMatcher(grant.tool, grant.matcher)}`;
+}
+
+/** Splits a command into words the way a prefix rule compares them (whitespace-separated). */
+export function commandWords(command: string): string[] {
+  return command.trim().split(/\s+/).filter((word) => word.length > 0);
+}
+
+/** Whether `command`'s words start with `prefix`'s words, compared word by word (`npm test` != `npm testx`). */
+export function startsWithWords(command: string, prefix: string): boolean {
+  const words = commandWords(command);
+  const wanted = commandWords(prefix);
+  return wanted.length > 0 && wanted.length <= words.length && wanted.every((word, index) => words[index] === word);
+}
+
+export interface GrantSubject {
+  tool: string;
+  argsHash: string;
+  /** Workspace-relative path of the file the call writes, when inside a workspace root. */
+  relativePath?: string;
+  /** The command, for terminal calls that are simple enough to match by prefix. */
+  simpleCommand?: string;
+  /** For MCP tools: the current definition hash; grants made against another definition do not apply. */
+  definitionHash?: string;
+}
+
+export function grantMatches(grant: Grant, subject: GrantSubject): boolean {
+  if (grant.tool !== subject.tool) {
+    return false;
+  }
+  if (grant.definitionHash !== undefined && grant.definitionHash !== subject.definitionHash) {
+    return false;
+  }
+  const matcher = grant.matcher;
+  switch (matcher.kind) {
+    case 'exact':
+      return matcher.argsHash === subject.argsHash;
+    case 'path':
+      return subject.relativePath !== undefined && subject.relativePath === matcher.path;
+    case 'glob':
+      return subject.relativePath !== undefined && picomatch(matcher.glob, { dot: true })(subject.relativePath);
+    case 'command':
+      return subject.simpleCommand !== undefined && startsWithWords(subject.simpleCommand, matcher.prefix);
+    case 'tool':
+      return true;
+  }
+}
+
+/** Reads workspace grants; anything unreadable or foreign is ignored with a warning, never treated as a grant. */
+export function readWorkspaceGrants(raw: unknown): { grants: Grant[]; warning?: string } {
+  if (raw === undefined) {
+    return { grants: [] };
+  }
+  const parsed = WorkspaceGrantsState.safeParse(raw);
+  if (!parsed.success) {
+    const detail = parsed.error.issues[0];
+    return {
+      grants: [],
+      warning: `ignored the stored workspace grants: they do not fit the expected format (${
+        detail ? `${detail.path.join('.') || '(root)'}: ${detail.message}` : 'unknown'
+      }); every call asks until the person grants again`,
+    };
+  }
+  return { grants: parsed.data.grants.filter((grant) => grant.scope === 'workspace') };
+}
+
+export function newGrantId(): string {
+  return `g-${randomUUID()}`;
+}
+
+/** Session grants (memory, per chat) and workspace grants (a KeyValueStore) behind one interface. */
+export class GrantStore {
+  private session = new Map<string, Grant[]>();
+  private workspace: Grant[] = [];
+  private readonly listeners = new Set<() => void>();
+
+  constructor(
+    private readonly store: KeyValueStore,
+    private readonly warn: (message: string) => void,
+  ) {
+    this.reload();
+  }
+
+  /** Re-reads workspace grants from the store (for example after another window changed them). */
+  reload(): void {
+    const { grants, warning } = readWorkspaceGrants(this.store.get(workspaceGrantsKey));
+    if (warning !== undefined) {
+      this.warn(warning);
+    }
+    this.workspace = grants;
+  }
+
+  onDidChange(listener: () => void): { dispose(): void } {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  }
+
+  private changed(): void {
+    for (const listener of [...this.listeners]) {
+      listener();
+    }
+  }
+
+  /** The grants that apply in a chat: its session grants and the workspace's. */
+  active(chatId: string): Grant[] {
+    return [...(this.session.get(chatId) ?? []), ...this.workspace];
+  }
+
+  workspaceGrants(): readonly Grant[] {
+    return this.workspace;
+  }
+
+  sessionGrants(chatId: string): readonly Grant[] {
+    return this.session.get(chatId) ?? [];
+  }
+
+  async add(grant: Grant, chatId: string): Promise<void> {
+    const checked = Grant.parse(grant);
+    if (checked.scope === 'session') {
+      this.session.set(chatId, [...(this.session.get(chatId) ?? []), checked]);
+    } else {
+      this.workspace = [...this.workspace, checked];
+      await this.persist();
+    }
+    this.changed();
+  }
+
+  async revoke(id: string): Promise<boolean> {
+    let found = false;
+    for (const [chatId, grants] of this.session) {
+      const kept = grants.filter((grant) => grant.id !== id);
+      if (kept.length !== grants.length) {
+        found = true;
+        this.session.set(chatId, kept);
+      }
+    }
+    const kept = this.workspace.filter((grant) => grant.id !== id);
+    if (kept.length !== this.workspace.length) {
+      found = true;
+      this.workspace = kept;
+      await this.persist();
+    }
+    if (found) {
+      this.changed();
+    }
+    return found;
+  }
+
+  async resetWorkspace(): Promise<number> {
+    const count = this.workspace.length;
+    this.workspace = [];
+    await this.store.update(workspaceGrantsKey, undefined);
+    this.changed();
+    return count;
+  }
+
+  endSession(chatId: string): void {
+    if (this.session.delete(chatId)) {
+      this.changed();
+    }
+  }
+
+  private async persist(): Promise<void> {
+    const state: WorkspaceGrantsState = { version: 1, grants: this.workspace };
+    await this.store.update(workspaceGrantsKey, state);
+  }
+}

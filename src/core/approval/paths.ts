@@ -1,0 +1,69 @@
+/**
+ * Where a path really points: resolved against the first workspace folder, with symlinks of the target (or of its
+ * nearest existing parent, for a file that does not exist yet) followed, and which workspace root holds it.
+ */
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
+
+export interface ResolvedPath {
+  /** As the caller gave it. */
+  input: string;
+  /** Absolute, normalised, symlinks not followed. */
+  absolute: string;
+  /** Absolute with symlinks followed (of the target, or of its nearest existing parent). */
+  real: string;
+  /** The workspace root (real path) that contains `real`, if any. */
+  root?: string;
+  /** `real` relative to that root with `/` separators, if inside one. */
+  relative?: string;
+}
+
+export type RealPath = (p: string) => string;
+
+/** realpath of the nearest existing ancestor, with the missing tail appended. */
+export function realpathOfNearest(absolute: string, realpath: RealPath = realpathSync.native): string {
+  const missing: string[] = [];
+  let current = absolute;
+  for (;;) {
+    try {
+      const real = realpath(current);
+      return missing.length === 0 ? real : path.join(real, ...missing.reverse());
+    } catch {
+      const parent = path.dirname(current);
+      if (parent === current) {
+        return absolute;
+      }
+      missing.push(path.basename(current));
+      current = parent;
+    }
+  }
+}
+
+export function isInside(root: string, candidate: string): boolean {
+  const relative = path.relative(root, candidate);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+export class PathResolver {
+  private readonly realRoots: string[];
+
+  constructor(
+    readonly roots: readonly string[],
+    private readonly realpath: RealPath = realpathSync.native,
+  ) {
+    this.realRoots = roots.map((root) => realpathOfNearest(path.resolve(root), realpath));
+  }
+
+  resolve(input: string): ResolvedPath {
+    // No `~` expansion: the tools write exactly the path resolved here, so the policy judges that same path.
+    const first = this.roots[0];
+    const absolute = path.isAbsolute(input) ? path.normalize(input) : path.resolve(first ?? '/', input);
+    const real = realpathOfNearest(absolute, this.realpath);
+    for (const root of this.realRoots) {
+      if (isInside(root, real)) {
+        return { input, absolute, real, root, relative: path.relative(root, real).split(path.sep).join('/') };
+      }
+    }
+    return { input, absolute, real };
+  }
+}

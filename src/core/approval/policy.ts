@@ -1,0 +1,251 @@
+/**
+ * The policy engine: decide(call, context) -> { verdict, reason }. Pure and fast: all I/O (resolving paths, reading
+ * settings and grants) happens before, and the result is the same for the same inputs.
+ *
+ * Order (first match wins):
+ *  1. unknown tool -> ask; a tool that only asks the person (ask_user) -> allow
+ *  2. a write into Toolgate's own storage (audit log, state) -> deny
+ *  3. untrusted workspace -> ask (nothing is auto-allowed)
+ *  4. a write or a read that resolves outside every workspace root -> ask, with a warning
+ *  5. a write to a protected path -> ask, whatever grant or rule exists
+ *  6. a `false` rule (edits glob, terminal prefix or /regex/) -> ask; a `false` rule beats any `true` rule
+ *  7. a terminal command the analysis cannot vouch for -> ask (unless the tool is not gated)
+ *  8. the tool is not gated -> allow
+ *  9. a matching grant (session or workspace) -> allow
+ * 10. a `true` rule -> allow
+ * 11. otherwise -> ask, because the tool is gated
+ */
+import picomatch from 'picomatch';
+import { builtinTools, isBuiltinTool } from '../tools/definitions';
+import { describeGrant, grantMatches, startsWithWords, type Grant, type GrantSubject } from './grants';
+import type { ResolvedPath } from './paths';
+import { isInside } from './paths';
+
+export type Verdict = 'allow' | 'ask' | 'deny';
+
+/** Who or what produced a verdict, for the audit log and the panel. */
+export type DecidedBy = 'policy' | 'rule' | 'grant' | 'setting';
+
+export interface Decision {
+  verdict: Verdict;
+  /** A sentence a person understands: "asks: edits to .vscode/** always ask". */
+  reason: string;
+  decidedBy: DecidedBy;
+  /** Things the person must see even when asked anyway (for example: the target is outside the workspace). */
+  warnings: string[];
+  /** The grant that allowed the call, if one did. */
+  grant?: Grant;
+  /** Whether a grant or `true` rule may allow this kind of call at all (false for protected paths, outside, untrusted). */
+  grantable: boolean;
+}
+
+/** What the engine knows about one call, after I/O. */
+export interface GateCall {
+  tool: string;
+  args: unknown;
+  argsHash: string;
+  /** The file the call writes or reads, or the terminal's working folder, resolved. */
+  target?: ResolvedPath;
+  /** For run_in_terminal: the command when it is a single simple command (no shell syntax), else undefined. */
+  simpleCommand?: string;
+  /** For terminal calls: why the command is not simple, when it is not. */
+  commandConcern?: string;
+  /** For tools not built in (MCP): known to the caller, with whether its server gates it. */
+  external?: { gated: boolean; definitionHash?: string; label: string };
+}
+
+export interface PolicyContext {
+  gatedTools: Readonly<Record<string, boolean>>;
+  editRules: Readonly<Record<string, boolean>>;
+  terminalRules: Readonly<Record<string, boolean>>;
+  protectedPaths: readonly string[];
+  trusted: boolean;
+  grants: readonly Grant[];
+  /** Real paths of folders the agent may never write (Toolgate's own storage). */
+  forbiddenRoots: readonly string[];
+}
+
+const ask = (reason: string, decidedBy: DecidedBy, warnings: string[], grantable: boolean): Decision => ({
+  verdict: 'ask',
+  reason,
+  decidedBy,
+  warnings,
+  grantable,
+});
+
+/** A `/regex/flags` rule key, compiled; undefined when the key is a word prefix. Broken regexes match nothing. */
+export function compileRule(key: string): RegExp | null | undefined {
+  const match = /^\/(.*)\/([a-z]*)$/s.exec(key);
+  if (!match) {
+    return undefined;
+  }
+  try {
+    return new RegExp(match[1] ?? '', (match[2] ?? '').replace(/[gy]/g, ''));
+  } catch {
+    return null;
+  }
+}
+
+const regexCache = new Map<string, RegExp | null | undefined>();
+function cachedRule(key: string): RegExp | null | undefined {
+  if (!regexCache.has(key)) {
+    if (regexCache.size > 1000) {
+      regexCache.clear();
+    }
+    regexCache.set(key, compileRule(key));
+  }
+  return regexCache.get(key);
+}
+
+export function terminalRuleMatches(key: string, command: string): boolean {
+  const regex = cachedRule(key);
+  if (regex === null) {
+    return false;
+  }
+  return regex === undefined ? startsWithWords(command, key) : regex.test(command);
+}
+
+const globCache = new Map<string, (path: string) => boolean>();
+export function globMatches(glob: string, relativePath: string): boolean {
+  let matcher = globCache.get(glob);
+  if (!matcher) {
+    if (globCache.size > 1000) {
+      globCache.clear();
+    }
+    matcher = picomatch(glob, { dot: true });
+    globCache.set(glob, matcher);
+  }
+  return matcher(relativePath);
+}
+
+export function decide(call: GateCall, context: PolicyContext): Decision {
+  const warnings: string[] = [];
+  const builtin = isBuiltinTool(call.tool) ? builtinTools[call.tool] : undefined;
+  if (!builtin && !call.external) {
+    return ask(`asks: '${call.tool}' is not a known tool`, 'policy', warnings, false);
+  }
+  const risk = builtin?.risk ?? 'execute';
+  const label = builtin ? call.tool : (call.external?.label ?? call.tool);
+  const target = call.target;
+  const writes = risk === 'write';
+
+  if (risk === 'interact') {
+    return { verdict: 'allow', reason: `allowed: ${label} only asks the person`, decidedBy: 'policy', warnings, grantable: false };
+  }
+
+  if (writes && target && context.forbiddenRoots.some((root) => isInside(root, target.real))) {
+    return {
+      verdict: 'deny',
+      reason: `denied: ${target.input} is inside Toolgate's own storage, which the agent may not change`,
+      decidedBy: 'policy',
+      warnings,
+      grantable: false,
+    };
+  }
+
+  if (target && target.root === undefined) {
+    warnings.push(`${target.input} resolves to ${target.real}, outside every workspace folder`);
+  }
+
+  if (!context.trusted) {
+    return ask('asks: this workspace is not trusted, so nothing is allowed without asking', 'policy', warnings, false);
+  }
+
+  if (target && target.root === undefined) {
+    const what = writes ? 'writes' : risk === 'execute' ? 'commands run' : 'reads';
+    return ask(`asks: ${what} outside the workspace always ask (${target.real})`, 'policy', warnings, false);
+  }
+
+  const relative = target?.relative;
+  if (writes && relative !== undefined) {
+    const hit = context.protectedPaths.find((glob) => globMatches(glob, relative));
+    if (hit !== undefined) {
+      return ask(`asks: ${relative} is a protected path (\`${hit}\`), which always asks`, 'setting', warnings, false);
+    }
+    const denyRule = Object.entries(context.editRules).find(
+      ([glob, allowed]) => !allowed && globMatches(glob, relative),
+    );
+    if (denyRule) {
+      return ask(`asks: edits matching \`${denyRule[0]}\` always ask (rule set to false)`, 'rule', warnings, true);
+    }
+  }
+
+  const terminal = call.tool === 'run_in_terminal';
+  const command = call.simpleCommand;
+  if (terminal && command !== undefined) {
+    const denyRule = Object.keys(context.terminalRules).find(
+      (key) => context.terminalRules[key] === false && terminalRuleMatches(key, command),
+    );
+    if (denyRule !== undefined) {
+      return ask(`asks: \`${command}\` matches \`${denyRule}\`, which is never auto-allowed`, 'rule', warnings, true);
+    }
+  }
+
+  const gated = builtin ? context.gatedTools[call.tool] !== false : call.external?.gated !== false;
+  if (terminal && command === undefined && gated) {
+    return ask(
+      `asks: ${call.commandConcern ?? 'the command could not be analysed'}, so no rule or grant can allow it`,
+      'policy',
+      warnings,
+      true,
+    );
+  }
+
+  if (!gated) {
+    return {
+      verdict: 'allow',
+      reason: `allowed: ${label} is not gated`,
+      decidedBy: 'setting',
+      warnings,
+      grantable: true,
+    };
+  }
+
+  const subject: GrantSubject = {
+    tool: call.tool,
+    argsHash: call.argsHash,
+    ...(relative !== undefined && writes ? { relativePath: relative } : {}),
+    ...(command !== undefined ? { simpleCommand: command } : {}),
+    ...(call.external?.definitionHash !== undefined ? { definitionHash: call.external.definitionHash } : {}),
+  };
+  const grant = context.grants.find((candidate) => grantMatches(candidate, subject));
+  if (grant) {
+    return {
+      verdict: 'allow',
+      reason: `allowed: ${describeGrant(grant)}`,
+      decidedBy: 'grant',
+      warnings,
+      grant,
+      grantable: true,
+    };
+  }
+
+  if (writes && relative !== undefined) {
+    const allowRule = Object.entries(context.editRules).find(([glob, allowed]) => allowed && globMatches(glob, relative));
+    if (allowRule) {
+      return {
+        verdict: 'allow',
+        reason: `allowed: edits matching \`${allowRule[0]}\` are auto-approved`,
+        decidedBy: 'rule',
+        warnings,
+        grantable: true,
+      };
+    }
+  }
+  if (terminal && command !== undefined) {
+    const allowRule = Object.keys(context.terminalRules).find(
+      (key) => context.terminalRules[key] === true && terminalRuleMatches(key, command),
+    );
+    if (allowRule !== undefined) {
+      return {
+        verdict: 'allow',
+        reason: `allowed: \`${command}\` matches the rule \`${allowRule}\``,
+        decidedBy: 'rule',
+        warnings,
+        grantable: true,
+      };
+    }
+  }
+
+  return ask(`asks: ${label} is gated`, 'setting', warnings, true);
+}

@@ -1,0 +1,116 @@
+/**
+ * What the approvals panel shows of a waiting call, and what it may send back. The host builds these; the panel
+ * renders them and reports clicks. A decision names the call id and the arguments hash the panel was shown; the
+ * host ignores any decision whose id is not waiting or whose hash differs.
+ */
+import * as z from 'zod';
+
+export const CallId = z.string().min(1).max(80).regex(/^[A-Za-z0-9_-]+$/);
+export const ArgsHash = z.string().regex(/^[0-9a-f]{64}$/);
+
+/** One line of a diff, compact: kind (context/add/del), old and new line numbers, text. */
+export const DiffRow = z.tuple([z.enum(['c', 'a', 'd']), z.number().int().nullable(), z.number().int().nullable(), z.string()]);
+export type DiffRow = z.infer<typeof DiffRow>;
+
+export const DiffHunkView = z.strictObject({
+  header: z.string(),
+  rows: z.array(DiffRow),
+});
+export type DiffHunkView = z.infer<typeof DiffHunkView>;
+
+export const DiffPreview = z.strictObject({
+  kind: z.literal('diff'),
+  path: z.string(),
+  isNewFile: z.boolean(),
+  added: z.number().int().nonnegative(),
+  removed: z.number().int().nonnegative(),
+  hunks: z.array(DiffHunkView),
+  note: z.string().optional(),
+});
+export type DiffPreview = z.infer<typeof DiffPreview>;
+
+export const CommandPreview = z.strictObject({
+  kind: z.literal('command'),
+  command: z.string(),
+  cwd: z.string(),
+  /** The analysis the engine gives, one line per finding. */
+  analysis: z.array(z.strictObject({ text: z.string(), verdict: z.enum(['allow', 'ask', 'deny', 'info']) })),
+});
+export type CommandPreview = z.infer<typeof CommandPreview>;
+
+export const Preview = z.discriminatedUnion('kind', [DiffPreview, CommandPreview, z.strictObject({ kind: z.literal('none') })]);
+export type Preview = z.infer<typeof Preview>;
+
+export const GrantOptionView = z.strictObject({ id: z.string().min(1).max(40), label: z.string() });
+export type GrantOptionView = z.infer<typeof GrantOptionView>;
+
+export const PendingCallView = z.strictObject({
+  callId: CallId,
+  batchId: z.string(),
+  tool: z.string(),
+  source: z.string(),
+  reason: z.string(),
+  warnings: z.array(z.string()),
+  argsHash: ArgsHash,
+  /** The arguments exactly, pretty-printed JSON, in full. */
+  argsJson: z.string(),
+  preview: Preview,
+  /** Whether session/workspace grants can apply to this call at all. */
+  grantable: z.boolean(),
+  grantOptions: z.array(GrantOptionView),
+  /** What "Edit then allow" edits: the proposed file content or the command; absent when not editable. */
+  editable: z.strictObject({ kind: z.enum(['content', 'command']), text: z.string() }).optional(),
+  waitingSince: z.string(),
+  /** ISO time at which the call is denied for waiting too long, if a timeout is set. */
+  timesOutAt: z.string().optional(),
+});
+export type PendingCallView = z.infer<typeof PendingCallView>;
+
+export const GrantView = z.strictObject({
+  id: z.string(),
+  scope: z.enum(['session', 'workspace']),
+  label: z.string(),
+  createdAt: z.string(),
+});
+export type GrantView = z.infer<typeof GrantView>;
+
+export const decisionActions = ['allow-once', 'allow-session', 'allow-workspace', 'allow-edited', 'deny'] as const;
+export const DecisionAction = z.enum(decisionActions);
+export type DecisionAction = z.infer<typeof DecisionAction>;
+
+export const DecideMessage = z.strictObject({
+  type: z.literal('decide'),
+  requestId: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/),
+  callId: CallId,
+  argsHash: ArgsHash,
+  action: DecisionAction,
+  /** Deny: the person's reason, returned to the model. */
+  reason: z.string().max(4000).optional(),
+  /** Session/workspace: which of the offered grant options. */
+  grantOption: z.string().min(1).max(40).optional(),
+  /** allow-edited: the edited content or command. */
+  edited: z.string().max(50_000_000).optional(),
+});
+export type DecideMessage = z.infer<typeof DecideMessage>;
+
+export const BatchMessage = z.strictObject({
+  type: z.literal('decideAll'),
+  requestId: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/),
+  action: z.enum(['allow-all', 'deny-all']),
+  /** The calls (id and hash) the panel showed when the person clicked; others are left waiting. */
+  calls: z.array(z.strictObject({ callId: CallId, argsHash: ArgsHash })).min(1).max(500),
+  reason: z.string().max(4000).optional(),
+});
+export type BatchMessage = z.infer<typeof BatchMessage>;
+
+export const OpenDiffMessage = z.strictObject({
+  type: z.literal('openDiff'),
+  requestId: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/),
+  callId: CallId,
+});
+
+export const RevokeGrantMessage = z.strictObject({
+  type: z.literal('revokeGrant'),
+  requestId: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/),
+  grantId: z.string().min(1).max(64),
+});

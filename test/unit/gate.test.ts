@@ -1,0 +1,264 @@
+import * as assert from 'node:assert/strict';
+import { Gate, type GateInput, type GateResult } from '../../src/core/approval/gate';
+import { GrantStore, readWorkspaceGrants, workspaceGrantsKey, type KeyValueStore } from '../../src/core/approval/grants';
+import { callHash } from '../../src/core/approval/hash';
+import type { GateCall, PolicyContext } from '../../src/core/approval/policy';
+import { AuditLog, type AuditEntry } from '../../src/core/audit/auditLog';
+import { defaultGatedTools, defaultProtectedPaths } from '../../src/core/settings';
+
+class MemoryStore implements KeyValueStore {
+  readonly values = new Map<string, unknown>();
+  get(key: string): unknown {
+    return this.values.get(key);
+  }
+  update(key: string, value: unknown): Promise<void> {
+    if (value === undefined) {
+      this.values.delete(key);
+    } else {
+      this.values.set(key, JSON.parse(JSON.stringify(value)) as unknown);
+    }
+    return Promise.resolve();
+  }
+}
+
+function writeCall(relative: string, content: string): GateCall {
+  const args = { path: relative, content };
+  return {
+    tool: 'write_file',
+    args,
+    argsHash: callHash('write_file', args),
+    target: { input: relative, absolute: `/ws/${relative}`, real: `/ws/${relative}`, root: '/ws', relative },
+  };
+}
+
+function input(call: GateCall): GateInput {
+  return { call, preview: { kind: 'none' }, source: 'test', editable: { kind: 'content', text: 'x' } };
+}
+
+function setup(overrides: Partial<Omit<PolicyContext, 'grants'>> = {}, store = new MemoryStore()) {
+  const warnings: string[] = [];
+  const entries: AuditEntry[] = [];
+  const grants = new GrantStore(store, (message) => warnings.push(message));
+  const audit = new AuditLog(
+    {
+      append: (line) => {
+        entries.push(JSON.parse(line) as AuditEntry);
+        return Promise.resolve();
+      },
+    },
+    () => undefined,
+    (error) => {
+      throw error;
+    },
+  );
+  const gate = new Gate({
+    grants,
+    audit,
+    timeoutSeconds: () => 0,
+    policy: () => ({
+      gatedTools: defaultGatedTools,
+      editRules: {},
+      terminalRules: {},
+      protectedPaths: defaultProtectedPaths,
+      trusted: true,
+      forbiddenRoots: [],
+      ...overrides,
+    }),
+  });
+  return { gate, grants, audit, entries, warnings, store };
+}
+
+async function only(promises: Promise<GateResult>[]): Promise<GateResult> {
+  assert.equal(promises.length, 1);
+  const [first] = promises;
+  assert.ok(first);
+  return first;
+}
+
+describe('the gate', () => {
+  it('allows at once what the policy allows, and logs who decided', async () => {
+    const { gate, entries, audit } = setup({ gatedTools: { write_file: false } });
+    const result = await only(gate.request([input(writeCall('a.txt', 'x'))], { chatId: 'c' }));
+    assert.equal(result.verdict, 'allow');
+    await audit.flush();
+    assert.equal(entries.length, 1);
+    assert.equal(entries[0]?.decidedBy, 'setting');
+  });
+
+  it('denied by the person: the reason reaches the caller and the log', async () => {
+    const { gate, entries, audit } = setup();
+    const wait = only(gate.request([input(writeCall('a.txt', 'x'))], { chatId: 'c' }));
+    const [pending] = gate.pendingViews();
+    assert.ok(pending);
+    assert.deepEqual(
+      gate.decide({ type: 'decide', requestId: 'r', callId: pending.callId, argsHash: pending.argsHash, action: 'deny', reason: 'use b.txt' }),
+      { ok: true },
+    );
+    const result = await wait;
+    assert.deepEqual(result.verdict === 'deny' ? [result.personReason, result.decidedBy] : [], ['use b.txt', 'person']);
+    await audit.flush();
+    assert.deepEqual(entries.map((e) => `${e.verdict}/${e.decidedBy}`), ['ask/policy', 'deny/person']);
+  });
+
+  it('allow once does not let the next identical call through', async () => {
+    const { gate } = setup();
+    const first = only(gate.request([input(writeCall('a.txt', 'x'))], { chatId: 'c' }));
+    const [pending] = gate.pendingViews();
+    assert.ok(pending);
+    gate.decide({ type: 'decide', requestId: 'r', callId: pending.callId, argsHash: pending.argsHash, action: 'allow-once' });
+    assert.equal((await first).verdict, 'allow');
+    void gate.request([input(writeCall('a.txt', 'x'))], { chatId: 'c' });
+    assert.equal(gate.waitingCount, 1, 'the identical call asks again');
+    gate.cancel('end');
+  });
+
+  it('allow for the session creates a grant for this chat only, with the chosen scope', async () => {
+    const { gate, grants } = setup();
+    const wait = only(gate.request([input(writeCall('src/a.ts', 'x'))], { chatId: 'chat-1' }));
+    const [pending] = gate.pendingViews();
+    assert.ok(pending);
+    assert.deepEqual(pending.grantOptions.map((o) => o.id), ['exact', 'path', 'folder', 'tool']);
+    gate.decide({ type: 'decide', requestId: 'r', callId: pending.callId, argsHash: pending.argsHash, action: 'allow-session', grantOption: 'folder' });
+    const result = await wait;
+    assert.equal(result.verdict, 'allow');
+    assert.match(result.reason, /session grant for write_file: files matching src\/\*\*/);
+    assert.equal(grants.sessionGrants('chat-1').length, 1);
+    assert.equal((await only(gate.request([input(writeCall('src/b.ts', 'y'))], { chatId: 'chat-1' }))).verdict, 'allow');
+    void gate.request([input(writeCall('src/b.ts', 'y'))], { chatId: 'chat-2' });
+    assert.equal(gate.waitingCount, 1, 'a new chat starts with no session grants');
+    gate.cancel('end');
+  });
+
+  it('always allow in this workspace persists a versioned grant that a new store reads back', async () => {
+    const store = new MemoryStore();
+    const { gate } = setup({}, store);
+    const wait = only(gate.request([input(writeCall('a.txt', 'x'))], { chatId: 'c' }));
+    const [pending] = gate.pendingViews();
+    assert.ok(pending);
+    gate.decide({ type: 'decide', requestId: 'r', callId: pending.callId, argsHash: pending.argsHash, action: 'allow-workspace', grantOption: 'tool' });
+    await wait;
+    const stored = store.get(workspaceGrantsKey) as { version: number; grants: unknown[] };
+    assert.equal(stored.version, 1);
+    assert.equal(stored.grants.length, 1);
+    const reopened = setup({}, store);
+    assert.equal((await only(reopened.gate.request([input(writeCall('z.txt', 'q'))], { chatId: 'other' }))).verdict, 'allow');
+  });
+
+  it('refuses a session grant for a call no grant can cover (protected path)', () => {
+    const { gate } = setup();
+    const call = writeCall('.vscode/settings.json', '{}');
+    void gate.request([input(call)], { chatId: 'c' });
+    const [pending] = gate.pendingViews();
+    assert.ok(pending);
+    assert.equal(pending.grantable, false);
+    const result = gate.decide({ type: 'decide', requestId: 'r', callId: pending.callId, argsHash: pending.argsHash, action: 'allow-workspace' });
+    assert.equal(result.ok, false);
+    assert.equal(gate.waitingCount, 1);
+    gate.cancel('end');
+  });
+
+  it('refuses a grant option that was not offered', () => {
+    const { gate } = setup();
+    void gate.request([input(writeCall('a.txt', 'x'))], { chatId: 'c' });
+    const [pending] = gate.pendingViews();
+    assert.ok(pending);
+    const result = gate.decide({ type: 'decide', requestId: 'r', callId: pending.callId, argsHash: pending.argsHash, action: 'allow-session', grantOption: 'glob-everything' });
+    assert.equal(result.ok, false);
+    gate.cancel('end');
+  });
+
+  it('edit then allow returns the edited text and logs it as edited', async () => {
+    const { gate, entries, audit } = setup();
+    const wait = only(gate.request([input(writeCall('a.txt', 'x'))], { chatId: 'c' }));
+    const [pending] = gate.pendingViews();
+    assert.ok(pending);
+    gate.decide({ type: 'decide', requestId: 'r', callId: pending.callId, argsHash: pending.argsHash, action: 'allow-edited', edited: 'edited!' });
+    const result = await wait;
+    assert.equal(result.verdict === 'allow' ? result.edited : undefined, 'edited!');
+    await audit.flush();
+    assert.equal(entries.at(-1)?.edited, true);
+  });
+
+  it('shows the calls of one turn as one batch, and allow-all decides only the calls listed', async () => {
+    const { gate } = setup();
+    const waits = gate.request([input(writeCall('a.txt', '1')), input(writeCall('b.txt', '2')), input(writeCall('c.txt', '3'))], { chatId: 'c' });
+    const views = gate.pendingViews();
+    assert.equal(new Set(views.map((v) => v.batchId)).size, 1);
+    const [a, b] = views;
+    assert.ok(a && b);
+    const outcome = gate.decideAll({ type: 'decideAll', requestId: 'r', action: 'allow-all', calls: [a, b].map(({ callId, argsHash }) => ({ callId, argsHash })) });
+    assert.equal(outcome.decided, 2);
+    assert.equal((await waits[0])?.verdict, 'allow');
+    assert.equal((await waits[1])?.verdict, 'allow');
+    assert.equal(gate.waitingCount, 1);
+    gate.cancel('stop');
+    assert.equal((await waits[2])?.decidedBy, 'cancel');
+  });
+
+  it('a grant made for one waiting call releases the others it covers', async () => {
+    const { gate } = setup();
+    const waits = gate.request([input(writeCall('src/a.ts', '1')), input(writeCall('src/b.ts', '2'))], { chatId: 'c' });
+    const [first] = gate.pendingViews();
+    assert.ok(first);
+    gate.decide({ type: 'decide', requestId: 'r', callId: first.callId, argsHash: first.argsHash, action: 'allow-session', grantOption: 'folder' });
+    const results = await Promise.all(waits);
+    assert.deepEqual(results.map((r) => `${r.verdict}/${r.decidedBy}`), ['allow/person', 'allow/grant']);
+  });
+
+  it('cancelling the task denies every waiting call', async () => {
+    const { gate } = setup();
+    const controller = new AbortController();
+    const waits = gate.request([input(writeCall('a.txt', '1')), input(writeCall('b.txt', '2'))], { chatId: 'c', signal: controller.signal });
+    controller.abort();
+    for (const result of await Promise.all(waits)) {
+      assert.equal(result.verdict, 'deny');
+      assert.equal(result.decidedBy, 'cancel');
+    }
+  });
+
+  it('evaluate() gives the verdict without asking or logging anything', async () => {
+    const { gate, entries, audit } = setup();
+    assert.equal(gate.evaluate(writeCall('a.txt', 'x')).verdict, 'ask');
+    await audit.flush();
+    assert.equal(gate.waitingCount, 0);
+    assert.equal(entries.length, 0);
+  });
+});
+
+describe('workspace grant storage', () => {
+  const foreign: [string, unknown][] = [
+    ['a string', 'allow everything'],
+    ['an old version', { version: 0, grants: [] }],
+    ['a future version', { version: 2, grants: [{ tool: 'write_file' }] }],
+    ['a grant with an unknown matcher', { version: 1, grants: [{ id: 'g', tool: 'write_file', matcher: { kind: 'everything' }, scope: 'workspace', createdAt: 'x' }] }],
+    ['an array', [{ id: 'g', tool: 'write_file', matcher: { kind: 'tool' }, scope: 'workspace', createdAt: 'x' }]],
+    ['extra fields', { version: 1, grants: [], trustAll: true }],
+  ];
+  for (const [label, raw] of foreign) {
+    it(`ignores ${label}, with a warning, and grants nothing`, () => {
+      const result = readWorkspaceGrants(raw);
+      assert.deepEqual(result.grants, []);
+      assert.match(result.warning ?? '', /ignored the stored workspace grants/);
+    });
+  }
+
+  it('never treats a stored session grant as a workspace grant', () => {
+    const result = readWorkspaceGrants({
+      version: 1,
+      grants: [{ id: 'g', tool: 'write_file', matcher: { kind: 'tool' }, scope: 'session', createdAt: 'x' }],
+    });
+    assert.deepEqual(result.grants, []);
+  });
+
+  it('revokes and resets', async () => {
+    const store = new MemoryStore();
+    const grants = new GrantStore(store, () => undefined);
+    await grants.add({ id: 'g1', tool: 'write_file', matcher: { kind: 'tool' }, scope: 'workspace', createdAt: 'x' }, 'c');
+    await grants.add({ id: 'g2', tool: 'edit_file', matcher: { kind: 'tool' }, scope: 'workspace', createdAt: 'x' }, 'c');
+    assert.equal(await grants.revoke('g1'), true);
+    assert.deepEqual(grants.workspaceGrants().map((g) => g.id), ['g2']);
+    assert.equal(await grants.resetWorkspace(), 1);
+    assert.equal(store.get(workspaceGrantsKey), undefined);
+    assert.equal(await grants.revoke('g2'), false);
+  });
+});
