@@ -3,11 +3,13 @@
  *
  * 1. Both texts are split into lines (`\n` or `\r\n`); the common leading and trailing lines are set aside.
  * 2. The remaining lines are interned to integers. A line of one side that occurs nowhere in the other side can never
- *    be matched, so it is certainly removed (or added) and is taken out before aligning; this leaves the longest common
- *    subsequence unchanged but usually shrinks the problem to almost nothing (GNU diff calls it discarding confusing
- *    lines).
- * 3. What is left is aligned with the `diff` package's Myers implementation (`diffArrays`), bounded by an edit length
- *    and a time limit. If the bound is hit, the changed region is shown as removed and re-added, with a note.
+ *    be matched, so it is certainly removed (or added) and is left out of the alignment; this keeps the longest common
+ *    subsequence and usually shrinks the problem to almost nothing (GNU diff's "discard confusing lines" idea).
+ * 3. What is left is aligned exactly (a minimal diff) by the `diff` package's Myers implementation, `diffArrays`, with
+ *    a small edit budget: enough for almost every edit. A larger change is cut at the lines that occur once on each
+ *    side, in the same order on both (as patience diff does), and the pieces are done the same way, each within the
+ *    edit budget and an overall time limit. A piece that cannot be aligned within them is shown as removed and re-added
+ *    whole, and the diff gets a note. The work is bounded for any input.
  * 4. The matched line pairs become hunks with a few lines of context, numbered from 1 like a unified diff.
  *
  * Lines compare with their line ending, so a change of line ending or of the final newline is a change (as in git);
@@ -51,16 +53,17 @@ export interface DiffOptions {
   /** Lines of context around each change (default 3). */
   context?: number;
   /**
-   * Most insertions plus deletions the aligner may spend on the lines that occur on both sides (default 4000) before
-   * it gives up and shows the changed region as removed and re-added.
+   * Most insertions plus deletions spent on aligning one piece of lines found on both sides (default 1000) before
+   * that piece is shown as removed and re-added. The work per piece grows with the square of this. A change needing
+   * at most min(this, 256) of them is always aligned exactly (a minimal diff).
    */
   maxEditLength?: number;
 }
 
 const DEFAULT_CONTEXT = 3;
-const DEFAULT_MAX_EDIT_LENGTH = 4000;
+const DEFAULT_MAX_EDIT_LENGTH = 1000;
 /** A safety net beside the edit length, so that no input holds the extension host for long. */
-const ALIGN_TIMEOUT_MS = 2000;
+const ALIGN_TIMEOUT_MS = 1000;
 
 /** Whether each side ends with a newline, for `formatUnified`'s "\ No newline at end of file" markers. */
 const finalNewlines = new WeakMap<LineDiff, { old: boolean; new: boolean }>();
@@ -98,9 +101,14 @@ function withoutEnding(line: string): string {
   return line.endsWith('\n') ? line.slice(0, -1) : line;
 }
 
+/** A whole, non-negative option value (Infinity allowed); the default when missing or NaN. */
+function count(value: number | undefined, fallback: number): number {
+  return value === undefined || Number.isNaN(value) ? fallback : Math.max(0, Math.floor(value));
+}
+
 export function diffText(oldText: string, newText: string, options: DiffOptions = {}): LineDiff {
-  const context = Math.max(0, Math.floor(options.context ?? DEFAULT_CONTEXT));
-  const maxEditLength = Math.max(0, Math.floor(options.maxEditLength ?? DEFAULT_MAX_EDIT_LENGTH));
+  const context = count(options.context, DEFAULT_CONTEXT);
+  const maxEditLength = count(options.maxEditLength, DEFAULT_MAX_EDIT_LENGTH);
   const oldLines = splitLines(oldText);
   const newLines = splitLines(newText);
   const identical = oldText === newText;
@@ -111,8 +119,8 @@ export function diffText(oldText: string, newText: string, options: DiffOptions 
     blocks = aligned.blocks;
     if (aligned.gaveUp) {
       note =
-        `The texts differ too much to align line by line (more than ${maxEditLength} edits among lines found on both ` +
-        'sides), so the changed region is shown as removed and added whole.';
+        `The change is too large to align line by line within the limits (${maxEditLength} edits per region, ` +
+        `${ALIGN_TIMEOUT_MS / 1000} s), so the part that could not be aligned is shown as removed and added whole.`;
     }
   }
   let added = 0;
@@ -132,11 +140,14 @@ export function diffText(oldText: string, newText: string, options: DiffOptions 
   if (note !== undefined) {
     result.note = note;
   }
-  finalNewlines.set(result, { old: oldText === '' || oldText.endsWith('\n'), new: newText === '' || newText.endsWith('\n') });
+  finalNewlines.set(result, {
+    old: oldText === '' || oldText.endsWith('\n'),
+    new: newText === '' || newText.endsWith('\n'),
+  });
   return result;
 }
 
-/** The changed blocks, in order, and whether the aligner gave up (then there is one block for the whole region). */
+/** The changed blocks, in order, and whether the aligner gave up somewhere (then that part is replaced whole). */
 function align(oldLines: string[], newLines: string[], maxEditLength: number): { blocks: Block[]; gaveUp: boolean } {
   // Common prefix and suffix.
   let prefix = 0;
@@ -150,59 +161,33 @@ function align(oldLines: string[], newLines: string[], maxEditLength: number): {
     oldEnd--;
     newEnd--;
   }
-  const region: Block = { oldFrom: prefix, oldTo: oldEnd, newFrom: prefix, newTo: newEnd };
   if (prefix === oldEnd || prefix === newEnd) {
-    // Pure insertion or pure deletion (or nothing, when only the line endings of equal lines could differ: they do not).
-    return { blocks: region.oldFrom === region.oldTo && region.newFrom === region.newTo ? [] : [region], gaveUp: false };
+    // Only insertions or only deletions (or nothing).
+    const region = { oldFrom: prefix, oldTo: oldEnd, newFrom: prefix, newTo: newEnd };
+    return { blocks: prefix === oldEnd && prefix === newEnd ? [] : [region], gaveUp: false };
   }
 
-  // Intern the lines of the region; count how often each occurs on each side.
+  // Intern the lines of the region to integers.
   const ids = new Map<string, number>();
-  const oldCounts: number[] = [];
-  const newCounts: number[] = [];
-  const intern = (line: string): number => {
-    let id = ids.get(line);
-    if (id === undefined) {
-      id = ids.size;
-      ids.set(line, id);
-      oldCounts.push(0);
-      newCounts.push(0);
+  const intern = (lines: string[], from: number, to: number): Int32Array => {
+    const out = new Int32Array(to - from);
+    for (let i = from; i < to; i++) {
+      const line = lines[i] ?? '';
+      let id = ids.get(line);
+      if (id === undefined) {
+        id = ids.size;
+        ids.set(line, id);
+      }
+      out[i - from] = id;
     }
-    return id;
+    return out;
   };
-  const oldIds = new Int32Array(oldEnd - prefix);
-  for (let i = prefix; i < oldEnd; i++) {
-    const id = intern(oldLines[i] ?? '');
-    oldIds[i - prefix] = id;
-    oldCounts[id] = (oldCounts[id] ?? 0) + 1;
-  }
-  const newIds = new Int32Array(newEnd - prefix);
-  for (let j = prefix; j < newEnd; j++) {
-    const id = intern(newLines[j] ?? '');
-    newIds[j - prefix] = id;
-    newCounts[id] = (newCounts[id] ?? 0) + 1;
-  }
+  const oldIds = intern(oldLines, prefix, oldEnd);
+  const newIds = intern(newLines, prefix, newEnd);
+  const aligner = new Aligner(oldIds, newIds, ids.size, maxEditLength);
+  aligner.run();
 
-  // Keep only the lines that occur on the other side too; remember where each kept line came from.
-  const oldKept: number[] = [];
-  const oldAt: number[] = [];
-  for (let i = 0; i < oldIds.length; i++) {
-    const id = oldIds[i] ?? 0;
-    if ((newCounts[id] ?? 0) > 0) {
-      oldKept.push(id);
-      oldAt.push(prefix + i);
-    }
-  }
-  const newKept: number[] = [];
-  const newAt: number[] = [];
-  for (let j = 0; j < newIds.length; j++) {
-    const id = newIds[j] ?? 0;
-    if ((oldCounts[id] ?? 0) > 0) {
-      newKept.push(id);
-      newAt.push(prefix + j);
-    }
-  }
-
+  // Matched pairs, mapped back to line indices, delimit the changed blocks.
   const blocks: Block[] = [];
   let lastOld = prefix - 1;
   let lastNew = prefix - 1;
@@ -213,10 +198,173 @@ function align(oldLines: string[], newLines: string[], maxEditLength: number): {
     lastOld = i;
     lastNew = j;
   };
-  if (oldKept.length > 0 && newKept.length > 0) {
-    const changes = diffArrays(oldKept, newKept, { maxEditLength, timeout: ALIGN_TIMEOUT_MS });
+  for (let k = 0; k < aligner.oldMatched.length; k++) {
+    match(prefix + (aligner.oldMatched[k] ?? 0), prefix + (aligner.newMatched[k] ?? 0));
+  }
+  match(oldEnd, newEnd);
+  return { blocks, gaveUp: aligner.gaveUp };
+}
+
+/** Edit length within which the whole region is first aligned exactly (then the diff is minimal). */
+const QUICK_EDIT_LENGTH = 256;
+/** A piece this small (old plus new lines) is aligned exactly rather than cut further. */
+const SMALL_PIECE = 64;
+/** How deep pieces are cut at unique lines before the rest of a piece is aligned exactly. */
+const MAX_DEPTH = 32;
+
+/**
+ * Aligns the interned lines of two regions and records the matched pairs (indices into the regions, increasing).
+ *
+ * A piece of the problem is two increasing lists of line indices. For each piece: matching lines at its start and end
+ * are taken; a line found nowhere on the other side of the piece can never be matched and is left out; then, for the
+ * whole region, an exact alignment with a small edit budget is tried first, which is all almost every edit needs. A
+ * piece that needs more is cut at the lines that occur exactly once on each side of it, in the same order on both (the
+ * longest such run, as patience diff does), and the pieces between are done the same way. A piece without such lines,
+ * or a small one, is aligned exactly with the full budget; if that is exceeded, or the time is up, the piece is left
+ * unmatched, which shows it as removed and added whole.
+ */
+class Aligner {
+  readonly oldMatched: number[] = [];
+  readonly newMatched: number[] = [];
+  gaveUp = false;
+  private readonly deadline = Date.now() + ALIGN_TIMEOUT_MS;
+  /** Scratch, indexed by line id: occurrences in the current piece, and the position in its new list. */
+  private readonly oldCount: Int32Array;
+  private readonly newCount: Int32Array;
+  private readonly newPosition: Int32Array;
+
+  constructor(
+    private readonly oldIds: Int32Array,
+    private readonly newIds: Int32Array,
+    idCount: number,
+    private readonly maxEditLength: number,
+  ) {
+    this.oldCount = new Int32Array(idCount);
+    this.newCount = new Int32Array(idCount);
+    this.newPosition = new Int32Array(idCount);
+  }
+
+  run(): void {
+    const all = (length: number): number[] => Array.from({ length }, (_, i) => i);
+    this.piece(all(this.oldIds.length), all(this.newIds.length), 0);
+  }
+
+  private piece(oldList: number[], newList: number[], depth: number): void {
+    const { oldIds, newIds } = this;
+    const same = (k: number, l: number): boolean => oldIds[oldList[k] ?? 0] === newIds[newList[l] ?? 0];
+    // Matching lines at the start and at the end.
+    let start = 0;
+    const shorter = Math.min(oldList.length, newList.length);
+    while (start < shorter && same(start, start)) {
+      this.pair(oldList[start] ?? 0, newList[start] ?? 0);
+      start++;
+    }
+    let oldStop = oldList.length;
+    let newStop = newList.length;
+    while (oldStop > start && newStop > start && same(oldStop - 1, newStop - 1)) {
+      oldStop--;
+      newStop--;
+    }
+    if (oldStop > start && newStop > start) {
+      this.middle(oldList.slice(start, oldStop), newList.slice(start, newStop), depth);
+    }
+    for (let k = 0; k < oldList.length - oldStop; k++) {
+      this.pair(oldList[oldStop + k] ?? 0, newList[newStop + k] ?? 0);
+    }
+  }
+
+  /** A piece whose first lines differ and whose last lines differ. */
+  private middle(oldAll: number[], newAll: number[], depth: number): void {
+    const { oldIds, newIds, oldCount, newCount, newPosition } = this;
+    for (const i of oldAll) {
+      const id = oldIds[i] ?? 0;
+      oldCount[id] = (oldCount[id] ?? 0) + 1;
+    }
+    for (const j of newAll) {
+      const id = newIds[j] ?? 0;
+      newCount[id] = (newCount[id] ?? 0) + 1;
+    }
+    // Leave out the lines that cannot be matched; note the lines that occur once on each side.
+    const oldList: number[] = [];
+    const oldUnique: number[] = [];
+    for (const i of oldAll) {
+      const id = oldIds[i] ?? 0;
+      if ((newCount[id] ?? 0) > 0) {
+        if (oldCount[id] === 1 && newCount[id] === 1) {
+          oldUnique.push(oldList.length);
+        }
+        oldList.push(i);
+      }
+    }
+    const newList: number[] = [];
+    for (const j of newAll) {
+      const id = newIds[j] ?? 0;
+      if ((oldCount[id] ?? 0) > 0) {
+        if (oldCount[id] === 1 && newCount[id] === 1) {
+          newPosition[id] = newList.length;
+        }
+        newList.push(j);
+      }
+    }
+    for (const i of oldAll) {
+      oldCount[oldIds[i] ?? 0] = 0;
+    }
+    for (const j of newAll) {
+      newCount[newIds[j] ?? 0] = 0;
+    }
+    if (oldList.length === 0 || newList.length === 0) {
+      return;
+    }
+    if (Date.now() > this.deadline) {
+      this.gaveUp = true;
+      return;
+    }
+    if (depth === 0 && this.myers(oldList, newList, Math.min(this.maxEditLength, QUICK_EDIT_LENGTH))) {
+      return;
+    }
+    const cuts =
+      depth < MAX_DEPTH && oldList.length + newList.length > SMALL_PIECE
+        ? longestIncreasing(oldUnique.map((k) => newPosition[oldIds[oldList[k] ?? 0] ?? 0] ?? 0))
+        : [];
+    if (cuts.length === 0) {
+      if (!this.myers(oldList, newList, this.maxEditLength)) {
+        this.gaveUp = true;
+      }
+      return;
+    }
+    let oldFrom = 0;
+    let newFrom = 0;
+    for (let c = 0; c <= cuts.length; c++) {
+      const cut = cuts[c];
+      const oldTo = cut === undefined ? oldList.length : (oldUnique[cut.index] ?? 0);
+      const newTo = cut === undefined ? newList.length : cut.value;
+      this.piece(oldList.slice(oldFrom, oldTo), newList.slice(newFrom, newTo), depth + 1);
+      if (cut !== undefined) {
+        this.pair(oldList[oldTo] ?? 0, newList[newTo] ?? 0);
+      }
+      oldFrom = oldTo + 1;
+      newFrom = newTo + 1;
+    }
+  }
+
+  private pair(i: number, j: number): void {
+    this.oldMatched.push(i);
+    this.newMatched.push(j);
+  }
+
+  /** Exact (minimal) alignment with the `diff` package, within an edit budget and the time left. */
+  private myers(oldList: number[], newList: number[], budget: number): boolean {
+    const timeout = this.deadline - Date.now();
+    if (timeout <= 0) {
+      return false;
+    }
+    const changes = diffArrays(
+      oldList.map((i) => this.oldIds[i] ?? 0),
+      newList.map((j) => this.newIds[j] ?? 0),
+      { maxEditLength: budget, timeout },
+    );
     if (changes === undefined) {
-      return { blocks: [region], gaveUp: true };
+      return false;
     }
     let a = 0;
     let b = 0;
@@ -227,15 +375,40 @@ function align(oldLines: string[], newLines: string[], maxEditLength: number): {
         a += change.count;
       } else {
         for (let k = 0; k < change.count; k++) {
-          match(oldAt[a + k] ?? 0, newAt[b + k] ?? 0);
+          this.pair(oldList[a + k] ?? 0, newList[b + k] ?? 0);
         }
         a += change.count;
         b += change.count;
       }
     }
+    return true;
   }
-  match(oldEnd, newEnd);
-  return { blocks, gaveUp: false };
+}
+
+/** The longest strictly increasing subsequence of `values`, as (index, value) pairs in order (patience sorting). */
+function longestIncreasing(values: number[]): { index: number; value: number }[] {
+  const tails: number[] = []; // tails[n] = index of the smallest last value of an increasing run of length n + 1
+  const previous = new Int32Array(values.length).fill(-1);
+  for (let k = 0; k < values.length; k++) {
+    const value = values[k] ?? 0;
+    let low = 0;
+    let high = tails.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((values[tails[middle] ?? 0] ?? 0) < value) {
+        low = middle + 1;
+      } else {
+        high = middle;
+      }
+    }
+    previous[k] = low > 0 ? (tails[low - 1] ?? -1) : -1;
+    tails[low] = k;
+  }
+  const run: { index: number; value: number }[] = [];
+  for (let k = tails[tails.length - 1] ?? -1; k !== -1; k = previous[k] ?? -1) {
+    run.push({ index: k, value: values[k] ?? 0 });
+  }
+  return run.reverse();
 }
 
 function buildHunks(blocks: Block[], oldLines: string[], newLines: string[], context: number): DiffHunk[] {
