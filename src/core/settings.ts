@@ -33,6 +33,7 @@ export const settingSchemas = {
   'autoApprove.edits': BooleanMap,
   protectedPaths: z.array(z.string().min(1)),
   'approval.timeoutSeconds': z.number().min(0),
+  'terminal.timeoutSeconds': z.number().min(1),
 } as const;
 
 export type SettingKey = keyof typeof settingSchemas;
@@ -46,6 +47,7 @@ export const settingDefaults: { [K in SettingKey]: SettingValue<K> } = {
   'autoApprove.edits': {},
   protectedPaths: [...defaultProtectedPaths],
   'approval.timeoutSeconds': 0,
+  'terminal.timeoutSeconds': 120,
 };
 
 export interface ParsedSetting<T> {

@@ -21,12 +21,16 @@ import { commandWords, describeGrant, newGrantId, type Grant, type GrantMatcher,
 import { decide, type Decision, type GateCall, type PolicyContext } from './policy';
 
 export interface GateInput {
+  /** The id the call will carry (a fresh one if absent), so the caller can key its own state by it. */
+  callId?: string;
   call: GateCall;
   preview: Preview;
   /** Who asks: 'agent', an extension id, 'mcp:<server>'. */
   source: string;
   /** What "Edit then allow" edits, if the call supports it. */
   editable?: { kind: 'content' | 'command'; text: string };
+  /** Why this call is shown again, or anything else the person must read first. */
+  notices?: string[];
 }
 
 export type GateResult =
@@ -103,7 +107,7 @@ export class Gate implements Disposable {
     const askingIndex: number[] = [];
     const timeoutSeconds = this.deps.timeoutSeconds();
     inputs.forEach((input, index) => {
-      const callId = newCallId();
+      const callId = input.callId ?? newCallId();
       const decision = this.evaluate(input.call, options.chatId);
       if (decision.verdict !== 'ask') {
         const result: GateResult =
@@ -335,7 +339,7 @@ export class Gate implements Disposable {
       tool: entry.input.call.tool,
       source: entry.input.source,
       reason: entry.decision.reason,
-      warnings: entry.decision.warnings,
+      warnings: [...(entry.input.notices ?? []), ...entry.decision.warnings],
       argsHash: entry.argsHash,
       argsJson: JSON.stringify(JSON.parse(canonicalJson(entry.input.call.args)), null, 2),
       preview: entry.input.preview,

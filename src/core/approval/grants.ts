@@ -37,6 +37,8 @@ export type Grant = z.infer<typeof Grant>;
 
 export const WorkspaceGrantsState = z.strictObject({
   version: z.literal(1),
+  /** Incremented on every change, so the newest of several stored copies wins. */
+  revision: z.number().int().nonnegative().optional(),
   grants: z.array(Grant),
 });
 export type WorkspaceGrantsState = z.infer<typeof WorkspaceGrantsState>;
@@ -114,21 +116,25 @@ export function grantMatches(grant: Grant, subject: GrantSubject): boolean {
 }
 
 /** Reads workspace grants; anything unreadable or foreign is ignored with a warning, never treated as a grant. */
-export function readWorkspaceGrants(raw: unknown): { grants: Grant[]; warning?: string } {
+export function readWorkspaceGrants(raw: unknown): { grants: Grant[]; revision: number; warning?: string } {
   if (raw === undefined) {
-    return { grants: [] };
+    return { grants: [], revision: 0 };
   }
   const parsed = WorkspaceGrantsState.safeParse(raw);
   if (!parsed.success) {
     const detail = parsed.error.issues[0];
     return {
       grants: [],
+      revision: 0,
       warning: `ignored the stored workspace grants: they do not fit the expected format (${
         detail ? `${detail.path.join('.') || '(root)'}: ${detail.message}` : 'unknown'
       }); every call asks until the person grants again`,
     };
   }
-  return { grants: parsed.data.grants.filter((grant) => grant.scope === 'workspace') };
+  return {
+    grants: parsed.data.grants.filter((grant) => grant.scope === 'workspace'),
+    revision: parsed.data.revision ?? 0,
+  };
 }
 
 export function newGrantId(): string {
@@ -139,6 +145,7 @@ export function newGrantId(): string {
 export class GrantStore {
   private session = new Map<string, Grant[]>();
   private workspace: Grant[] = [];
+  private revision = 0;
   private readonly listeners = new Set<() => void>();
 
   constructor(
@@ -150,11 +157,12 @@ export class GrantStore {
 
   /** Re-reads workspace grants from the store (for example after another window changed them). */
   reload(): void {
-    const { grants, warning } = readWorkspaceGrants(this.store.get(workspaceGrantsKey));
+    const { grants, revision, warning } = readWorkspaceGrants(this.store.get(workspaceGrantsKey));
     if (warning !== undefined) {
       this.warn(warning);
     }
     this.workspace = grants;
+    this.revision = revision;
   }
 
   onDidChange(listener: () => void): { dispose(): void } {
@@ -216,7 +224,7 @@ export class GrantStore {
   async resetWorkspace(): Promise<number> {
     const count = this.workspace.length;
     this.workspace = [];
-    await this.store.update(workspaceGrantsKey, undefined);
+    await this.persist();
     this.changed();
     return count;
   }
@@ -228,7 +236,8 @@ export class GrantStore {
   }
 
   private async persist(): Promise<void> {
-    const state: WorkspaceGrantsState = { version: 1, grants: this.workspace };
+    this.revision += 1;
+    const state: WorkspaceGrantsState = { version: 1, revision: this.revision, grants: this.workspace };
     await this.store.update(workspaceGrantsKey, state);
   }
 }

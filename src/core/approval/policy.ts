@@ -187,7 +187,7 @@ export function decide(call: GateCall, context: PolicyContext): Decision {
       `asks: ${call.commandConcern ?? 'the command could not be analysed'}, so no rule or grant can allow it`,
       'policy',
       warnings,
-      true,
+      false,
     );
   }
 

@@ -3,6 +3,7 @@
  * appended to a file under the extension's workspace storage and echoed to the output channel.
  */
 import * as z from 'zod';
+import { Emitter } from '../disposable';
 
 export const AuditEntry = z.strictObject({
   time: z.string(),
@@ -24,6 +25,9 @@ export interface AuditSink {
 
 export class AuditLog {
   private queue: Promise<void> = Promise.resolve();
+  private readonly onDidRecordEmitter = new Emitter<AuditEntry>();
+  /** Every entry, as it is recorded. */
+  readonly onDidRecord = this.onDidRecordEmitter.event;
 
   constructor(
     private readonly sink: AuditSink,
@@ -34,6 +38,7 @@ export class AuditLog {
   record(entry: AuditEntry): void {
     const line = JSON.stringify(AuditEntry.parse(entry));
     this.echo(`audit ${entry.verdict} ${entry.tool} by ${entry.decidedBy}: ${entry.reason}`);
+    this.onDidRecordEmitter.fire(entry);
     // Appends are serialised so lines never interleave.
     this.queue = this.queue.then(() => this.sink.append(`${line}\n`)).catch((error: unknown) => this.onError(error));
   }
