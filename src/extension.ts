@@ -1,44 +1,157 @@
 import * as vscode from 'vscode';
-import { ApprovalsPanel } from './vscode/approvalsPanel';
+import { Emitter } from './core/disposable';
+import type { AuditEntry } from './core/audit/auditLog';
+import type { ToolgateApi } from './vscode/api';
+import { ApprovalsPanel, type PanelRequest } from './vscode/approvalsPanel';
 import { ChatViewProvider } from './vscode/chatViewProvider';
+import { createGateHost } from './vscode/gateHost';
 import { createLog } from './vscode/log';
+import { ProposedContentProvider } from './vscode/proposedContent';
 import { ApiKeyStore } from './vscode/secrets';
 import { Settings } from './vscode/settings';
+import { TerminalRunner } from './vscode/tools/terminal';
+import { ToolService } from './vscode/toolService';
 
-export function activate(context: vscode.ExtensionContext): void {
+/** The chat whose session grants apply to calls that come through the API or commands. */
+const apiChatId = 'api';
+
+export function activate(context: vscode.ExtensionContext): ToolgateApi {
   const log = createLog();
   context.subscriptions.push(log);
   const settings = new Settings(log);
   const apiKeys = new ApiKeyStore(context.secrets);
-  const waitingCalls = (): number => 0;
+  const { gate, grants, audit, auditFile } = createGateHost(context, settings, log);
+  const terminal = new TerminalRunner();
+  const tools = new ToolService(gate, settings, terminal, log);
+  const proposed = new ProposedContentProvider(tools.proposals);
 
   const chat = new ChatViewProvider(context.extensionUri, log, () => ({
     view: 'chat',
     model: { baseUrl: settings.get('model.baseUrl'), name: settings.get('model.name') },
-    waitingCalls: waitingCalls(),
+    waitingCalls: gate.waitingCount,
     trusted: vscode.workspace.isTrusted,
   }));
-  const approvals = new ApprovalsPanel(context.extensionUri, log, () => ({
-    view: 'approvals',
-    waitingCalls: waitingCalls(),
-    trusted: vscode.workspace.isTrusted,
-  }));
+
+  const handlePanel = async (message: PanelRequest): Promise<{ ok: true } | { ok: false; error: string }> => {
+    switch (message.type) {
+      case 'decide':
+        return gate.decide(message);
+      case 'decideAll': {
+        const outcome = gate.decideAll(message);
+        return outcome.errors.length === 0 ? { ok: true } : { ok: false, error: outcome.errors.join('; ') };
+      }
+      case 'openDiff':
+        await proposed.openDiff(message.callId);
+        return { ok: true };
+      case 'revokeGrant':
+        return (await grants.revoke(message.grantId)) ? { ok: true } : { ok: false, error: `no grant ${message.grantId}` };
+    }
+  };
+  const approvals = new ApprovalsPanel(
+    context.extensionUri,
+    log,
+    () => ({
+      view: 'approvals',
+      waitingCalls: gate.waitingCount,
+      trusted: vscode.workspace.isTrusted,
+      pending: gate.pendingViews(),
+      grants: gate.grantViews(apiChatId),
+    }),
+    handlePanel,
+  );
+
+  const status = vscode.window.createStatusBarItem('toolgate.waiting', vscode.StatusBarAlignment.Left, 1000);
+  status.name = 'Toolgate: waiting calls';
+  status.command = 'toolgate.openApprovals';
+  status.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
+  let lastWaiting = 0;
   const refreshViews = (): void => {
+    const waiting = gate.waitingCount;
+    status.text = `$(shield) ${waiting} waiting`;
+    status.tooltip = `${waiting} Toolgate call${waiting === 1 ? '' : 's'} waiting for approval: open the Approvals panel`;
+    if (waiting > 0) {
+      status.show();
+    } else {
+      status.hide();
+    }
+    if (waiting > lastWaiting) {
+      approvals.show(true);
+    }
+    lastWaiting = waiting;
     chat.refresh();
     approvals.refresh();
   };
 
+  const onDidDecide = new Emitter<AuditEntry>();
   context.subscriptions.push(
+    log,
     chat,
     approvals,
+    status,
+    terminal,
+    gate,
+    onDidDecide,
+    audit.onDidRecord((entry) => onDidDecide.fire(entry)),
+    gate.onDidChange(refreshViews),
+    vscode.workspace.registerTextDocumentContentProvider(ProposedContentProvider.scheme, proposed),
     vscode.window.registerWebviewViewProvider(ChatViewProvider.viewType, chat),
     vscode.commands.registerCommand('toolgate.openApprovals', () => approvals.show()),
     vscode.commands.registerCommand('toolgate.setApiKey', () => apiKeys.prompt()),
+    vscode.commands.registerCommand('toolgate.showAuditLog', async () => {
+      await audit.flush();
+      try {
+        await vscode.window.showTextDocument(vscode.Uri.file(auditFile), { preview: true });
+      } catch {
+        void vscode.window.showInformationMessage('Toolgate: no decision has been logged in this workspace yet.');
+      }
+    }),
+    vscode.commands.registerCommand('toolgate.resetWorkspaceApprovals', async (confirm?: unknown) => {
+      const count = grants.workspaceGrants().length;
+      if (count === 0) {
+        void vscode.window.showInformationMessage('Toolgate: there are no workspace grants to reset.');
+        return 0;
+      }
+      if (confirm !== true) {
+        const answer = await vscode.window.showWarningMessage(
+          `Remove all ${count} "always allow" grant${count === 1 ? '' : 's'} of this workspace?`,
+          { modal: true },
+          'Remove',
+        );
+        if (answer !== 'Remove') {
+          return 0;
+        }
+      }
+      const removed = await grants.resetWorkspace();
+      void vscode.window.showInformationMessage(`Toolgate: removed ${removed} workspace grant${removed === 1 ? '' : 's'}.`);
+      return removed;
+    }),
     settings.onDidChange(refreshViews),
     vscode.workspace.onDidGrantWorkspaceTrust(refreshViews),
   );
+  refreshViews();
   const manifest = context.extension.packageJSON as { version?: unknown };
   log.info(`Toolgate ${String(manifest.version)} activated`);
+
+  return {
+    requestApproval: async (call) => {
+      const result = await tools.requestApproval(call, { chatId: apiChatId });
+      return {
+        approved: result.verdict === 'allow',
+        reason: result.reason,
+        decidedBy: result.decidedBy,
+        ...(result.verdict === 'allow' && result.edited !== undefined ? { edited: result.edited } : {}),
+      };
+    },
+    evaluate: (call) => tools.evaluate(call),
+    invokeTool: async (call) => {
+      const [result] = await tools.runBatch([{ source: 'api', ...call }], { chatId: apiChatId });
+      if (!result) {
+        throw new Error('no result');
+      }
+      return result;
+    },
+    onDidDecide: onDidDecide.event,
+  };
 }
 
 export function deactivate(): void {

@@ -3,6 +3,7 @@
  * a message that does not validate is dropped (and the host logs it). Types are inferred, never cast.
  */
 import * as z from 'zod';
+import { BatchMessage, DecideMessage, GrantView, OpenDiffMessage, PendingCallView, RevokeGrantMessage } from './approvals';
 
 export const viewKinds = ['chat', 'approvals'] as const;
 export const ViewKind = z.enum(viewKinds);
@@ -12,7 +13,7 @@ export type ViewKind = z.infer<typeof ViewKind>;
 export const RequestId = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/);
 
 /** Host commands a webview may ask for. Anything else is not in the contract and is dropped. */
-export const hostCommands = ['openApprovals', 'showAuditLog', 'setApiKey', 'focusChat'] as const;
+export const hostCommands = ['openApprovals', 'showAuditLog', 'setApiKey', 'focusChat', 'resetWorkspaceApprovals'] as const;
 export const HostCommand = z.enum(hostCommands);
 export type HostCommand = z.infer<typeof HostCommand>;
 
@@ -28,7 +29,14 @@ export const CommandMessage = z.strictObject({
   command: HostCommand,
 });
 
-export const WebviewToHost = z.discriminatedUnion('type', [ReadyMessage, CommandMessage]);
+export const WebviewToHost = z.discriminatedUnion('type', [
+  ReadyMessage,
+  CommandMessage,
+  DecideMessage,
+  BatchMessage,
+  OpenDiffMessage,
+  RevokeGrantMessage,
+]);
 export type WebviewToHost = z.infer<typeof WebviewToHost>;
 
 /** What the chat view shows about the session before the agent runs. */
@@ -45,6 +53,8 @@ export const ApprovalsState = z.strictObject({
   view: z.literal('approvals'),
   waitingCalls: z.number().int().nonnegative(),
   trusted: z.boolean(),
+  pending: z.array(PendingCallView),
+  grants: z.array(GrantView),
 });
 export type ApprovalsState = z.infer<typeof ApprovalsState>;
 
@@ -52,10 +62,10 @@ export const ViewState = z.discriminatedUnion('view', [ChatState, ApprovalsState
 export type ViewState = z.infer<typeof ViewState>;
 
 export const HostToWebview = z.discriminatedUnion('type', [
-  /** The answer to `ready`: the first message the host posts to a webview. */
-  z.strictObject({ type: z.literal('init'), requestId: RequestId, state: ViewState }),
+  /** The answer to `ready`: the first message the host posts to a webview. `sentAt`: host clock, ms since epoch. */
+  z.strictObject({ type: z.literal('init'), requestId: RequestId, state: ViewState, sentAt: z.number() }),
   /** A later change of state, pushed by the host. */
-  z.strictObject({ type: z.literal('state'), state: ViewState }),
+  z.strictObject({ type: z.literal('state'), state: ViewState, sentAt: z.number() }),
   /** The outcome of a `command` request. */
   z.strictObject({
     type: z.literal('result'),

@@ -7,12 +7,15 @@ const commandIds: Record<HostCommand, string> = {
   showAuditLog: 'toolgate.showAuditLog',
   setApiKey: 'toolgate.setApiKey',
   focusChat: 'toolgate.chat.focus',
+  resetWorkspaceApprovals: 'toolgate.resetWorkspaceApprovals',
 };
 
 /** Runs the contract's host commands asked for by a webview and answers with a `result`. */
 export function answerCommands(channel: WebviewChannel): vscode.Disposable {
   const subscription = channel.onDidReceive((message) => {
-    // `command` is the only message the channel hands on today; a new kind must be routed here explicitly.
+    if (message.type !== 'command') {
+      return;
+    }
     vscode.commands.executeCommand(commandIds[message.command]).then(
       () => channel.post({ type: 'result', requestId: message.requestId, ok: true }),
       (error: unknown) =>

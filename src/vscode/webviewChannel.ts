@@ -54,7 +54,7 @@ export class WebviewChannel implements Disposable {
       }
       this.ready = true;
       this.log.info(`[${this.view}] webview ready (request ${message.requestId})`);
-      this.post({ type: 'init', requestId: message.requestId, state: this.getState() });
+      this.post({ type: 'init', requestId: message.requestId, state: this.getState(), sentAt: Date.now() });
       return;
     }
     if (!this.ready) {
@@ -68,7 +68,7 @@ export class WebviewChannel implements Disposable {
   /** Pushes the current state, if the webview is listening; otherwise it gets it with `init` when it says ready. */
   pushState(): void {
     if (this.ready) {
-      this.post({ type: 'state', state: this.getState() });
+      this.post({ type: 'state', state: this.getState(), sentAt: Date.now() });
     }
   }
 

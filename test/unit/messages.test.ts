@@ -44,12 +44,13 @@ describe('the host <-> webview contract', () => {
       HostToWebview.safeParse({
         type: 'init',
         requestId: 'r',
-        state: { view: 'approvals', waitingCalls: 0, trusted: true },
+        sentAt: 1,
+        state: { view: 'approvals', waitingCalls: 0, trusted: true, pending: [], grants: [] },
       }).success,
       true,
     );
     assert.equal(
-      HostToWebview.safeParse({ type: 'state', state: { view: 'approvals', waitingCalls: -1, trusted: true } }).success,
+      HostToWebview.safeParse({ type: 'state', sentAt: 1, state: { view: 'approvals', waitingCalls: -1, trusted: true, pending: [], grants: [] } }).success,
       false,
     );
   });

@@ -29,7 +29,7 @@ function fakeLog(): Log & { lines: string[] } {
   };
 }
 
-const state: ViewState = { view: 'approvals', waitingCalls: 2, trusted: true };
+const state: ViewState = { view: 'approvals', waitingCalls: 2, trusted: true, pending: [], grants: [] };
 
 describe('WebviewChannel', () => {
   function setup() {
@@ -46,9 +46,11 @@ describe('WebviewChannel', () => {
     channel.pushState();
     assert.deepEqual(webview.posted, []);
     webview.send({ type: 'ready', requestId: 'r1', view: 'approvals' });
-    assert.deepEqual(webview.posted, [{ type: 'init', requestId: 'r1', state }]);
+    const sentAt = (index: number): number | undefined => (webview.posted as { sentAt?: number }[])[index]?.sentAt;
+    assert.deepEqual(webview.posted, [{ type: 'init', requestId: 'r1', state, sentAt: sentAt(0) }]);
     channel.pushState();
-    assert.deepEqual(webview.posted[1], { type: 'state', state });
+    assert.deepEqual(webview.posted[1], { type: 'state', state, sentAt: sentAt(1) });
+    assert.equal(typeof sentAt(1), 'number');
   });
 
   it('drops and logs a message that does not fit the contract', () => {

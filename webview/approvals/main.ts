@@ -1,37 +1,222 @@
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-icon/index.js';
+import type { GrantView, PendingCallView } from '../../src/shared/approvals';
 import type { ApprovalsState, ViewState } from '../../src/shared/messages';
 import { connect, h, markConnected, requireElement } from '../shared/bridge';
+import { renderDiff } from './diffView';
 
 const root = requireElement('root');
 let updates = 0;
+/** One element per waiting call, kept across updates so typed reasons and edits survive. */
+const cards = new Map<string, HTMLElement>();
+const list = h('div', { class: 'calls', role: 'list', 'aria-label': 'Calls waiting for approval' });
+const batchBar = h('div', { class: 'batch', 'data-field': 'batch' });
+const trustNote = h('div');
+const emptyNote = h('section', { class: 'empty', 'data-field': 'empty', role: 'status' },
+  h('vscode-icon', { name: 'pass', 'aria-hidden': 'true' }), h('p', {}, 'No calls are waiting for approval.'));
+const grantsSection = h('section', { class: 'grants', 'data-field': 'grants', 'aria-label': 'Grants' });
+const errorBar = h('p', { class: 'notice error', role: 'alert', 'data-field': 'error', hidden: true });
+let latest: ApprovalsState | undefined;
 
-function render(state: ApprovalsState): void {
-  const heading = h('header', { class: 'panel-header' },
-    h('vscode-icon', { name: 'shield', 'aria-hidden': 'true' }),
-    h('h1', {}, 'Approvals'),
-  );
-  const notices: Node[] = [];
-  if (!state.trusted) {
-    notices.push(h('p', { class: 'notice warning', role: 'note', 'data-field': 'trust' },
-      'This workspace is not trusted: nothing is allowed without asking.'));
-  }
-  const body = state.waitingCalls === 0
-    ? h('section', { class: 'empty', 'data-field': 'empty', role: 'status' },
-        h('vscode-icon', { name: 'pass', 'aria-hidden': 'true' }),
-        h('p', {}, 'No calls are waiting for approval.'))
-    : h('section', { class: 'waiting', role: 'status', 'data-field': 'waiting-count' },
-        `${state.waitingCalls} call${state.waitingCalls === 1 ? '' : 's'} waiting.`);
-  root.replaceChildren(heading, ...notices, body);
-}
-
-connect('approvals', {
-  onState(state: ViewState) {
+const bridge = connect('approvals', {
+  onState(state: ViewState, _reason, sentAt: number) {
     if (state.view !== 'approvals') {
       return;
     }
     updates += 1;
     render(state);
     markConnected(root, updates);
+    // How long from the host posting this state to the panel having painted it (same machine, same clock).
+    requestAnimationFrame(() => {
+      setTimeout(() => {
+        root.dataset['paintMs'] = String(Date.now() - sentAt);
+      }, 0);
+    });
+  },
+  onResult(_requestId, ok, error) {
+    if (!ok) {
+      errorBar.hidden = false;
+      errorBar.textContent = error ?? 'the host refused that';
+    }
   },
 });
+
+root.replaceChildren(
+  h('header', { class: 'panel-header' },
+    h('vscode-icon', { name: 'shield', 'aria-hidden': 'true' }),
+    h('h1', {}, 'Approvals'),
+    h('span', { class: 'spacer' }),
+    (() => {
+      const audit = h('vscode-button', { secondary: true, 'data-action': 'show-audit-log' }, 'Audit log');
+      audit.addEventListener('click', () => bridge.command('showAuditLog'));
+      return audit;
+    })(),
+  ),
+  trustNote,
+  errorBar,
+  batchBar,
+  emptyNote,
+  list,
+  grantsSection,
+);
+
+function render(state: ApprovalsState): void {
+  latest = state;
+  trustNote.replaceChildren(
+    state.trusted ? '' : h('p', { class: 'notice warning', role: 'note', 'data-field': 'trust' },
+      'This workspace is not trusted: nothing is allowed without asking.'),
+  );
+  const ids = new Set(state.pending.map((call) => call.callId));
+  for (const [id, card] of cards) {
+    if (!ids.has(id)) {
+      card.remove();
+      cards.delete(id);
+    }
+  }
+  let previous: HTMLElement | undefined;
+  for (const call of state.pending) {
+    let card = cards.get(call.callId);
+    if (!card) {
+      card = renderCall(call);
+      cards.set(call.callId, card);
+      if (previous) {
+        previous.after(card);
+      } else {
+        list.prepend(card);
+      }
+    }
+    previous = card;
+  }
+  emptyNote.hidden = state.pending.length > 0;
+  renderBatch(state.pending);
+  renderGrants(state.grants);
+  if (state.pending.length === 0) {
+    errorBar.hidden = true;
+  }
+}
+
+function renderBatch(pending: PendingCallView[]): void {
+  if (pending.length < 2) {
+    batchBar.replaceChildren();
+    batchBar.hidden = true;
+    return;
+  }
+  batchBar.hidden = false;
+  const calls = (): { callId: string; argsHash: string }[] =>
+    (latest?.pending ?? []).map(({ callId, argsHash }) => ({ callId, argsHash }));
+  const allowAll = h('vscode-button', { 'data-action': 'allow-all' }, `Allow all ${pending.length}`);
+  allowAll.addEventListener('click', () => bridge.send({ type: 'decideAll', action: 'allow-all', calls: calls() }));
+  const denyAll = h('vscode-button', { secondary: true, 'data-action': 'deny-all' }, 'Deny all');
+  denyAll.addEventListener('click', () => bridge.send({ type: 'decideAll', action: 'deny-all', calls: calls() }));
+  batchBar.replaceChildren(h('span', {}, `${pending.length} calls waiting`), h('span', { class: 'spacer' }), allowAll, denyAll);
+}
+
+function renderGrants(grants: GrantView[]): void {
+  const items = grants.map((grant) => {
+    const revoke = h('vscode-button', { secondary: true, 'data-action': 'revoke', 'data-grant-id': grant.id, title: 'Revoke this grant' }, 'Revoke');
+    revoke.addEventListener('click', () => bridge.send({ type: 'revokeGrant', grantId: grant.id }));
+    return h('li', { 'data-grant-id': grant.id, 'data-scope': grant.scope },
+      h('span', { class: `scope ${grant.scope}` }, grant.scope === 'workspace' ? 'Always' : 'Session'), ' ', grant.label, revoke);
+  });
+  const reset = h('vscode-button', { secondary: true, 'data-action': 'reset-workspace' }, 'Reset workspace approvals');
+  reset.addEventListener('click', () => bridge.command('resetWorkspaceApprovals'));
+  grantsSection.replaceChildren(
+    h('h2', {}, 'Grants'),
+    items.length === 0 ? h('p', { class: 'muted' }, 'No grants: every gated call asks.') : h('ul', {}, ...items),
+    grants.some((grant) => grant.scope === 'workspace') ? reset : '',
+  );
+}
+
+function renderCall(call: PendingCallView): HTMLElement {
+  const decide = (action: 'allow-once' | 'allow-session' | 'allow-workspace' | 'deny' | 'allow-edited', extra: { reason?: string; grantOption?: string; edited?: string } = {}): void => {
+    bridge.send({ type: 'decide', callId: call.callId, argsHash: call.argsHash, action, ...extra });
+  };
+  const reason = h('textarea', {
+    'data-field': 'reason',
+    rows: '2',
+    placeholder: 'Why not? (optional, sent to the model)',
+    'aria-label': `Reason for denying ${call.tool}`,
+  });
+  const scope = h('select', { 'data-field': 'grant-scope', 'aria-label': 'What the grant covers' },
+    ...call.grantOptions.map((option) => h('option', { value: option.id }, option.label)));
+  const button = (action: string, label: string, icon: string, attrs: Record<string, string | boolean> = {}): HTMLElement =>
+    h('vscode-button', { 'data-action': action, ...attrs }, h('vscode-icon', { name: icon, slot: 'content-before' }), label);
+
+  const allowOnce = button('allow-once', 'Allow once', 'check');
+  allowOnce.addEventListener('click', () => decide('allow-once'));
+  const noGrant = call.grantable ? {} : { disabled: true, title: 'No grant can cover this call: allow it once' };
+  const allowSession = button('allow-session', 'Allow for session', 'history', { secondary: true, ...noGrant });
+  allowSession.addEventListener('click', () => call.grantable && decide('allow-session', { grantOption: scope.value }));
+  const allowWorkspace = button('allow-workspace', 'Always allow in workspace', 'workspace-trusted', { secondary: true, ...noGrant });
+  allowWorkspace.addEventListener('click', () => call.grantable && decide('allow-workspace', { grantOption: scope.value }));
+  const deny = button('deny', 'Deny', 'close', { secondary: true });
+  deny.addEventListener('click', () => decide('deny', reason.value.trim() === '' ? {} : { reason: reason.value.trim() }));
+
+  const editArea = h('div', { class: 'edit-area', hidden: true });
+  let editButton: HTMLElement | string = '';
+  if (call.editable) {
+    const editable = call.editable;
+    const editor = h('textarea', {
+      'data-field': 'edited',
+      rows: editable.kind === 'command' ? '3' : '16',
+      spellcheck: 'false',
+      'aria-label': editable.kind === 'command' ? 'Edit the command' : 'Edit the proposed content',
+    });
+    editor.value = editable.text;
+    const allowEdited = button('allow-edited', editable.kind === 'command' ? 'Run edited command' : 'Write edited content', 'check');
+    allowEdited.addEventListener('click', () => decide('allow-edited', { edited: editor.value }));
+    editArea.append(h('p', { class: 'muted' }, editable.kind === 'command'
+      ? 'Edit the command. What runs is your version, and the model is told so.'
+      : 'Edit the content to write. What is written is your version, and the model is told so.'), editor, allowEdited);
+    editButton = button('edit', 'Edit then allow', 'edit', { secondary: true });
+    editButton.addEventListener('click', () => {
+      editArea.hidden = !editArea.hidden;
+      if (!editArea.hidden) {
+        editor.focus();
+      }
+    });
+  }
+
+  const preview = call.preview;
+  let previewEl: HTMLElement | string = '';
+  if (preview.kind === 'diff') {
+    previewEl = renderDiff(preview, () => bridge.send({ type: 'openDiff', callId: call.callId }));
+  } else if (preview.kind === 'command') {
+    previewEl = h('section', { class: 'command', 'data-field': 'command' },
+      h('div', { class: 'label' }, 'Command'),
+      h('pre', { class: 'command-text' }, preview.command),
+      h('div', { class: 'label' }, 'Working folder'),
+      h('pre', { class: 'cwd' }, preview.cwd),
+      h('ul', { class: 'analysis', 'data-field': 'analysis' },
+        ...preview.analysis.map((line) => h('li', { class: `verdict-${line.verdict}` },
+          h('vscode-icon', { name: line.verdict === 'allow' ? 'pass' : line.verdict === 'info' ? 'info' : line.verdict === 'deny' ? 'error' : 'question', 'aria-hidden': 'true' }),
+          ' ', line.text))));
+  }
+
+  return h('article', {
+    class: 'call',
+    role: 'listitem',
+    'data-call-id': call.callId,
+    'data-tool': call.tool,
+    'data-args-hash': call.argsHash,
+    'aria-label': `${call.tool} waiting for approval`,
+  },
+  h('header', { class: 'call-header' },
+    h('span', { class: 'tool' }, call.tool),
+    h('span', { class: 'source' }, `from ${call.source}`),
+    h('span', { class: 'spacer' }),
+    h('time', { dateTime: call.waitingSince }, `waiting since ${new Date(call.waitingSince).toLocaleTimeString()}`),
+    call.timesOutAt !== undefined ? h('span', { class: 'muted' }, ` · denied at ${new Date(call.timesOutAt).toLocaleTimeString()} if unanswered`) : ''),
+  h('p', { class: 'reason-line', 'data-field': 'why' }, call.reason),
+  ...call.warnings.map((warning) => h('p', { class: 'notice warning', role: 'note', 'data-field': 'warning' },
+    h('vscode-icon', { name: 'warning', 'aria-hidden': 'true' }), ' ', warning)),
+  previewEl,
+  h('details', { class: 'args', open: preview.kind === 'none' },
+    h('summary', {}, 'Arguments (exact)'),
+    h('pre', { 'data-field': 'args' }, call.argsJson)),
+  h('div', { class: 'decision' },
+    call.grantable ? h('label', { class: 'scope-label' }, 'Grant covers ', scope) : '',
+    reason,
+    h('div', { class: 'actions' }, allowOnce, allowSession, allowWorkspace, editButton, deny)),
+  editArea);
+}

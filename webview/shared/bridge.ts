@@ -18,11 +18,15 @@ declare function acquireVsCodeApi(): VsCodeApi;
 export interface Bridge {
   /** Asks the host to run one of the commands in the contract. */
   command(command: HostCommand): void;
+  /** Sends any other message of the contract (validated before it leaves); returns its request id. */
+  send(message: DistributiveOmit<WebviewToHost, 'requestId'>): string;
 }
 
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
 export interface BridgeHandlers {
-  onState(state: ViewState, reason: 'init' | 'state'): void;
-  onResult?(ok: boolean, error: string | undefined): void;
+  onState(state: ViewState, reason: 'init' | 'state', sentAt: number): void;
+  onResult?(requestId: string, ok: boolean, error: string | undefined): void;
 }
 
 export function connect(view: ViewKind, handlers: BridgeHandlers): Bridge {
@@ -44,11 +48,11 @@ export function connect(view: ViewKind, handlers: BridgeHandlers): Bridge {
       case 'init':
       case 'state':
         if (message.state.view === view) {
-          handlers.onState(message.state, message.type);
+          handlers.onState(message.state, message.type, message.sentAt);
         }
         break;
       case 'result':
-        handlers.onResult?.(message.ok, message.error);
+        handlers.onResult?.(message.requestId, message.ok, message.error);
         break;
     }
   });
@@ -56,6 +60,11 @@ export function connect(view: ViewKind, handlers: BridgeHandlers): Bridge {
   send({ type: 'ready', requestId: nextId(), view });
   return {
     command: (command) => send({ type: 'command', requestId: nextId(), command }),
+    send: (message) => {
+      const requestId = nextId();
+      send({ ...message, requestId });
+      return requestId;
+    },
   };
 }
 

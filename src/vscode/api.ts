@@ -1,0 +1,27 @@
+import type * as vscode from 'vscode';
+import type { GateResult } from '../core/approval/gate';
+import type { AuditEntry } from '../core/audit/auditLog';
+import type { ToolCallRequest, ToolCallResult } from './toolService';
+
+/** A call as other extensions describe it: a tool name of the public contract (or their own), its arguments. */
+export type ToolgateCall = ToolCallRequest;
+
+export interface ApprovalOutcome {
+  approved: boolean;
+  reason: string;
+  decidedBy: GateResult['decidedBy'];
+  /** When the person edited the call before allowing it: the content or command that must be used instead. */
+  edited?: string;
+}
+
+/** What `activate()` returns: the gate for other extensions. */
+export interface ToolgateApi {
+  /** Waits for the gate's decision on a call (the person, a grant or a rule); runs nothing. */
+  requestApproval(call: ToolgateCall): Promise<ApprovalOutcome>;
+  /** The verdict and reason the policy gives right now, without asking or running anything. */
+  evaluate(call: ToolgateCall): Promise<{ verdict: 'allow' | 'ask' | 'deny'; reason: string; warnings: string[] }>;
+  /** Runs one of Toolgate's built-in tools through the gate, exactly as the agent would. */
+  invokeTool(call: ToolgateCall): Promise<ToolCallResult>;
+  /** Fires for every decision written to the audit log. */
+  onDidDecide: vscode.Event<AuditEntry>;
+}

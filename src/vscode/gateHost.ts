@@ -1,0 +1,57 @@
+/**
+ * Builds the gate for this window: grants in workspace state, the policy context from settings, Workspace Trust and
+ * the workspace folders, and the audit log file under the extension's workspace storage.
+ */
+import { appendFile, mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import * as vscode from 'vscode';
+import { Gate } from '../core/approval/gate';
+import { GrantStore } from '../core/approval/grants';
+import { realpathOfNearest } from '../core/approval/paths';
+import { AuditLog } from '../core/audit/auditLog';
+import { defaultProtectedPaths } from '../core/settings';
+import { MirroredWorkspaceState } from './grantStorage';
+import type { Log } from './log';
+import type { Settings } from './settings';
+
+export interface GateHost {
+  gate: Gate;
+  grants: GrantStore;
+  audit: AuditLog;
+  auditFile: string;
+}
+
+export function createGateHost(context: vscode.ExtensionContext, settings: Settings, log: Log): GateHost {
+  const storage = (context.storageUri ?? context.globalStorageUri).fsPath;
+  const auditFile = path.join(storage, 'audit.jsonl');
+  const audit = new AuditLog(
+    {
+      append: async (line) => {
+        await mkdir(storage, { recursive: true });
+        await appendFile(auditFile, line, 'utf8');
+      },
+    },
+    (line) => log.info(line),
+    (error) => log.error(`could not write the audit log ${auditFile}: ${String(error)}`),
+  );
+  const state = new MirroredWorkspaceState(context.workspaceState, storage, (message) => log.warn(message));
+  const grants = new GrantStore(state, (message) => log.warn(message));
+  const forbidden = [context.globalStorageUri.fsPath, ...(context.storageUri ? [context.storageUri.fsPath] : [])].map(
+    (folder) => realpathOfNearest(path.resolve(folder)),
+  );
+  const gate = new Gate({
+    grants,
+    audit,
+    timeoutSeconds: () => settings.get('approval.timeoutSeconds'),
+    policy: () => ({
+      gatedTools: settings.get('gatedTools'),
+      editRules: settings.get('autoApprove.edits'),
+      terminalRules: settings.get('autoApprove.terminal'),
+      // The defaults are a floor: a settings file can add protected paths, never remove these.
+      protectedPaths: [...new Set([...defaultProtectedPaths, ...settings.get('protectedPaths')])],
+      trusted: vscode.workspace.isTrusted,
+      forbiddenRoots: forbidden,
+    }),
+  });
+  return { gate, grants, audit, auditFile };
+}

@@ -1,0 +1,56 @@
+/**
+ * Workspace state, mirrored to a file under the extension's workspace storage. In a browser-hosted VS Code
+ * (code-server) workspace state is written from the page and a window reload right after a change can drop it; the
+ * file is written by the extension host and awaited. On read, the copy with the higher revision wins, so a grant the
+ * person made (or revoked) is never silently undone.
+ */
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type * as vscode from 'vscode';
+import type { KeyValueStore } from '../core/approval/grants';
+
+function revisionOf(value: unknown): number {
+  if (value !== null && typeof value === 'object' && 'revision' in value) {
+    const revision = value.revision;
+    return typeof revision === 'number' ? revision : 0;
+  }
+  return 0;
+}
+
+export class MirroredWorkspaceState implements KeyValueStore {
+  constructor(
+    private readonly state: vscode.Memento,
+    private readonly folder: string,
+    private readonly warn: (message: string) => void,
+  ) {}
+
+  private file(key: string): string {
+    return path.join(this.folder, `${key.replace(/[^A-Za-z0-9_.-]/g, '_')}.json`);
+  }
+
+  get(key: string): unknown {
+    const fromState = this.state.get<unknown>(key);
+    let fromFile: unknown;
+    try {
+      fromFile = JSON.parse(readFileSync(this.file(key), 'utf8')) as unknown;
+    } catch {
+      fromFile = undefined;
+    }
+    if (fromFile === undefined) {
+      return fromState;
+    }
+    return fromState === undefined || revisionOf(fromFile) > revisionOf(fromState) ? fromFile : fromState;
+  }
+
+  async update(key: string, value: unknown): Promise<void> {
+    await this.state.update(key, value);
+    try {
+      mkdirSync(this.folder, { recursive: true });
+      const target = this.file(key);
+      writeFileSync(`${target}.tmp`, JSON.stringify(value ?? null));
+      renameSync(`${target}.tmp`, target);
+    } catch (error) {
+      this.warn(`could not mirror ${key} to ${this.folder}: ${String(error)}`);
+    }
+  }
+}

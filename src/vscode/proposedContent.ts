@@ -1,0 +1,38 @@
+import * as vscode from 'vscode';
+import type { Proposal } from './tools/files';
+
+/**
+ * Read-only virtual documents with the proposed content of waiting edits, so the person can compare them in VS Code's
+ * own diff editor. URIs: toolgate-proposed:/<callId>/<file name> and toolgate-proposed:/<callId>/empty.
+ */
+export class ProposedContentProvider implements vscode.TextDocumentContentProvider {
+  static readonly scheme = 'toolgate-proposed';
+
+  constructor(private readonly proposals: ReadonlyMap<string, Proposal>) {}
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    const [, callId, kind] = uri.path.split('/');
+    const proposal = callId === undefined ? undefined : this.proposals.get(callId);
+    if (!proposal) {
+      return '(this call is no longer waiting)';
+    }
+    return kind === 'empty' ? '' : proposal.newText;
+  }
+
+  /** Opens the native diff: the file as it is now (or an empty document for a new file) against the proposal. */
+  async openDiff(callId: string): Promise<void> {
+    const proposal = this.proposals.get(callId);
+    if (!proposal) {
+      throw new Error('that call is no longer waiting');
+    }
+    const name = proposal.target.relative ?? proposal.target.input;
+    const base = proposal.uri.path.split('/').pop() ?? 'file';
+    const right = vscode.Uri.from({ scheme: ProposedContentProvider.scheme, path: `/${callId}/${base}` });
+    const left = proposal.base.exists
+      ? proposal.uri
+      : vscode.Uri.from({ scheme: ProposedContentProvider.scheme, path: `/${callId}/empty` });
+    await vscode.commands.executeCommand('vscode.diff', left, right, `${name} ↔ proposed by the agent`, {
+      preview: true,
+    });
+  }
+}

@@ -1,0 +1,339 @@
+/**
+ * Runs tool calls through the gate: parse (invalid arguments never reach the panel), prepare (resolve paths, compute
+ * the exact proposed content and its diff, analyse the command), ask the gate for the whole batch, then run what was
+ * allowed exactly as shown. An edit whose file changed after its diff was shown is not written: it asks again with a
+ * fresh diff.
+ */
+import * as vscode from 'vscode';
+import type { GateInput, GateResult } from '../core/approval/gate';
+import type { Gate } from '../core/approval/gate';
+import { newCallId } from '../core/approval/broker';
+import { callHash } from '../core/approval/hash';
+import { PathResolver } from '../core/approval/paths';
+import type { Decision, GateCall } from '../core/approval/policy';
+import { diffText, type LineDiff } from '../core/diff/lineDiff';
+import { analyseSimpleCommand } from '../core/shell/simpleCommand';
+import { parseBuiltinCall, targetPathOf, type ParsedCall } from '../core/tools/definitions';
+import type { DiffPreview, Preview } from '../shared/approvals';
+import type { Log } from './log';
+import type { Settings } from './settings';
+import { applyProposal, listFilesTool, proposeEdit, proposeWrite, readFileTool, searchTextTool, ToolError, type Proposal } from './tools/files';
+import type { TerminalRunner } from './tools/terminal';
+
+export interface ToolCallRequest {
+  tool: string;
+  args: unknown;
+  /** Who asks: 'agent' (default), an extension id, 'mcp:<server>'. */
+  source?: string;
+}
+
+export interface ToolCallResult {
+  ok: boolean;
+  /** What the model (or the caller) is told. */
+  output: string;
+  /** The gate's outcome, when the call reached the gate. */
+  decision?: GateResult;
+}
+
+export interface RunOptions {
+  chatId: string;
+  signal?: AbortSignal;
+}
+
+type Prepared =
+  | { kind: 'error'; message: string }
+  | {
+      kind: 'ready';
+      parsed: Extract<ParsedCall, { ok: true }> | undefined;
+      request: ToolCallRequest;
+      input: GateInput & { callId: string };
+      proposal?: Proposal;
+    };
+
+const maxConflictRetries = 3;
+const maxPreviewRows = 200_000;
+
+export function diffPreview(relativePath: string, isNewFile: boolean, diff: LineDiff): DiffPreview {
+  let rows = 0;
+  const hunks = [];
+  for (const hunk of diff.hunks) {
+    if (rows > maxPreviewRows) {
+      break;
+    }
+    rows += hunk.lines.length;
+    hunks.push({
+      header: `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`,
+      rows: hunk.lines.map((line) => [
+        line.kind === 'context' ? 'c' : line.kind === 'add' ? 'a' : 'd',
+        line.oldLine ?? null,
+        line.newLine ?? null,
+        line.text,
+      ] as ['c' | 'a' | 'd', number | null, number | null, string]),
+    });
+  }
+  const notes = [diff.note, rows > maxPreviewRows ? `the diff is cut after ${maxPreviewRows} lines; open it in the diff editor to see all` : undefined].filter(
+    (note): note is string => note !== undefined,
+  );
+  return {
+    kind: 'diff',
+    path: relativePath,
+    isNewFile,
+    added: diff.added,
+    removed: diff.removed,
+    hunks,
+    ...(notes.length > 0 ? { note: notes.join('; ') } : {}),
+  };
+}
+
+export class ToolService {
+  /** Proposed contents of waiting edits, for "Open in diff editor". */
+  readonly proposals = new Map<string, Proposal>();
+
+  constructor(
+    private readonly gate: Gate,
+    private readonly settings: Settings,
+    private readonly terminal: TerminalRunner,
+    private readonly log: Log,
+  ) {}
+
+  private resolver(): PathResolver {
+    return new PathResolver((vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.fsPath));
+  }
+
+  /** Builds what the gate judges, without I/O beyond resolving paths. */
+  private gateCall(tool: string, args: unknown, resolver: PathResolver, baseHash?: string, external?: GateCall['external']): GateCall {
+    const call: GateCall = { tool, args, argsHash: callHash(tool, args, baseHash) };
+    const target = targetPathOf({ tool, args });
+    if (target !== undefined) {
+      call.target = resolver.resolve(target);
+    }
+    if (tool === 'run_in_terminal') {
+      const command = (args as { command: string }).command;
+      const analysis = analyseSimpleCommand(command);
+      if ('simple' in analysis) {
+        call.simpleCommand = analysis.simple;
+      } else {
+        call.commandConcern = analysis.concern;
+      }
+    }
+    if (external) {
+      call.external = external;
+    }
+    return call;
+  }
+
+  private async prepare(request: ToolCallRequest): Promise<Prepared> {
+    const source = request.source ?? 'agent';
+    const parsed = parseBuiltinCall(request.tool, request.args);
+    const resolver = this.resolver();
+    if (!parsed.ok) {
+      if (source !== 'agent' && !parsed.error.startsWith('unknown tool')) {
+        return { kind: 'error', message: parsed.error };
+      }
+      if (source === 'agent') {
+        return { kind: 'error', message: parsed.error };
+      }
+      // Another extension's own tool behind the same gate: shown with its exact arguments.
+      const call = this.gateCall(request.tool, request.args ?? {}, resolver, undefined, { gated: true, label: request.tool });
+      return { kind: 'ready', parsed: undefined, request, input: { callId: newCallId(), call, preview: { kind: 'none' }, source } };
+    }
+    try {
+      switch (parsed.tool) {
+        case 'write_file':
+        case 'edit_file': {
+          const target = resolver.resolve(parsed.args.path);
+          const proposal = parsed.tool === 'write_file' ? await proposeWrite(target, parsed.args) : await proposeEdit(target, parsed.args);
+          const call = this.gateCall(parsed.tool, parsed.args, resolver, proposal.base.hash);
+          const relative = target.relative ?? target.real;
+          const preview = diffPreview(relative, !proposal.base.exists, diffText(proposal.base.text, proposal.newText));
+          return {
+            kind: 'ready',
+            parsed,
+            request,
+            proposal,
+            input: { callId: newCallId(), call, preview, source, editable: { kind: 'content', text: proposal.newText } },
+          };
+        }
+        case 'run_in_terminal': {
+          const call = this.gateCall(parsed.tool, parsed.args, resolver);
+          const cwd = call.target?.absolute ?? resolver.roots[0] ?? process.cwd();
+          const preview: Preview = {
+            kind: 'command',
+            command: parsed.args.command,
+            cwd,
+            analysis: this.commandAnalysis(call),
+          };
+          return { kind: 'ready', parsed, request, input: { callId: newCallId(), call, preview, source, editable: { kind: 'command', text: parsed.args.command } } };
+        }
+        default:
+          return { kind: 'ready', parsed, request, input: { callId: newCallId(), call: this.gateCall(parsed.tool, parsed.args, resolver), preview: { kind: 'none' }, source } };
+      }
+    } catch (error) {
+      return { kind: 'error', message: error instanceof ToolError ? `${parsed.tool}: ${error.message}` : `${parsed.tool}: ${String(error)}` };
+    }
+  }
+
+  private commandAnalysis(call: GateCall): { text: string; verdict: 'allow' | 'ask' | 'deny' | 'info' }[] {
+    const decision = this.gate.evaluate(call);
+    const lines: { text: string; verdict: 'allow' | 'ask' | 'deny' | 'info' }[] = [];
+    if (call.simpleCommand !== undefined) {
+      lines.push({ text: `one simple command: ${call.simpleCommand}`, verdict: 'info' });
+    } else {
+      lines.push({ text: call.commandConcern ?? 'not analysed', verdict: 'ask' });
+    }
+    if (call.commandConcern === undefined || !decision.reason.includes(call.commandConcern)) {
+      lines.push({ text: decision.reason, verdict: decision.verdict });
+    }
+    return lines;
+  }
+
+  /** The verdict the policy gives right now (nothing asked, run or logged). */
+  async evaluate(request: ToolCallRequest): Promise<Pick<Decision, 'verdict' | 'reason' | 'warnings'>> {
+    const prepared = await this.prepare({ source: 'api', ...request });
+    if (prepared.kind === 'error') {
+      return { verdict: 'deny', reason: `denied: ${prepared.message}`, warnings: [] };
+    }
+    const { verdict, reason, warnings } = this.gate.evaluate(prepared.input.call);
+    return { verdict, reason, warnings };
+  }
+
+  /** Waits for the gate's decision on one call; runs nothing. */
+  async requestApproval(request: ToolCallRequest, options: RunOptions): Promise<GateResult | { verdict: 'deny'; decidedBy: 'policy'; reason: string; callId: '' }> {
+    const prepared = await this.prepare({ source: 'api', ...request });
+    if (prepared.kind === 'error') {
+      return { verdict: 'deny', decidedBy: 'policy', reason: `denied: ${prepared.message}`, callId: '' };
+    }
+    const [result] = this.gate.request([prepared.input], options);
+    if (!result) {
+      throw new Error('the gate returned no result');
+    }
+    return await result;
+  }
+
+  /** One model turn: every call is prepared, the gated ones are shown together, results come back in order. */
+  async runBatch(requests: ToolCallRequest[], options: RunOptions): Promise<ToolCallResult[]> {
+    const prepared = await Promise.all(requests.map((request) => this.prepare(request)));
+    const ready = prepared.filter((item): item is Extract<Prepared, { kind: 'ready' }> => item.kind === 'ready');
+    for (const item of ready) {
+      if (item.proposal) {
+        this.proposals.set(item.input.callId, item.proposal);
+      }
+    }
+    const outcomes = this.gate.request(
+      ready.map((item) => item.input),
+      options,
+    );
+    const results: ToolCallResult[] = [];
+    let readyIndex = 0;
+    for (const item of prepared) {
+      if (item.kind === 'error') {
+        results.push({ ok: false, output: `Error: ${item.message}. Nothing was run.` });
+        continue;
+      }
+      const outcome = outcomes[readyIndex++];
+      if (!outcome) {
+        results.push({ ok: false, output: 'Error: the gate returned no result. Nothing was run.' });
+        continue;
+      }
+      results.push(await this.complete(item, await outcome, options, 0));
+    }
+    return results;
+  }
+
+  private async complete(item: Extract<Prepared, { kind: 'ready' }>, decision: GateResult, options: RunOptions, attempt: number): Promise<ToolCallResult> {
+    this.proposals.delete(decision.callId);
+    if (decision.verdict === 'deny') {
+      return { ok: false, output: deniedMessage(decision), decision };
+    }
+    const parsed = item.parsed;
+    if (!parsed) {
+      return { ok: true, output: decision.reason, decision };
+    }
+    try {
+      switch (parsed.tool) {
+        case 'read_file':
+          return { ok: true, output: await readFileTool(item.input.call.target ?? this.resolver().resolve(parsed.args.path)), decision };
+        case 'list_files':
+          return { ok: true, output: await listFilesTool(item.input.call.target ?? this.resolver().resolve('.')), decision };
+        case 'search_text':
+          return {
+            ok: true,
+            output: await searchTextTool(item.input.call.target ?? this.resolver().resolve('.'), parsed.args.query, options.signal),
+            decision,
+          };
+        case 'write_file':
+        case 'edit_file': {
+          const proposal = item.proposal;
+          if (!proposal) {
+            throw new ToolError('no proposal was prepared');
+          }
+          const text = decision.edited ?? proposal.newText;
+          const applied = await applyProposal(proposal, text);
+          if (applied.kind === 'changed') {
+            if (attempt >= maxConflictRetries) {
+              return { ok: false, output: `Error: ${applied.detail}, again and again; nothing was written. Read the file and try again.`, decision };
+            }
+            this.log.info(`${parsed.tool}: ${applied.detail}; nothing was written, asking again with a fresh diff`);
+            const fresh = await this.prepare(item.request);
+            if (fresh.kind === 'error') {
+              return { ok: false, output: `Error: ${applied.detail}, and the call no longer applies: ${fresh.message}. Nothing was written.` };
+            }
+            if (fresh.proposal) {
+              this.proposals.set(fresh.input.callId, fresh.proposal);
+            }
+            fresh.input.notices = [`Asked again: ${applied.detail}, so nothing was written. This is a fresh diff.`];
+            const [again] = this.gate.request([fresh.input], options);
+            if (!again) {
+              throw new ToolError('the gate returned no result');
+            }
+            return await this.complete(fresh, await again, options, attempt + 1);
+          }
+          const where = applied.savedToDisk ? '' : ' (in the open editor, unsaved: the person had unsaved changes there)';
+          const relative = proposal.target.relative ?? proposal.target.real;
+          if (decision.edited !== undefined) {
+            return {
+              ok: true,
+              output: `The person edited the content before allowing it. Wrote their version to ${relative}${where}; it now reads:\n${text}`,
+              decision,
+            };
+          }
+          return { ok: true, output: `${proposal.base.exists ? 'Updated' : 'Created'} ${relative}${where}.`, decision };
+        }
+        case 'run_in_terminal': {
+          const command = decision.edited ?? parsed.args.command;
+          const cwd = item.input.call.target?.absolute ?? this.resolver().roots[0] ?? process.cwd();
+          const result = await this.terminal.run(command, cwd, this.settings.get('terminal.timeoutSeconds'), options.signal);
+          const lines = [
+            decision.edited !== undefined ? `The person edited the command before allowing it. What ran was: ${command}` : undefined,
+            result.timedOut ? `The command was stopped after ${this.settings.get('terminal.timeoutSeconds')} s.` : undefined,
+            result.cancelled ? 'The command was stopped because the task was cancelled.' : undefined,
+            `Exit code: ${result.exitCode ?? 'unknown'}`,
+            'Output:',
+            result.output.trim() === '' ? '(no output)' : result.output,
+          ].filter((line): line is string => line !== undefined);
+          return { ok: result.exitCode === 0, output: lines.join('\n'), decision };
+        }
+        case 'ask_user':
+          return { ok: false, output: 'Error: ask_user is answered in the chat, not run as a tool here.', decision };
+      }
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return { ok: false, output: `Error: ${parsed.tool} failed: ${message}`, decision };
+    }
+  }
+}
+
+export function deniedMessage(decision: Extract<GateResult, { verdict: 'deny' }>): string {
+  switch (decision.decidedBy) {
+    case 'person':
+      return decision.personReason !== undefined
+        ? `The person denied this call and said: "${decision.personReason}". Nothing was changed.`
+        : 'The person denied this call. Nothing was changed.';
+    case 'timeout':
+      return `Nobody answered in time, so the call was denied (${decision.reason}). Nothing was changed.`;
+    case 'cancel':
+      return `The call was not run: ${decision.reason.replace(/^denied: /, '')}. Nothing was changed.`;
+    case 'policy':
+      return `The call was refused by policy (${decision.reason}). Nothing was changed.`;
+  }
+}
