@@ -13,7 +13,7 @@ describe('Toolgate in the extension host', () => {
 
   it('registers its commands', async () => {
     const commands = await vscode.commands.getCommands(true);
-    for (const id of ['toolgate.openApprovals', 'toolgate.setApiKey']) {
+    for (const id of ['toolgate.openApprovals', 'toolgate.setApiKey', 'toolgate.showAuditLog', 'toolgate.resetWorkspaceApprovals']) {
       assert.ok(commands.includes(id), `${id} is not registered`);
     }
   });
@@ -47,5 +47,50 @@ describe('Toolgate in the extension host', () => {
     });
     assert.equal(config.get('approval.timeoutSeconds'), 0);
     assert.ok((config.get<string[]>('protectedPaths') ?? []).includes('.vscode/**'));
+  });
+});
+
+describe('the exported API in the extension host', () => {
+  interface Api {
+    evaluate(call: { tool: string; args: unknown }): Promise<{ verdict: string; reason: string }>;
+    invokeTool(call: { tool: string; args: unknown }): Promise<{ ok: boolean; output: string }>;
+  }
+  async function api(): Promise<Api> {
+    const extension = vscode.extensions.getExtension<Api>(extensionId);
+    assert.ok(extension);
+    return await extension.activate();
+  }
+
+  it('evaluate() gives the verdict and reason without asking or running anything', async () => {
+    const toolgate = await api();
+    const write = await toolgate.evaluate({ tool: 'write_file', args: { path: 'evaluated.txt', content: 'x' } });
+    assert.equal(write.verdict, 'ask');
+    assert.match(write.reason, /write_file is gated/);
+    const read = await toolgate.evaluate({ tool: 'read_file', args: { path: 'README.md' } });
+    assert.deepEqual(read, { verdict: 'allow', reason: 'allowed: read_file is not gated', warnings: [] });
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    assert.ok(folder);
+    await assert.rejects(Promise.resolve(vscode.workspace.fs.stat(vscode.Uri.joinPath(folder, 'evaluated.txt'))));
+  });
+
+  it('invalid arguments get a precise error and are never shown for approval', async () => {
+    const toolgate = await api();
+    const result = await toolgate.invokeTool({ tool: 'edit_file', args: { path: 'README.md', edits: 'all of it' } });
+    assert.equal(result.ok, false);
+    assert.match(result.output, /^Error: edit_file: invalid arguments: edits: .*Nothing was run\.$/);
+    const missing = await toolgate.invokeTool({ tool: 'edit_file', args: { path: 'README.md', edits: [{ old: 'not in the file', new: 'x' }] } });
+    assert.match(missing.output, /`old` was not found in README\.md/);
+  });
+
+  it('ungated tools run at once: read_file sees the workspace', async () => {
+    const toolgate = await api();
+    const result = await toolgate.invokeTool({ tool: 'read_file', args: { path: 'README.md' } });
+    assert.equal(result.ok, true);
+    assert.match(result.output, /# Fixture workspace/);
+    const listing = await toolgate.invokeTool({ tool: 'list_files', args: {} });
+    assert.match(listing.output, /^README\.md$/m);
+    assert.match(listing.output, /^src\/$/m);
+    const search = await toolgate.invokeTool({ tool: 'search_text', args: { query: 'Hello, ' } });
+    assert.match(search.output, /src\/greet\.ts:2: return `Hello, \$\{name\}!`;/);
   });
 });

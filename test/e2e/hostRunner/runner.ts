@@ -3,7 +3,8 @@
  * runs the integration tests (bundled as hostTests.js next to it) with mocha inside this real extension host, where
  * `vscode` is the real API, and writes the results there as JSON for the harness to read.
  */
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type Mocha from 'mocha';
 import { createRequire } from 'node:module';
@@ -17,7 +18,12 @@ interface HostTestResult {
   durationMs: number;
 }
 
-export function activate(): void {
+export function activate(context: vscode.ExtensionContext): void {
+  const controlFile = process.env['TOOLGATE_HOST_CONTROL'];
+  if (controlFile) {
+    void startControl(controlFile, context);
+    return;
+  }
   const benchFile = process.env['TOOLGATE_HOST_BENCH_RESULT'];
   if (benchFile) {
     void measureActivation(benchFile);
@@ -77,6 +83,86 @@ async function measureActivation(resultFile: string): Promise<void> {
     timings[id] = performance.now() - started;
   }
   writeFileSync(resultFile, JSON.stringify(timings));
+}
+
+interface ToolgateApi {
+  invokeTool(call: { tool: string; args: unknown; source?: string }): Promise<unknown>;
+  requestApproval(call: { tool: string; args: unknown; source?: string }): Promise<unknown>;
+  evaluate(call: { tool: string; args: unknown; source?: string }): Promise<unknown>;
+}
+
+async function body(request: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) {
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
+}
+
+/**
+ * Control mode for the e2e suite: Toolgate's exported API and a few editor actions over HTTP on a loopback port
+ * (written to `controlFile`), so a test in the browser can start a call and then answer it in the real panel.
+ */
+async function startControl(controlFile: string, context: vscode.ExtensionContext): Promise<void> {
+  const extension = vscode.extensions.getExtension<ToolgateApi>('toolgate.toolgate');
+  if (!extension) {
+    throw new Error('toolgate.toolgate is not installed');
+  }
+  const api = await extension.activate();
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const routes: Record<string, (input: Record<string, unknown>) => Promise<unknown>> = {
+    '/invoke': (input) => api.invokeTool(input as { tool: string; args: unknown }),
+    '/approval': (input) => api.requestApproval(input as { tool: string; args: unknown }),
+    '/evaluate': (input) => api.evaluate(input as { tool: string; args: unknown }),
+    '/command': async (input) =>
+      (await vscode.commands.executeCommand(String(input['command']), ...((input['args'] as unknown[] | undefined) ?? []))) ?? null,
+    // Types into an open editor without saving, to test that edits of dirty documents stay in the buffer.
+    '/typeUnsaved': async (input) => {
+      if (!folder) {
+        throw new Error('no workspace folder');
+      }
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder, String(input['path'])));
+      await vscode.window.showTextDocument(doc, { preview: false });
+      const edit = new vscode.WorkspaceEdit();
+      edit.insert(doc.uri, new vscode.Position(0, 0), String(input['text']));
+      await vscode.workspace.applyEdit(edit);
+      return { dirty: doc.isDirty, text: doc.getText() };
+    },
+    '/documentText': async (input) => {
+      if (!folder) {
+        throw new Error('no workspace folder');
+      }
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder, String(input['path'])));
+      return { dirty: doc.isDirty, text: doc.getText() };
+    },
+    '/undo': async () => {
+      await vscode.commands.executeCommand('undo');
+      return null;
+    },
+  };
+  const server = createServer((request, response) => {
+    const route = routes[request.url ?? ''];
+    if (!route || request.method !== 'POST') {
+      response.writeHead(404).end();
+      return;
+    }
+    body(request)
+      .then((input) => route(input))
+      .then(
+        (result) => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, result: result ?? null })),
+        (error: unknown) =>
+          response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: String(error) })),
+      );
+  });
+  server.listen(0, '127.0.0.1', () => {
+    const address = server.address();
+    if (address && typeof address === 'object') {
+      writeFileSync(`${controlFile}.tmp`, String(address.port));
+      renameSync(`${controlFile}.tmp`, controlFile);
+    }
+  });
+  context.subscriptions.push({ dispose: () => server.close() });
 }
 
 export function deactivate(): void {}

@@ -1,0 +1,54 @@
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { packageFolder } from './hostTests';
+import { repoRoot } from './codeServer';
+
+/**
+ * The e2e side of the helper extension's control mode: Toolgate's API (invokeTool, requestApproval, evaluate) and a
+ * few editor actions, called over loopback HTTP from the test.
+ */
+export class Control {
+  readonly file = path.join(os.tmpdir(), `toolgate-control-${process.pid}-${Date.now()}`);
+
+  get env(): Record<string, string> {
+    return { TOOLGATE_HOST_CONTROL: this.file };
+  }
+
+  get vsix(): string {
+    return packageFolder(path.join(repoRoot, 'dist-test', 'hostRunner'));
+  }
+
+  /** Forget the current port (before a window reload: the new extension host writes a new one). */
+  reset(): void {
+    rmSync(this.file, { force: true });
+  }
+
+  private async port(timeoutMs = 60_000): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (existsSync(this.file)) {
+        return Number(readFileSync(this.file, 'utf8'));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error('the control extension did not start');
+  }
+
+  async call<T = unknown>(route: string, input: Record<string, unknown> = {}): Promise<T> {
+    const response = await fetch(`http://127.0.0.1:${await this.port()}${route}`, {
+      method: 'POST',
+      body: JSON.stringify(input),
+    });
+    const payload = (await response.json()) as { ok: boolean; result?: T; error?: string };
+    if (!payload.ok) {
+      throw new Error(`${route} failed: ${payload.error ?? 'unknown error'}`);
+    }
+    return payload.result as T;
+  }
+
+  /** Runs a built-in tool through Toolgate's gate (as the agent would); resolves when it is decided and run. */
+  invoke(tool: string, args: Record<string, unknown>): Promise<{ ok: boolean; output: string; decision?: { verdict: string; decidedBy: string; reason: string } }> {
+    return this.call('/invoke', { tool, args });
+  }
+}

@@ -1,0 +1,32 @@
+import type { Locator } from 'playwright-core';
+import type { Workbench } from './workbench';
+
+/** The approvals panel in the real workbench, located by the DOM contract (data-call-id, data-action, data-field). */
+export class ApprovalsPanelDriver {
+  constructor(private readonly workbench: Workbench) {}
+
+  /** The card of the one waiting call that matches, once it is shown. */
+  async waitForCall(tool: string, text?: string, timeoutMs = 30_000): Promise<Locator> {
+    const selector = `article.call[data-call-id][data-tool="${tool}"]`;
+    const frame = await this.workbench.webviewFrame(selector, timeoutMs);
+    const card = text === undefined ? frame.locator(selector) : frame.locator(selector, { hasText: text });
+    await card.first().waitFor({ state: 'visible', timeout: timeoutMs });
+    return card.first();
+  }
+
+  async callIds(): Promise<string[]> {
+    const frame = await this.workbench.webviewFrame('body[data-view="approvals"] main#root[data-state="connected"]');
+    return await frame.locator('article.call[data-call-id]').evaluateAll((cards) =>
+      cards.map((card) => card.getAttribute('data-call-id') ?? ''),
+    );
+  }
+
+  async waitForNoCalls(timeoutMs = 15_000): Promise<void> {
+    const frame = await this.workbench.webviewFrame('body[data-view="approvals"] main#root[data-state="connected"]');
+    await frame.locator('article.call[data-call-id]').first().waitFor({ state: 'detached', timeout: timeoutMs });
+  }
+
+  async act(card: Locator, action: string): Promise<void> {
+    await card.locator(`[data-action="${action}"]`).first().click();
+  }
+}
