@@ -21,7 +21,7 @@ const WORDS = ['user', 'item', 'count', 'value', 'result', 'index', 'config', 'o
 const MORE = ['token', 'state', 'entry', 'node', 'cache', 'error', 'line', 'text', 'range', 'limit', 'queue', 'event'];
 
 /** TypeScript-looking source: documented functions with statements, blocks, blank lines and closing braces. */
-function generateSource(seed: number, lineCount: number): string[] {
+export function generateSource(seed: number, lineCount: number): string[] {
   const random = prng(seed);
   const pick = (items: readonly string[]): string => items[Math.floor(random() * items.length)] ?? '';
   const name = (): string => pick(WORDS) + pick(MORE).replace(/^./, (c) => c.toUpperCase());
@@ -48,7 +48,7 @@ function generateSource(seed: number, lineCount: number): string[] {
 }
 
 /** The same file with CHANGES distinct lines, spread over it, edited. */
-function scatterChanges(lines: string[], seed: number): string[] {
+export function scatterChanges(lines: string[], seed: number): string[] {
   const random = prng(seed);
   const changed = [...lines];
   const picked = new Set<number>();

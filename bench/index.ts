@@ -1,9 +1,13 @@
 /** `npm run bench`: prints every benchmark table. Nothing here is asserted; read the ratios. */
+import { diffBench } from './diff';
 import { foundationBench } from './foundation';
+import { gateBench } from './gate';
 import { printTable } from './table';
 import { closeBrowser } from '../test/e2e/harness/workbench';
 
 async function main(): Promise<void> {
+  printTable('Diff: 10,000-line files against git diff --no-index', await diffBench());
+  printTable('Gate: policy and panel', await gateBench());
   printTable('Foundation: activation and sizes', await foundationBench());
 }
 

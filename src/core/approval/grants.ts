@@ -4,8 +4,8 @@
  * settings); nothing here is reachable from the model, a tool result or a workspace file.
  */
 import { randomUUID } from 'node:crypto';
-import picomatch from 'picomatch';
 import * as z from 'zod';
+import { globMatches } from './glob';
 
 export const GrantMatcher = z.discriminatedUnion('kind', [
   /** Exactly this call: the tool and its canonical arguments hash. */
@@ -107,7 +107,7 @@ export function grantMatches(grant: Grant, subject: GrantSubject): boolean {
     case 'path':
       return subject.relativePath !== undefined && subject.relativePath === matcher.path;
     case 'glob':
-      return subject.relativePath !== undefined && picomatch(matcher.glob, { dot: true })(subject.relativePath);
+      return subject.relativePath !== undefined && globMatches(matcher.glob, subject.relativePath);
     case 'command':
       return subject.simpleCommand !== undefined && startsWithWords(subject.simpleCommand, matcher.prefix);
     case 'tool':

@@ -15,8 +15,8 @@
  * 10. a `true` rule -> allow
  * 11. otherwise -> ask, because the tool is gated
  */
-import picomatch from 'picomatch';
 import { builtinTools, isBuiltinTool } from '../tools/definitions';
+import { globMatches } from './glob';
 import { describeGrant, grantMatches, startsWithWords, type Grant, type GrantSubject } from './grants';
 import type { ResolvedPath } from './paths';
 import { isInside } from './paths';
@@ -105,18 +105,6 @@ export function terminalRuleMatches(key: string, command: string): boolean {
   return regex === undefined ? startsWithWords(command, key) : regex.test(command);
 }
 
-const globCache = new Map<string, (path: string) => boolean>();
-export function globMatches(glob: string, relativePath: string): boolean {
-  let matcher = globCache.get(glob);
-  if (!matcher) {
-    if (globCache.size > 1000) {
-      globCache.clear();
-    }
-    matcher = picomatch(glob, { dot: true });
-    globCache.set(glob, matcher);
-  }
-  return matcher(relativePath);
-}
 
 export function decide(call: GateCall, context: PolicyContext): Decision {
   const warnings: string[] = [];

@@ -1,0 +1,118 @@
+/**
+ * Gate benchmarks: decide() per call against hashing the same call (the least work any gate must do), and the time
+ * from the host posting a 10,000-line diff to the real panel having painted it, against a one-line diff.
+ */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { Grant } from '../src/core/approval/grants';
+import { callHash } from '../src/core/approval/hash';
+import { decide, type GateCall, type PolicyContext } from '../src/core/approval/policy';
+import { defaultGatedTools, defaultProtectedPaths } from '../src/core/settings';
+import { Control } from '../test/e2e/harness/control';
+import { startCodeServer } from '../test/e2e/harness/codeServer';
+import { ApprovalsPanelDriver } from '../test/e2e/harness/panel';
+import { Workbench } from '../test/e2e/harness/workbench';
+import { generateSource, scatterChanges } from './diff';
+import { median, type Row } from './table';
+
+export function decideBench(): Row[] {
+  const grants: Grant[] = Array.from({ length: 50 }, (_, i) => ({
+    id: `g${i}`,
+    tool: i % 2 === 0 ? 'write_file' : 'run_in_terminal',
+    matcher: i % 2 === 0 ? { kind: 'glob', glob: `pkg${i}/**` } : { kind: 'command', prefix: `tool${i} run` },
+    scope: 'workspace',
+    createdAt: '2026-01-01T00:00:00.000Z',
+  }));
+  const context: PolicyContext = {
+    gatedTools: defaultGatedTools,
+    editRules: { 'src/**/*.test.ts': true, '**/*.lock': false, 'docs/**': true },
+    terminalRules: { 'npm test': true, '/^git (status|diff|log)\\b/': true, rm: false, curl: false, sudo: false },
+    protectedPaths: defaultProtectedPaths,
+    trusted: true,
+    grants,
+    forbiddenRoots: ['/storage'],
+  };
+  const calls: GateCall[] = [];
+  for (let i = 0; i < 1000; i++) {
+    const relative = `src/module${i % 37}/file${i}.ts`;
+    const args = i % 3 === 0 ? { command: i % 2 === 0 ? 'npm test' : `tool${i % 50} run x` } : { path: relative, content: `x${i}` };
+    const tool = i % 3 === 0 ? 'run_in_terminal' : 'write_file';
+    const call: GateCall = { tool, args, argsHash: callHash(tool, args) };
+    if (tool === 'write_file') {
+      call.target = { input: relative, absolute: `/ws/${relative}`, real: `/ws/${relative}`, root: '/ws', relative };
+    } else {
+      call.simpleCommand = (args as { command: string }).command;
+      call.target = { input: '.', absolute: '/ws', real: '/ws', root: '/ws', relative: '' };
+    }
+    calls.push(call);
+  }
+  const rounds = 200;
+  const time = (work: (call: GateCall) => unknown): number => {
+    for (const call of calls) {
+      work(call);
+    }
+    const started = performance.now();
+    for (let round = 0; round < rounds; round++) {
+      for (const call of calls) {
+        work(call);
+      }
+    }
+    return ((performance.now() - started) * 1000) / (rounds * calls.length);
+  };
+  const ours = time((call) => decide(call, context));
+  const baseline = time((call) => callHash(call.tool, call.args));
+  return [
+    {
+      metric: 'decide() per call (50 grants, 8 rules, 7 protected globs)',
+      value: `${ours.toFixed(2)} µs`,
+      baseline: `${baseline.toFixed(2)} µs (sha256 of the call)`,
+      ratio: `${(ours / baseline).toFixed(2)}x`,
+    },
+  ];
+}
+
+async function paintBench(): Promise<Row[]> {
+  const control = new Control();
+  const server = await startCodeServer({ env: control.env, extraExtensions: [control.vsix] });
+  const workbench = await Workbench.open(server);
+  const panel = new ApprovalsPanelDriver(workbench);
+  const original = generateSource(7, 10_000);
+  writeFileSync(path.join(server.workspace, 'big.ts'), `${original.join('\n')}\n`);
+  writeFileSync(path.join(server.workspace, 'small.ts'), 'const a = 1;\n');
+  const cases: [string, string, string][] = [
+    ['one-line change (baseline)', 'small.ts', 'const a = 2;\n'],
+    ['10,000 lines, 100 scattered changes', 'big.ts', `${scatterChanges(original, 11).join('\n')}\n`],
+    ['10,000 lines, fully rewritten', 'big.ts', `${generateSource(99, 10_000).map((line) => `${line} // v2`).join('\n')}\n`],
+  ];
+  const results: { label: string; ms: number }[] = [];
+  try {
+    for (const [label, file, content] of cases) {
+      const samples: number[] = [];
+      for (let run = 0; run < 3; run++) {
+        const pending = control.invoke('write_file', { path: file, content });
+        const card = await panel.waitForCall('write_file', file, 60_000);
+        const frame = await workbench.webviewFrame('main#root[data-paint-ms]');
+        samples.push(Number(await frame.locator('main#root').getAttribute('data-paint-ms')));
+        await panel.act(card, 'deny');
+        await pending;
+        await panel.waitForNoCalls();
+      }
+      results.push({ label, ms: median(samples) });
+    }
+  } finally {
+    await workbench.close();
+    await server.stop();
+  }
+  const baseline = results[0]?.ms ?? 1;
+  return results.map(({ label, ms }) => ({
+    metric: `host posts a diff -> panel painted: ${label} (median of 3)`,
+    value: `${ms.toFixed(0)} ms`,
+    baseline: `${baseline.toFixed(0)} ms (one line)`,
+    ratio: `${(ms / Math.max(1, baseline)).toFixed(1)}x`,
+  }));
+}
+
+export async function gateBench(): Promise<Row[]> {
+  return [...decideBench(), ...(await paintBench())];
+}
