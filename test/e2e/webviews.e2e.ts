@@ -48,6 +48,10 @@ describe('Toolgate webviews in the real workbench', () => {
     const drops = log.split('\n').filter((line) => line.includes('[approvals] dropped a webview message'));
     assert.equal(drops.length, 3, `expected three drops, the log holds:\n${log}`);
 
+    // A well-formed decision for a call that is not waiting is refused and logged: the webview never decides.
+    await forge({ type: 'decide', requestId: 'forged-2', callId: 'c-not-waiting', argsHash: 'f'.repeat(64), action: 'allow-workspace' });
+    await session.workbench.waitForLog("[approvals] ignored 'decide': call c-not-waiting is not waiting");
+
     // A valid `ready` is handled: the host answers with `init` and the panel renders it a second time.
     await forge({ type: 'ready', requestId: 'forged-valid-1', view: 'approvals' });
     await session.workbench.waitForLog('[approvals] webview ready (request forged-valid-1)');
