@@ -66,6 +66,10 @@ async function copyStaticAssets() {
   await mkdir('dist/media/codicons', { recursive: true });
   await cp(path.join(codicons, 'codicon.css'), 'dist/media/codicons/codicon.css');
   await cp(path.join(codicons, 'codicon.ttf'), 'dist/media/codicons/codicon.ttf');
+  // The shell parser (src/core/shell/parser.ts): tree-sitter's runtime and the bash grammar, next to extension.js.
+  const treeSitter = path.dirname(require.resolve('@vscode/tree-sitter-wasm/wasm/tree-sitter-bash.wasm'));
+  await cp(path.join(treeSitter, 'tree-sitter.wasm'), 'dist/tree-sitter.wasm');
+  await cp(path.join(treeSitter, 'tree-sitter-bash.wasm'), 'dist/tree-sitter-bash.wasm');
 }
 
 await rm('dist', { recursive: true, force: true });

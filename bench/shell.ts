@@ -1,0 +1,130 @@
+/**
+ * Shell analysis: commands analysed + evaluated per second against a naive baseline (split on `&&`, `||`, `;`, `|`,
+ * prefix-match each part), and how many published bypasses (test/fixtures/shellCases.ts) each lets through.
+ * Prints only; never asserts.
+ */
+import { statSync } from 'node:fs';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { startsWithWords } from '../src/core/approval/grants';
+import { analyseCommand, defaultWasmDir, initShellParser } from '../src/core/shell/analysis';
+import { compileTerminalRule, evaluateCommand } from '../src/core/shell/rules';
+import { prng } from '../test/fixtures/prng';
+import { shellCases, shellHome, shellRuleContext, shellTestRules, shellWorkspace } from '../test/fixtures/shellCases';
+import { type Row, kib, median } from './table';
+
+function naiveVerdict(command: string, rules: Readonly<Record<string, boolean>>): 'allow' | 'ask' {
+  const parts = command.split(/&&|\|\||;|\|/).map((part) => part.trim()).filter((part) => part.length > 0);
+  if (parts.length === 0) {
+    return 'ask';
+  }
+  const matches = (key: string, part: string): boolean => {
+    const regex = compileTerminalRule(key);
+    return regex === null ? false : regex === undefined ? startsWithWords(part, key) : regex.test(part);
+  };
+  const entries = Object.entries(rules);
+  for (const part of parts) {
+    if (entries.some(([key, allowed]) => !allowed && matches(key, part))) {
+      return 'ask';
+    }
+    if (!entries.some(([key, allowed]) => allowed && matches(key, part))) {
+      return 'ask';
+    }
+  }
+  return 'allow';
+}
+
+/** At least 1,000 realistic agent command lines, the same on every run. */
+export function shellCorpus(size = 1200): string[] {
+  const random = prng(20240611);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+  const files = ['src/index.ts', 'src/core/shell/analysis.ts', 'README.md', 'package.json', 'test/unit/a.test.ts'];
+  const simple = [
+    () => 'npm test',
+    () => `npm test -- --grep "${pick(['parser', 'rules', 'gate'])}"`,
+    () => 'npm run lint',
+    () => `git status${pick(['', ' --short', ' -sb'])}`,
+    () => `git diff ${pick(['', '--stat ', 'HEAD~1 '])}${pick(files)}`,
+    () => `git log --oneline -${1 + Math.floor(random() * 20)}`,
+    () => `ls -la ${pick(['src', 'test', '.', 'src/core'])}`,
+    () => `echo "${pick(['done', 'step 1', 'building…'])}"`,
+    () => `cat ${pick(files)} | head -n ${5 + Math.floor(random() * 50)}`,
+    () => `grep -rn "${pick(['TODO', 'analyseCommand', 'FIXME'])}" src`,
+    () => `find . -name '*.ts' -not -path './node_modules/*'`,
+    () => `npx tsc --noEmit -p ${pick(['.', 'test'])}`,
+    () => `FOO=1 npm test`,
+    () => `timeout 60 npm test 2>&1 | tail -n 40`,
+    () => `mkdir -p build && cp ${pick(files)} build/`,
+    () => `rm -rf ${pick(['dist', 'build', 'out'])}`,
+    () => `curl -s https://example.test/${pick(['a', 'b'])} | jq .`,
+    () => `bash -c "npm test && git status"`,
+    () => `for f in ${pick(files)} ${pick(files)}; do wc -l "$f"; done`,
+    () => `echo "$(date)" >> notes.txt`,
+  ];
+  const corpus: string[] = [];
+  while (corpus.length < size) {
+    const parts = 1 + Math.floor(random() * 3);
+    const line = Array.from({ length: parts }, () => pick(simple)()).join(pick([' && ', '; ', ' || ']));
+    corpus.push(line);
+  }
+  return corpus;
+}
+
+function throughput(run: () => void, count: number, repeats = 5): number {
+  const rates: number[] = [];
+  for (let index = 0; index < repeats; index++) {
+    const start = performance.now();
+    run();
+    rates.push(count / ((performance.now() - start) / 1000));
+  }
+  return median(rates);
+}
+
+export async function shellBench(): Promise<Row[]> {
+  const initStart = performance.now();
+  await initShellParser();
+  const initMs = performance.now() - initStart;
+  const corpus = shellCorpus();
+  const context = shellRuleContext();
+  const ours = (command: string): 'allow' | 'ask' =>
+    evaluateCommand(analyseCommand(command, shellWorkspace, shellHome), context).verdict;
+  // Warm up both before measuring.
+  corpus.slice(0, 200).forEach((command) => {
+    ours(command);
+    naiveVerdict(command, shellTestRules);
+  });
+  const oursRate = throughput(() => corpus.forEach((command) => ours(command)), corpus.length);
+  const naiveRate = throughput(() => corpus.forEach((command) => naiveVerdict(command, shellTestRules)), corpus.length);
+
+  const bypasses = shellCases.filter((entry) => entry.bypass === true);
+  const naiveLet = bypasses.filter((entry) => naiveVerdict(entry.command, shellTestRules) === 'allow').length;
+  const oursLet = bypasses.filter((entry) => ours(entry.command) === 'allow').length;
+  const allowCases = shellCases.filter((entry) => entry.expect === 'allow');
+  const naiveAllowed = allowCases.filter((entry) => naiveVerdict(entry.command, shellTestRules) === 'allow').length;
+  const oursAllowed = allowCases.filter((entry) => ours(entry.command) === 'allow').length;
+  const allowedInCorpus = corpus.filter((command) => ours(command) === 'allow').length;
+
+  const dir = defaultWasmDir();
+  const size = (file: string): number => statSync(path.join(dir, file)).size;
+  return [
+    {
+      metric: `commands analysed+evaluated per second (${corpus.length} lines)`,
+      value: oursRate.toFixed(0),
+      baseline: naiveRate.toFixed(0),
+      ratio: `${(oursRate / naiveRate).toFixed(3)}x`,
+    },
+    {
+      metric: `bypasses let through (of ${bypasses.length} published)`,
+      value: String(oursLet),
+      baseline: String(naiveLet),
+    },
+    {
+      metric: `harmless table rows allowed (of ${allowCases.length})`,
+      value: String(oursAllowed),
+      baseline: String(naiveAllowed),
+    },
+    { metric: 'corpus lines allowed without asking', value: `${allowedInCorpus}/${corpus.length}` },
+    { metric: 'parser init (tree-sitter runtime + bash grammar)', value: `${initMs.toFixed(1)} ms` },
+    { metric: 'tree-sitter.wasm + tree-sitter-bash.wasm', value: kib(size('tree-sitter.wasm') + size('tree-sitter-bash.wasm')) },
+  ];
+}

@@ -1,0 +1,913 @@
+/**
+ * Shell command analysis with a real bash parser (tree-sitter-bash). From a command line it lists every simple
+ * command that would run (through lists, pipelines, subshells, groups, functions, loops, conditionals, command and
+ * process substitutions, and wrappers such as `env`, `timeout`, `xargs`, `find -exec`, `bash -c`, `eval`), every
+ * redirect with its target resolved, and every construct it cannot vouch for as a concern. It never decides: see
+ * rules.ts. Anything the parser rejects or this file does not know becomes a concern, so it asks; nothing is allowed
+ * because a line is long or has many parts.
+ *
+ * Call `initShellParser()` once (async: it loads WASM); `analyseCommand()` is synchronous afterwards. Before that it
+ * returns a parse error, which asks.
+ */
+import * as path from 'node:path';
+import { type ShellNode, withShellTree } from './parser';
+
+export { initShellParser, isShellParserReady, defaultWasmDir } from './parser';
+
+export interface SimpleCommand {
+  /** Words after quote removal (`ec"h"o` -> `echo`); a dynamic word keeps its source text. */
+  words: string[];
+  /** The words joined by spaces: what a `/regex/` rule is matched against. */
+  text: string;
+  /** Whether any word (or the command name) depends on an expansion, so its real value is unknown. */
+  dynamic: boolean;
+  /** Per word: it has unquoted glob characters (`*`, `?`, `[…]`), so the shell may replace it with file names. */
+  globs: boolean[];
+  /** `NAME=value` assignments in front of the command (also those given to `env`). */
+  assignments: string[];
+  /** Wrappers looked through to reach this command, outermost first (`sudo`, `timeout`, `bash -c`, `find -exec`). */
+  via: string[];
+}
+
+export interface Redirect {
+  op: string;
+  /** Absolute path; undefined when the target is dynamic (or a file descriptor). */
+  target?: string;
+  raw: string;
+  /** Whether it writes (or may write) a file; fd duplications (`2>&1`) and `/dev/null` do not. */
+  writes: boolean;
+}
+
+export interface Concern {
+  kind: string;
+  detail: string;
+}
+
+export interface CommandAnalysis {
+  commands: SimpleCommand[];
+  redirects: Redirect[];
+  concerns: Concern[];
+  parseError?: string;
+}
+
+interface Word {
+  value: string;
+  /** Same length as value: the character where it is unquoted (shell-special), `\0` where quoted or escaped. */
+  mask: string;
+  dynamic: boolean;
+}
+
+interface Context {
+  cwd: string;
+  home: string | undefined;
+  out: CommandAnalysis;
+  depth: number;
+}
+
+/** Nested `bash -c`/`eval` deeper than this asks (a concern); it never allows. */
+const maxDepth = 16;
+
+export function analyseCommand(command: string, cwd: string, home?: string): CommandAnalysis {
+  const out: CommandAnalysis = { commands: [], redirects: [], concerns: [] };
+  try {
+    analyseSource(command, { cwd, home, out, depth: 0 });
+  } catch (error) {
+    out.parseError = error instanceof Error ? error.message : String(error);
+  }
+  if (out.parseError !== undefined) {
+    out.concerns.push({ kind: 'parse-error', detail: `the command could not be parsed (${out.parseError})` });
+  }
+  return out;
+}
+
+function analyseSource(source: string, context: Context): void {
+  if (context.depth > maxDepth) {
+    concern(context, 'nesting', `commands nested more than ${maxDepth} levels deep are not analysed`);
+    return;
+  }
+  withShellTree(source, (root) => {
+    if (root.hasError) {
+      const bad = findError(root);
+      const near = bad ? clip(bad.text || source.slice(bad.startIndex, bad.startIndex + 10)) : '';
+      const where = bad ? (near === '' ? ` at character ${bad.startIndex + 1}` : ` near \`${near}\``) : '';
+      const kind = bad?.isMissing === true ? `missing \`${bad.type}\`` : 'syntax error';
+      throw new Error(`${kind}${where}`);
+    }
+    visitStatement(root, context);
+  });
+}
+
+function findError(node: ShellNode): ShellNode | undefined {
+  if (node.isError || node.isMissing) {
+    return node;
+  }
+  for (const child of node.children) {
+    if (child?.hasError === true || child?.isMissing === true) {
+      return findError(child);
+    }
+  }
+  return undefined;
+}
+
+const clip = (text: string): string => (text.length > 40 ? `${text.slice(0, 40)}…` : text).replace(/\n/g, '\\n');
+
+function concern(context: Context, kind: string, detail: string): void {
+  if (!context.out.concerns.some((existing) => existing.kind === kind && existing.detail === detail)) {
+    context.out.concerns.push({ kind, detail });
+  }
+}
+
+/** Node types that only group or sequence statements: every named child is visited. */
+const containers = new Set([
+  'program', 'list', 'pipeline', 'subshell', 'compound_statement', 'do_group', 'negated_command', 'if_statement',
+  'elif_clause', 'else_clause', 'while_statement', 'for_statement', 'case_statement', 'case_item',
+  'redirected_statement', 'function_definition',
+]);
+
+const wordTypes = new Set([
+  'word', 'string', 'raw_string', 'ansi_c_string', 'translated_string', 'concatenation', 'number',
+  'simple_expansion', 'expansion', 'command_substitution', 'process_substitution', 'arithmetic_expansion',
+  'brace_expression',
+]);
+
+function visitStatement(node: ShellNode, context: Context): void {
+  const type = node.type;
+  if (type === 'command') {
+    visitCommand(node, context);
+    return;
+  }
+  if (type === 'comment' || type === 'variable_name' || type === 'heredoc_body') {
+    if (type === 'heredoc_body') {
+      visitHeredocBody(node, context);
+    }
+    return;
+  }
+  if (type === 'file_redirect' || type === 'heredoc_redirect' || type === 'herestring_redirect') {
+    visitRedirect(node, context);
+    return;
+  }
+  if (type === 'variable_assignment' || type === 'variable_assignments') {
+    concern(context, 'assignment', `\`${clip(node.text)}\` sets a shell variable, which can change later commands`);
+    scanNested(node, context);
+    return;
+  }
+  if (type === 'declaration_command' || type === 'unset_command') {
+    concern(context, 'assignment', `\`${clip(node.text)}\` changes shell variables or the environment`);
+    scanNested(node, context);
+    return;
+  }
+  if (type === 'test_command') {
+    concern(context, 'test', `\`${clip(node.text)}\` is a \`[[ … ]]\` test, which can evaluate arithmetic and run code`);
+    scanNested(node, context);
+    return;
+  }
+  if (type === 'c_style_for_statement') {
+    concern(context, 'arithmetic', `\`${clip(node.text)}\` evaluates arithmetic, which can run code`);
+    scanNested(node, context);
+    return;
+  }
+  if (containers.has(type)) {
+    if (type === 'function_definition') {
+      const name = node.childForFieldName('name');
+      concern(
+        context,
+        'function',
+        `\`${name?.text ?? '?'}\` defines a shell function, which can shadow a command in later lines`,
+      );
+    }
+    for (const child of node.namedChildren) {
+      if (!child) {
+        continue;
+      }
+      if (child.type === 'extglob_pattern') {
+        // A case pattern (`*)`, `a|b)`): matches, runs nothing, unless it hides an expansion.
+        if (/[$`]/.test(child.text)) {
+          concern(context, 'expansion', `the pattern \`${clip(child.text)}\` contains an expansion`);
+        }
+      } else if (wordTypes.has(child.type)) {
+        // for-loop values, case subjects and patterns, a function's name: expansions there still run.
+        resolveWord(child, context);
+      } else {
+        visitStatement(child, context);
+      }
+    }
+    return;
+  }
+  concern(context, 'unsupported', `\`${clip(node.text)}\` uses shell syntax the analysis does not handle (${type})`);
+  scanNested(node, context);
+}
+
+/** Reports expansions and runs the commands inside substitutions anywhere below `node`. */
+function scanNested(node: ShellNode, context: Context): void {
+  for (const child of node.namedChildren) {
+    if (!child) {
+      continue;
+    }
+    if (wordTypes.has(child.type)) {
+      resolveWord(child, context);
+    } else if (child.type === 'variable_assignment') {
+      scanNested(child, context);
+    } else {
+      scanNested(child, context);
+    }
+  }
+}
+
+function visitHeredocBody(node: ShellNode, context: Context): void {
+  for (const child of node.namedChildren) {
+    if (child && child.type !== 'heredoc_content') {
+      concern(context, 'heredoc', `the here-document expands \`${clip(child.text)}\``);
+      if (wordTypes.has(child.type)) {
+        resolveWord(child, context);
+      }
+    }
+  }
+}
+
+const writeOps = new Set(['>', '>>', '>|', '&>', '&>>', '<>', '>&', '&>|']);
+const readOps = new Set(['<', '<&']);
+const harmlessTargets = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty']);
+
+function visitRedirect(node: ShellNode, context: Context): void {
+  const out = context.out;
+  if (node.type === 'heredoc_redirect') {
+    out.redirects.push({ op: '<<', raw: clip(node.text), writes: false });
+    for (const child of node.namedChildren) {
+      if (!child || child.type === 'heredoc_start' || child.type === 'heredoc_end') {
+        continue;
+      }
+      if (child.type === 'heredoc_body') {
+        visitHeredocBody(child, context);
+      } else {
+        visitStatement(child, context);
+      }
+    }
+    return;
+  }
+  if (node.type === 'herestring_redirect') {
+    for (const child of node.namedChildren) {
+      if (child) {
+        resolveWord(child, context);
+      }
+    }
+    out.redirects.push({ op: '<<<', raw: node.text, writes: false });
+    return;
+  }
+  let op: string | undefined;
+  const destinations: ShellNode[] = [];
+  for (const child of node.children) {
+    if (!child) {
+      continue;
+    }
+    if (!child.isNamed) {
+      op ??= child.type;
+    } else if (child.type !== 'file_descriptor') {
+      destinations.push(child);
+    }
+  }
+  const raw = node.text;
+  const first = destinations[0];
+  if (op === undefined || !first || destinations.length > 1 || !(writeOps.has(op) || readOps.has(op))) {
+    concern(context, 'redirect', `the redirect \`${clip(raw)}\` is not understood`);
+    for (const destination of destinations) {
+      resolveWord(destination, context);
+    }
+    out.redirects.push({ op: op ?? '?', raw, writes: true });
+    return;
+  }
+  const word = finishWord(resolveWord(first, context), context);
+  if ((op === '>&' || op === '<&') && !word.dynamic && /^(\d+|-)$/.test(word.value)) {
+    out.redirects.push({ op, raw, writes: false });
+    return;
+  }
+  const writes = writeOps.has(op);
+  if (word.dynamic || word.glob) {
+    out.redirects.push({ op, raw, writes });
+    if (!writes) {
+      concern(context, 'redirect', `the redirect \`${clip(raw)}\` reads a file whose name depends on an expansion`);
+    }
+    return;
+  }
+  const target = path.resolve(context.cwd, word.value);
+  if (/^\/dev\/(tcp|udp)\//.test(target)) {
+    concern(context, 'network', `the redirect \`${clip(raw)}\` opens a network connection`);
+  }
+  out.redirects.push({ op, target, raw, writes: writes && !harmlessTargets.has(target) });
+}
+
+interface FinishedWord {
+  value: string;
+  dynamic: boolean;
+  glob: boolean;
+}
+
+/** Applies what the shell does to a whole unquoted word: tilde, brace expansion, globbing, history expansion. */
+function finishWord(word: Word, context: Context): FinishedWord {
+  let { value, dynamic } = word;
+  const mask = word.mask;
+  let glob = false;
+  if (!dynamic) {
+    if (/[*?]/.test(mask) || /\[[\s\S]*\]/.test(mask) || /[@!+]\(/.test(mask)) {
+      glob = true;
+    }
+    if (/\{[^{}]*(,|\.\.)[^{}]*\}/.test(mask)) {
+      dynamic = true;
+      concern(context, 'expansion', `\`${clip(value)}\` uses brace expansion`);
+    }
+    if (mask.startsWith('~')) {
+      const end = mask.indexOf('/');
+      const user = end === -1 ? value.slice(1) : value.slice(1, end);
+      if (user === '' && context.home !== undefined) {
+        value = context.home + (end === -1 ? '' : value.slice(end));
+      } else {
+        dynamic = true;
+        concern(context, 'expansion', `\`${clip(value)}\` uses tilde expansion to a home folder`);
+      }
+    }
+  }
+  return { value, dynamic, glob };
+}
+
+function historyCheck(text: string, context: Context): void {
+  if (/![^\s=("']/.test(text)) {
+    concern(context, 'history', `\`${clip(text)}\` may trigger history expansion (\`!\`) in an interactive shell`);
+  }
+}
+
+const quoted = (text: string): string => '\0'.repeat(text.length);
+
+function resolveWord(node: ShellNode, context: Context): Word {
+  switch (node.type) {
+    case 'word':
+    case 'number':
+      return unquoted(node.text, context);
+    case 'raw_string': {
+      const value = node.text.slice(1, -1);
+      return { value, mask: quoted(value), dynamic: false };
+    }
+    case 'string':
+    case 'translated_string': {
+      const text = node.type === 'translated_string' ? node.text.slice(1) : node.text;
+      let dynamic = false;
+      for (const child of node.namedChildren) {
+        if (child && child.type !== 'string_content') {
+          dynamic = true;
+          resolveWord(child, context);
+        }
+      }
+      const inner = text.slice(1, -1);
+      historyCheck(inner, context);
+      const value = dynamic ? inner : inner.replace(/\\([\\$`"\n])/g, (_all, c: string) => (c === '\n' ? '' : c));
+      return { value, mask: quoted(value), dynamic };
+    }
+    case 'ansi_c_string': {
+      const value = decodeAnsiC(node.text.slice(2, -1));
+      if (value === undefined) {
+        concern(context, 'expansion', `\`${clip(node.text)}\` uses an ANSI-C escape the analysis does not decode`);
+        return { value: node.text, mask: quoted(node.text), dynamic: true };
+      }
+      return { value, mask: quoted(value), dynamic: false };
+    }
+    case 'concatenation': {
+      let value = '';
+      let mask = '';
+      let dynamic = false;
+      for (const child of node.children) {
+        if (!child) {
+          continue;
+        }
+        const part = child.isNamed ? resolveWord(child, context) : unquoted(child.text, context);
+        value += part.value;
+        mask += part.mask;
+        dynamic ||= part.dynamic;
+      }
+      return { value, mask, dynamic };
+    }
+    case 'simple_expansion':
+    case 'expansion':
+      concern(context, 'expansion', `\`${clip(node.text)}\` expands a variable, whose value is not known`);
+      scanNested(node, context);
+      return dynamicWord(node);
+    case 'command_substitution':
+    case 'process_substitution': {
+      const what = node.type === 'command_substitution' ? 'command substitution' : 'process substitution';
+      concern(context, 'substitution', `\`${clip(node.text)}\` is a ${what}, which runs a command`);
+      for (const child of node.namedChildren) {
+        if (child) {
+          visitStatement(child, context);
+        }
+      }
+      return dynamicWord(node);
+    }
+    case 'arithmetic_expansion':
+      concern(context, 'arithmetic', `\`${clip(node.text)}\` is an arithmetic expansion, which can run code`);
+      scanNested(node, context);
+      return dynamicWord(node);
+    case 'brace_expression':
+      concern(context, 'expansion', `\`${clip(node.text)}\` uses brace expansion`);
+      return dynamicWord(node);
+    default:
+      concern(context, 'unsupported', `\`${clip(node.text)}\` is a word the analysis does not handle (${node.type})`);
+      scanNested(node, context);
+      return dynamicWord(node);
+  }
+}
+
+const dynamicWord = (node: ShellNode): Word => ({ value: node.text, mask: quoted(node.text), dynamic: true });
+
+/** An unquoted piece of a word: backslashes quote the next character; a backslash-newline disappears. */
+function unquoted(text: string, context: Context): Word {
+  if (text.includes('$') || text.includes('`')) {
+    // The parser would have produced an expansion node; a bare `$` is literal, but be strict about anything else.
+    if (!/^[^$`]*(\$)?$/.test(text)) {
+      concern(context, 'expansion', `\`${clip(text)}\` contains an expansion character the analysis does not handle`);
+      return { value: text, mask: quoted(text), dynamic: true };
+    }
+  }
+  historyCheck(text, context);
+  let value = '';
+  let mask = '';
+  for (let index = 0; index < text.length; index++) {
+    const char = text.charAt(index);
+    if (char === '\\') {
+      const next = text.charAt(index + 1);
+      index++;
+      if (next === '\n') {
+        continue;
+      }
+      if (next === '') {
+        value += '\\';
+        mask += '\0';
+        continue;
+      }
+      value += next;
+      mask += '\0';
+      continue;
+    }
+    value += char;
+    mask += char === '\0' ? ' ' : char;
+  }
+  return { value, mask, dynamic: false };
+}
+
+const simpleEscapes: Record<string, string> = {
+  a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', "'": "'",
+  '"': '"', '?': '?',
+};
+
+/** Decodes the inside of `$'…'`; undefined for escapes it does not know (`\c`, malformed `\u`). */
+function decodeAnsiC(body: string): string | undefined {
+  let out = '';
+  for (let index = 0; index < body.length; index++) {
+    const char = body.charAt(index);
+    if (char !== '\\') {
+      out += char;
+      continue;
+    }
+    const next = body.charAt(index + 1);
+    const simple = simpleEscapes[next];
+    if (simple !== undefined) {
+      out += simple;
+      index++;
+      continue;
+    }
+    const patterns: [RegExp, number][] = [
+      [/^[0-7]{1,3}/, 8],
+      [/^x[0-9a-fA-F]{1,2}/, 16],
+      [/^u[0-9a-fA-F]{1,4}/, 16],
+      [/^U[0-9a-fA-F]{1,8}/, 16],
+    ];
+    const rest = body.slice(index + 1);
+    const hit = patterns.find(([pattern]) => pattern.test(rest));
+    if (!hit) {
+      return undefined;
+    }
+    const digits = hit[0].exec(rest)?.[0] ?? '';
+    const code = parseInt(hit[1] === 8 ? digits : digits.slice(1), hit[1]);
+    if (code === 0 || code > 0x10ffff) {
+      return undefined;
+    }
+    out += String.fromCodePoint(code);
+    index += digits.length;
+  }
+  return out;
+}
+
+function visitCommand(node: ShellNode, context: Context): void {
+  const words: FinishedWord[] = [];
+  const assignments: string[] = [];
+  for (const child of node.children) {
+    if (!child) {
+      continue;
+    }
+    if (!child.isNamed) {
+      concern(context, 'unsupported', `\`${clip(child.text)}\` in \`${clip(node.text)}\` is not understood`);
+      continue;
+    }
+    switch (child.type) {
+      case 'variable_assignment':
+        assignments.push(child.text);
+        scanNested(child, context);
+        break;
+      case 'file_redirect':
+      case 'herestring_redirect':
+      case 'heredoc_redirect':
+        visitRedirect(child, context);
+        break;
+      case 'command_name': {
+        const inner = child.namedChildren[0];
+        if (!inner || child.namedChildren.length !== 1) {
+          concern(context, 'unsupported', `the command name \`${clip(child.text)}\` is not understood`);
+          words.push({ value: child.text, dynamic: true, glob: false });
+        } else {
+          words.push(finishWord(resolveWord(inner, context), context));
+        }
+        break;
+      }
+      case 'comment':
+        break;
+      default:
+        words.push(finishWord(resolveWord(child, context), context));
+    }
+  }
+  if (assignments.length > 0) {
+    concern(
+      context,
+      'assignment',
+      `\`${clip(assignments.join(' '))}\` sets environment variables for the command, which can change what it runs`,
+    );
+  }
+  addCommand(words, assignments, [], context);
+}
+
+const shells = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh']);
+/** Run another command in a way this analysis does not follow: always a concern. */
+const opaqueWrappers = new Set([
+  'doas', 'su', 'ionice', 'strace', 'ltrace', 'watch', 'script', 'parallel', 'chroot', 'flock', 'setsid', 'unbuffer',
+  'busybox', 'source', '.', 'stdbuf', 'taskset', 'chrt', 'nsenter', 'unshare', 'firejail', 'runuser', 'pkexec',
+  'trap', 'alias', 'coproc', 'fc', 'ssh', 'expect', 'tclsh', 'perl', 'python', 'python3', 'node', 'ruby', 'php',
+  'awk', 'gawk', 'mawk', 'nawk', 'osascript', 'sg', 'newgrp', 'systemd-run', 'dbus-launch',
+]);
+const npmScriptFlags = /^--(script-shell|node-options|userconfig|globalconfig|prefix|shell|init-module)\b/;
+
+/** Looks through wrappers (`env`, `sudo`, `timeout`, `xargs`, `find -exec`, `bash -c`, `eval`, …) and records. */
+function addCommand(words: FinishedWord[], assignments: string[], via: string[], context: Context): void {
+  if (words.length === 0) {
+    return;
+  }
+  const record = (): void => {
+    const values = words.map((word) => word.value);
+    context.out.commands.push({
+      words: values,
+      text: values.join(' '),
+      dynamic: words.some((word) => word.dynamic),
+      globs: words.map((word) => word.glob),
+      assignments,
+      via,
+    });
+  };
+  const head = words[0];
+  if (!head || head.dynamic || head.glob) {
+    if (head?.glob === true) {
+      concern(context, 'expansion', `the command name \`${clip(head.value)}\` is a glob pattern`);
+    }
+    record();
+    return;
+  }
+  const name = head.value;
+  const rest = words.slice(1);
+  const through = (label: string, inner: FinishedWord[], extraAssignments: string[] = []): void => {
+    if (inner.length === 0) {
+      record();
+      return;
+    }
+    addCommand(inner, [...assignments, ...extraAssignments], [...via, label], context);
+  };
+  const base = name.includes('/') ? name.slice(name.lastIndexOf('/') + 1) : name;
+  if (opaqueWrappers.has(base)) {
+    concern(context, 'wrapper', `\`${base}\` runs other commands or code that the analysis does not follow`);
+    record();
+    return;
+  }
+  if (['npm', 'pnpm', 'yarn', 'bun'].includes(base) && rest.some((word) => npmScriptFlags.test(word.value))) {
+    concern(context, 'wrapper', `\`${base}\` is given an option that changes the shell or code it runs`);
+  }
+  switch (name) {
+    case 'env':
+      lookThroughEnv(rest, context, record, through);
+      return;
+    case 'sudo':
+      concern(context, 'privilege', '`sudo` runs a command as another user');
+      lookThroughOptions(name, rest, /^-[ugCDhprtTU]$/, /^-(?:[AbEHiKknPSsVvlB]+)$|^--[a-z-]+$/, record, through, context);
+      return;
+    case 'time':
+      lookThroughOptions(name, rest, /^$/, /^-p$/, record, through, context);
+      return;
+    case 'nice':
+      lookThroughOptions(name, rest, /^-n$/, /^-\d+$|^--adjustment=-?\d+$/, record, through, context);
+      return;
+    case 'nohup':
+    case 'command':
+    case 'builtin':
+      if (name === 'command' && rest[0] !== undefined && /^-[vV]+$/.test(rest[0].value)) {
+        record();
+        return;
+      }
+      lookThroughOptions(name, rest, /^$/, name === 'command' ? /^-p$/ : /^$/, record, through, context);
+      return;
+    case 'exec':
+      lookThroughOptions(name, rest, /^-a$/, /^-[cl]+$/, record, through, context);
+      return;
+    case 'timeout': {
+      const options = /^-[sk]$/;
+      let index = 0;
+      while (index < rest.length) {
+        const word = rest[index]?.value ?? '';
+        if (options.test(word)) {
+          index += 2;
+        } else if (/^--(signal|kill-after)=|^--(preserve-status|foreground|verbose)$|^-v$|^-[sk].+/.test(word)) {
+          index += 1;
+        } else if (word === '--') {
+          index += 1;
+          break;
+        } else {
+          break;
+        }
+      }
+      const duration = rest[index];
+      if (!duration || !/^\d+(\.\d+)?[smhd]?$/.test(duration.value)) {
+        concern(context, 'wrapper', '`timeout` is used in a way the analysis does not follow');
+        record();
+        return;
+      }
+      through('timeout', rest.slice(index + 1));
+      return;
+    }
+    case 'xargs':
+      lookThroughXargs(rest, record, through, context);
+      return;
+    case 'find':
+      lookThroughFind(words, via, through, context);
+      return;
+    case 'eval': {
+      if (rest.some((word) => word.dynamic || word.glob)) {
+        concern(context, 'eval', '`eval` runs code built from expansions');
+        record();
+        return;
+      }
+      if (rest.length === 0) {
+        return;
+      }
+      nested(rest.map((word) => word.value).join(' '), 'eval', via, context);
+      return;
+    }
+    case 'git':
+      checkGit(rest, context);
+      gitOutputs(rest, context);
+      record();
+      return;
+    default:
+      break;
+  }
+  if (shells.has(name)) {
+    lookThroughShell(name, rest, record, via, context);
+    return;
+  }
+  record();
+}
+
+function nested(source: string, label: string, via: string[], context: Context): void {
+  const inner: Context = { ...context, depth: context.depth + 1, out: { commands: [], redirects: [], concerns: [] } };
+  try {
+    analyseSource(source, inner);
+  } catch (error) {
+    concern(context, 'parse-error', `the code given to \`${label}\` could not be parsed (${error instanceof Error ? error.message : String(error)})`);
+  }
+  for (const command of inner.out.commands) {
+    context.out.commands.push({ ...command, via: [...via, label, ...command.via] });
+  }
+  context.out.redirects.push(...inner.out.redirects);
+  for (const item of inner.out.concerns) {
+    concern(context, item.kind, item.detail);
+  }
+}
+
+type Through = (label: string, inner: FinishedWord[], extraAssignments?: string[]) => void;
+
+/** Skips the wrapper's options (`withArgument` takes the next word; `flag` stands alone); unknown options ask. */
+function lookThroughOptions(
+  name: string,
+  rest: FinishedWord[],
+  withArgument: RegExp,
+  flag: RegExp,
+  record: () => void,
+  through: Through,
+  context: Context,
+): void {
+  let index = 0;
+  while (index < rest.length) {
+    const word = rest[index];
+    if (!word || word.dynamic || word.glob) {
+      break;
+    }
+    if (word.value === '--') {
+      index++;
+      break;
+    }
+    if (!word.value.startsWith('-')) {
+      break;
+    }
+    if (withArgument.test(word.value)) {
+      index += 2;
+    } else if (flag.test(word.value)) {
+      index++;
+    } else {
+      concern(context, 'wrapper', `\`${name} ${word.value}\` is an option the analysis does not follow`);
+      record();
+      return;
+    }
+  }
+  through(name, rest.slice(index));
+}
+
+function lookThroughEnv(rest: FinishedWord[], context: Context, record: () => void, through: Through): void {
+  const extra: string[] = [];
+  let index = 0;
+  while (index < rest.length) {
+    const word = rest[index];
+    if (!word || word.dynamic) {
+      break;
+    }
+    const value = word.value;
+    if (value === '-i' || value === '-' || value === '--ignore-environment' || value === '-0' || value === '--null') {
+      index++;
+    } else if (value === '-u' || value === '--unset') {
+      index += 2;
+    } else if (/^(-u.+|--unset=.+)$/.test(value)) {
+      index++;
+    } else if (value === '--') {
+      index++;
+    } else if (value.startsWith('-')) {
+      concern(context, 'wrapper', `\`env ${value}\` is an option the analysis does not follow`);
+      record();
+      return;
+    } else if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(value)) {
+      extra.push(value);
+      index++;
+    } else {
+      break;
+    }
+  }
+  if (extra.length > 0) {
+    concern(context, 'assignment', `\`env ${clip(extra.join(' '))}\` sets environment variables, which can change what a command runs`);
+  }
+  if (index >= rest.length) {
+    record();
+    return;
+  }
+  through('env', rest.slice(index), extra);
+}
+
+function lookThroughXargs(rest: FinishedWord[], record: () => void, through: Through, context: Context): void {
+  const withArgument = /^-[adEeIiLlnPs]$|^--(arg-file|delimiter|eof|replace|max-lines|max-args|max-procs|max-chars|process-slot-var)$/;
+  const attached = /^-[adEeIiLlnPs].+|^--(arg-file|delimiter|eof|replace|max-lines|max-args|max-procs|max-chars|process-slot-var)=/;
+  const flag = /^-[0rtpx]+$|^--(null|no-run-if-empty|verbose|interactive|exit|open-tty|show-limits)$/;
+  let index = 0;
+  while (index < rest.length) {
+    const word = rest[index];
+    if (!word || word.dynamic || word.glob) {
+      break;
+    }
+    const value = word.value;
+    if (value === '--') {
+      index++;
+      break;
+    }
+    if (!value.startsWith('-')) {
+      break;
+    }
+    if (flag.test(value) || attached.test(value)) {
+      index++;
+    } else if (withArgument.test(value)) {
+      index += 2;
+    } else {
+      concern(context, 'wrapper', `\`xargs ${value}\` is an option the analysis does not follow`);
+      record();
+      return;
+    }
+  }
+  const inner = rest.slice(index);
+  through('xargs', inner.length > 0 ? inner : [{ value: 'echo', dynamic: false, glob: false }]);
+}
+
+function lookThroughFind(words: FinishedWord[], via: string[], through: Through, context: Context): void {
+  const own: FinishedWord[] = [];
+  let index = 0;
+  while (index < words.length) {
+    const word = words[index];
+    if (!word) {
+      break;
+    }
+    const value = word.value;
+    if (['-exec', '-execdir', '-ok', '-okdir'].includes(value)) {
+      own.push(word);
+      const end = words.findIndex((candidate, at) => at > index && !candidate.dynamic && (candidate.value === ';' || candidate.value === '+'));
+      if (end === -1) {
+        concern(context, 'wrapper', `\`find ${value}\` has no terminating \`;\` or \`+\``);
+        index = words.length;
+        break;
+      }
+      through(`find ${value}`, words.slice(index + 1, end));
+      own.push({ value: '…', dynamic: false, glob: false }, words[end] ?? word);
+      index = end + 1;
+      continue;
+    }
+    if (/^-(delete|fprint0?|fprintf|fls)$/.test(value)) {
+      concern(context, 'find', `\`find ${value}\` deletes or writes files`);
+    }
+    own.push(word);
+    index++;
+  }
+  // `find` itself is a command too (`find . -name x` needs a rule).
+  const values = own.map((word) => word.value);
+  context.out.commands.push({
+    words: values,
+    text: values.join(' '),
+    dynamic: own.some((word) => word.dynamic),
+    globs: own.map((word) => word.glob),
+    assignments: [],
+    via,
+  });
+}
+
+function lookThroughShell(name: string, rest: FinishedWord[], record: () => void, via: string[], context: Context): void {
+  let index = 0;
+  let sawC = false;
+  while (index < rest.length) {
+    const word = rest[index];
+    if (!word || word.dynamic || word.glob) {
+      break;
+    }
+    const value = word.value;
+    if (/^-[euxvc]+$/.test(value) && value !== '-') {
+      if (value.includes('c')) {
+        sawC = true;
+      }
+      index++;
+    } else if (value === '-o' || value === '+o') {
+      index += 2;
+    } else if (value === '--norc' || value === '--noprofile') {
+      index++;
+    } else {
+      break;
+    }
+  }
+  if (!sawC) {
+    // `bash script.sh`, `sh` reading stdin: a command like any other, which needs its own rule.
+    record();
+    return;
+  }
+  const script = rest[index];
+  if (!script || script.dynamic || script.glob) {
+    concern(context, 'shell', `\`${name} -c\` runs code that is not a fixed string`);
+    record();
+    return;
+  }
+  if (name === 'zsh' || name === 'ksh' || name === 'mksh') {
+    concern(context, 'shell', `\`${name} -c\` code is parsed as bash, which may differ from how ${name} reads it`);
+  }
+  nested(script.value, `${name} -c`, via, context);
+}
+
+/** `git diff/log/show --output=<file>` (or an abbreviation) writes a file: listed as a writing redirect. */
+function gitOutputs(rest: FinishedWord[], context: Context): void {
+  rest.forEach((word, index) => {
+    const match = /^--ou(?:t(?:p(?:ut?)?)?)?(=|$)/.exec(word.value);
+    if (!match) {
+      return;
+    }
+    const file = match[1] === '=' ? word : rest[index + 1];
+    const name = match[1] === '=' ? word.value.slice(word.value.indexOf('=') + 1) : (file?.value ?? '');
+    const raw = `git ${word.value}${match[1] === '=' ? '' : ` ${name}`}`;
+    if (!file || file.dynamic || file.glob || name === '') {
+      context.out.redirects.push({ op: '--output', raw, writes: true });
+      return;
+    }
+    const target = path.resolve(context.cwd, name.startsWith('~/') && context.home !== undefined ? context.home + name.slice(1) : name);
+    context.out.redirects.push({ op: '--output', target, raw, writes: !harmlessTargets.has(target) });
+  });
+}
+
+function checkGit(rest: FinishedWord[], context: Context): void {
+  for (const word of rest) {
+    const value = word.value;
+    if (!value.startsWith('-')) {
+      break;
+    }
+    if (value === '-c' || value.startsWith('-c') || value.startsWith('--config-env') || value.startsWith('--exec-path')
+      || value.startsWith('--git-dir') || value.startsWith('--work-tree') || value === '-C' || value.startsWith('--namespace')) {
+      concern(context, 'git', `\`git ${value}\` can change the configuration, repository or programs git runs`);
+      return;
+    }
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * Loads the bash grammar (tree-sitter-bash, as shipped in `@vscode/tree-sitter-wasm`) once; after
+ * `initShellParser()` resolves, `parseShell()` is synchronous. The two .wasm files (`tree-sitter.wasm`, the runtime,
+ * and `tree-sitter-bash.wasm`, the grammar) are read from `wasmDir`: the extension passes its dist folder (esbuild
+ * copies them there); tests and scripts default to the package in node_modules.
+ */
+import * as path from 'node:path';
+import * as TreeSitter from '@vscode/tree-sitter-wasm';
+
+export type ShellNode = TreeSitter.Node;
+
+let parser: TreeSitter.Parser | undefined;
+let loading: Promise<void> | undefined;
+
+/** The folder holding `tree-sitter.wasm` and `tree-sitter-bash.wasm` inside node_modules. */
+export function defaultWasmDir(): string {
+  // Not a literal: bundlers must not try to resolve it (a bundled extension passes its own folder instead).
+  const grammar: string = ['@vscode', 'tree-sitter-wasm', 'wasm', 'tree-sitter-bash.wasm'].join('/');
+  return path.dirname(require.resolve(grammar));
+}
+
+/** Loads the parser once. Safe to call many times; a failed load can be retried. */
+export function initShellParser(wasmDir?: string): Promise<void> {
+  if (parser) {
+    return Promise.resolve();
+  }
+  loading ??= (async () => {
+    const dir = wasmDir ?? defaultWasmDir();
+    await TreeSitter.Parser.init({ locateFile: (file: string) => path.join(dir, file) });
+    const bash = await TreeSitter.Language.load(path.join(dir, 'tree-sitter-bash.wasm'));
+    const created = new TreeSitter.Parser();
+    created.setLanguage(bash);
+    parser = created;
+  })().catch((error: unknown) => {
+    loading = undefined;
+    throw error;
+  });
+  return loading;
+}
+
+export function isShellParserReady(): boolean {
+  return parser !== undefined;
+}
+
+/**
+ * Parses `source` and hands the root node to `visit`; the tree is freed afterwards (it lives in WASM memory).
+ * Throws when the parser is not initialised.
+ */
+export function withShellTree<T>(source: string, visit: (root: ShellNode) => T): T {
+  if (!parser) {
+    throw new Error('the shell parser is not initialised (call initShellParser first)');
+  }
+  const tree = parser.parse(source);
+  if (!tree) {
+    throw new Error('the shell parser returned no tree');
+  }
+  try {
+    return visit(tree.rootNode);
+  } finally {
+    tree.delete();
+  }
+}
