@@ -2,9 +2,11 @@ import * as vscode from 'vscode';
 import { Emitter } from './core/disposable';
 import type { AuditEntry } from './core/audit/auditLog';
 import type { ToolgateApi } from './vscode/api';
+import { AgentHost } from './vscode/agentHost';
 import { ApprovalsPanel, type PanelRequest } from './vscode/approvalsPanel';
+import { MirroredWorkspaceState } from './vscode/grantStorage';
 import { ChatViewProvider } from './vscode/chatViewProvider';
-import { createGateHost } from './vscode/gateHost';
+import { createGateHost, storageFolder } from './vscode/gateHost';
 import { createLog } from './vscode/log';
 import { ProposedContentProvider } from './vscode/proposedContent';
 import { ApiKeyStore } from './vscode/secrets';
@@ -12,7 +14,7 @@ import { Settings } from './vscode/settings';
 import { TerminalRunner } from './vscode/tools/terminal';
 import { ToolService } from './vscode/toolService';
 
-/** The chat whose session grants apply to calls that come through the API or commands. */
+/** The chat whose session grants apply to calls that come through the API. */
 const apiChatId = 'api';
 
 export function activate(context: vscode.ExtensionContext): ToolgateApi {
@@ -25,12 +27,44 @@ export function activate(context: vscode.ExtensionContext): ToolgateApi {
   const tools = new ToolService(gate, settings, terminal, log);
   const proposed = new ProposedContentProvider(tools.proposals);
 
-  const chat = new ChatViewProvider(context.extensionUri, log, () => ({
-    view: 'chat',
-    model: { baseUrl: settings.get('model.baseUrl'), name: settings.get('model.name') },
-    waitingCalls: gate.waitingCount,
-    trusted: vscode.workspace.isTrusted,
-  }));
+  const agent = new AgentHost(
+    new MirroredWorkspaceState(context.workspaceState, storageFolder(context), (message) => log.warn(message)),
+    settings,
+    tools,
+    gate,
+    grants,
+    apiKeys,
+    log,
+  );
+  const chat = new ChatViewProvider(
+    context.extensionUri,
+    log,
+    () => ({
+      view: 'chat',
+      model: { baseUrl: settings.get('model.baseUrl'), name: settings.get('model.name'), provider: settings.get('model.provider') },
+      waitingCalls: gate.waitingCount,
+      trusted: vscode.workspace.isTrusted,
+      chatId: agent.chatId,
+      running: agent.isRunning,
+      entries: agent.entries(),
+      chats: agent.chatList(),
+    }),
+    (message) => {
+      switch (message.type) {
+        case 'submit':
+          agent.submit(message.prompt);
+          return { ok: true };
+        case 'stop':
+          return agent.cancel() ? { ok: true } : { ok: false, error: 'no task is running' };
+        case 'newChat':
+          return agent.newChat();
+        case 'openChat':
+          return agent.openChat(message.chatId);
+        case 'answer':
+          return agent.answer(message.questionId, message.answer);
+      }
+    },
+  );
 
   const handlePanel = async (message: PanelRequest): Promise<{ ok: true } | { ok: false; error: string }> => {
     switch (message.type) {
@@ -55,7 +89,7 @@ export function activate(context: vscode.ExtensionContext): ToolgateApi {
       waitingCalls: gate.waitingCount,
       trusted: vscode.workspace.isTrusted,
       pending: gate.pendingViews(),
-      grants: gate.grantViews(apiChatId),
+      grants: gate.grantViews(agent.chatId),
     }),
     handlePanel,
   );
@@ -90,12 +124,31 @@ export function activate(context: vscode.ExtensionContext): ToolgateApi {
     status,
     terminal,
     gate,
+    agent,
     onDidDecide,
+    agent.onDidChange(() => chat.refresh()),
     audit.onDidRecord((entry) => onDidDecide.fire(entry)),
     gate.onDidChange(refreshViews),
     vscode.workspace.registerTextDocumentContentProvider(ProposedContentProvider.scheme, proposed),
     vscode.window.registerWebviewViewProvider(ChatViewProvider.viewType, chat),
     vscode.commands.registerCommand('toolgate.openApprovals', () => approvals.show()),
+    vscode.commands.registerCommand('toolgate.runTask', async (prompt?: unknown) => {
+      let task = typeof prompt === 'string' ? prompt : undefined;
+      if (task === undefined) {
+        task = await vscode.window.showInputBox({ title: 'Toolgate: Run Task', prompt: 'What should the agent do?', ignoreFocusOut: true });
+      }
+      if (task === undefined || task.trim() === '') {
+        return undefined;
+      }
+      return await agent.runTask(task.trim());
+    }),
+    vscode.commands.registerCommand('toolgate.cancel', () => agent.cancel()),
+    vscode.commands.registerCommand('toolgate.newChat', () => {
+      const outcome = agent.newChat();
+      if (!outcome.ok) {
+        void vscode.window.showWarningMessage(`Toolgate: ${outcome.error}`);
+      }
+    }),
     vscode.commands.registerCommand('toolgate.setApiKey', () => apiKeys.prompt()),
     vscode.commands.registerCommand('toolgate.showAuditLog', async () => {
       await audit.flush();

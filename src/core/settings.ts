@@ -34,6 +34,8 @@ export const settingSchemas = {
   protectedPaths: z.array(z.string().min(1)),
   'approval.timeoutSeconds': z.number().min(0),
   'terminal.timeoutSeconds': z.number().min(1),
+  'model.provider': z.enum(['openai-compatible', 'vscode-lm']),
+  'agent.maxSteps': z.number().int().min(1).max(500),
 } as const;
 
 export type SettingKey = keyof typeof settingSchemas;
@@ -48,6 +50,8 @@ export const settingDefaults: { [K in SettingKey]: SettingValue<K> } = {
   protectedPaths: [...defaultProtectedPaths],
   'approval.timeoutSeconds': 0,
   'terminal.timeoutSeconds': 120,
+  'model.provider': 'openai-compatible',
+  'agent.maxSteps': 25,
 };
 
 export interface ParsedSetting<T> {

@@ -29,9 +29,26 @@ export const CommandMessage = z.strictObject({
   command: HostCommand,
 });
 
+const ChatRequestId = RequestId;
+export const SubmitMessage = z.strictObject({ type: z.literal('submit'), requestId: ChatRequestId, prompt: z.string().min(1).max(100_000) });
+export const StopMessage = z.strictObject({ type: z.literal('stop'), requestId: ChatRequestId });
+export const NewChatMessage = z.strictObject({ type: z.literal('newChat'), requestId: ChatRequestId });
+export const OpenChatMessage = z.strictObject({ type: z.literal('openChat'), requestId: ChatRequestId, chatId: z.string().min(1).max(80) });
+export const AnswerMessage = z.strictObject({
+  type: z.literal('answer'),
+  requestId: ChatRequestId,
+  questionId: z.string().min(1).max(200),
+  answer: z.string().min(1).max(4000),
+});
+
 export const WebviewToHost = z.discriminatedUnion('type', [
   ReadyMessage,
   CommandMessage,
+  SubmitMessage,
+  StopMessage,
+  NewChatMessage,
+  OpenChatMessage,
+  AnswerMessage,
   DecideMessage,
   BatchMessage,
   OpenDiffMessage,
@@ -39,12 +56,51 @@ export const WebviewToHost = z.discriminatedUnion('type', [
 ]);
 export type WebviewToHost = z.infer<typeof WebviewToHost>;
 
-/** What the chat view shows about the session before the agent runs. */
+/** The messages each view may send; a valid message of the other view's kind is dropped too. */
+export const inboundTypes = {
+  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer'],
+  approvals: ['ready', 'command', 'decide', 'decideAll', 'openDiff', 'revokeGrant'],
+} as const satisfies Record<ViewKind, readonly WebviewToHost['type'][]>;
+export type InboundFor<V extends ViewKind> = Extract<WebviewToHost, { type: (typeof inboundTypes)[V][number] }>;
+
+export const ToolStatus = z.enum(['waiting', 'running', 'done', 'denied', 'failed']);
+
+/** One entry of the transcript. `v` changes whenever the entry does, so the view re-renders only what changed. */
+export const ChatEntry = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('user'), id: z.string(), v: z.number(), text: z.string() }),
+  z.strictObject({ kind: z.literal('assistant'), id: z.string(), v: z.number(), text: z.string(), streaming: z.boolean() }),
+  z.strictObject({
+    kind: z.literal('tool'),
+    id: z.string(),
+    v: z.number(),
+    name: z.string(),
+    summary: z.string(),
+    status: ToolStatus,
+    output: z.string().optional(),
+  }),
+  z.strictObject({
+    kind: z.literal('question'),
+    id: z.string(),
+    v: z.number(),
+    question: z.string(),
+    options: z.array(z.string()),
+    allowFreeText: z.boolean(),
+    answer: z.string().optional(),
+  }),
+  z.strictObject({ kind: z.literal('notice'), id: z.string(), v: z.number(), level: z.enum(['info', 'error']), text: z.string() }),
+]);
+export type ChatEntry = z.infer<typeof ChatEntry>;
+
+/** What the chat view shows: the current chat's transcript, whether a task runs, and the workspace's other chats. */
 export const ChatState = z.strictObject({
   view: z.literal('chat'),
-  model: z.strictObject({ baseUrl: z.string(), name: z.string() }),
+  model: z.strictObject({ baseUrl: z.string(), name: z.string(), provider: z.string() }),
   waitingCalls: z.number().int().nonnegative(),
   trusted: z.boolean(),
+  chatId: z.string(),
+  running: z.boolean(),
+  entries: z.array(ChatEntry),
+  chats: z.array(z.strictObject({ id: z.string(), title: z.string(), updatedAt: z.string() })),
 });
 export type ChatState = z.infer<typeof ChatState>;
 

@@ -1,12 +1,12 @@
 import * as vscode from 'vscode';
 import { DisposableStore } from '../core/disposable';
-import type { ApprovalsState, WebviewToHost } from '../shared/messages';
+import type { ApprovalsState, InboundFor } from '../shared/messages';
 import { answerCommands } from './commandBridge';
 import type { Log } from './log';
 import { WebviewChannel } from './webviewChannel';
 import { renderWebviewHtml, webviewOptions } from './webviewHtml';
 
-export type PanelRequest = Exclude<WebviewToHost, { type: 'ready' | 'command' }>;
+export type PanelRequest = Exclude<InboundFor<'approvals'>, { type: 'ready' | 'command' }>;
 
 /**
  * The approvals panel: a WebviewPanel in the editor area. It holds no truth: every time it (re)connects the host
@@ -17,7 +17,7 @@ export class ApprovalsPanel implements vscode.Disposable {
   private readonly store = new DisposableStore();
   private panel: vscode.WebviewPanel | undefined;
   private panelStore: DisposableStore | undefined;
-  private channel: WebviewChannel | undefined;
+  private channel: WebviewChannel<'approvals'> | undefined;
 
   constructor(
     private readonly extensionUri: vscode.Uri,

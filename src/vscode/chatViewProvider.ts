@@ -1,22 +1,26 @@
 import type * as vscode from 'vscode';
 import { DisposableStore } from '../core/disposable';
-import type { ChatState } from '../shared/messages';
+import type { ChatState, InboundFor } from '../shared/messages';
 import { answerCommands } from './commandBridge';
 import type { Log } from './log';
 import { WebviewChannel } from './webviewChannel';
 import { renderWebviewHtml, webviewOptions } from './webviewHtml';
+
+export type ChatRequest = Exclude<InboundFor<'chat'>, { type: 'ready' | 'command' }>;
 
 /** The sidebar chat view (a WebviewView in the Toolgate view container). */
 export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
   static readonly viewType = 'toolgate.chat';
   private readonly store = new DisposableStore();
   private viewStore: DisposableStore | undefined;
-  private channel: WebviewChannel | undefined;
+  private channel: WebviewChannel<'chat'> | undefined;
+  private pushTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly log: Log,
     private readonly getState: () => ChatState,
+    private readonly handle: (message: ChatRequest) => { ok: true } | { ok: false; error: string },
   ) {}
 
   resolveWebviewView(view: vscode.WebviewView): void {
@@ -26,6 +30,18 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     const channel = viewStore.add(new WebviewChannel(view.webview, 'chat', this.getState, this.log));
     this.channel = channel;
     viewStore.add(answerCommands(channel));
+    viewStore.add(
+      channel.onDidReceive((message) => {
+        if (message.type === 'command') {
+          return;
+        }
+        const outcome = this.handle(message);
+        if (!outcome.ok) {
+          this.log.warn(`[chat] ignored '${message.type}': ${outcome.error}`);
+        }
+        channel.post({ type: 'result', requestId: message.requestId, ...outcome });
+      }),
+    );
     viewStore.add(
       view.onDidDispose(() => {
         if (this.channel === channel) {
@@ -37,12 +53,21 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     view.webview.html = renderWebviewHtml(view.webview, this.extensionUri, 'chat');
   }
 
-  /** Re-sends the state after anything it shows has changed. */
+  /** Re-sends the state after anything it shows has changed; bursts (streaming tokens) are coalesced. */
   refresh(): void {
-    this.channel?.pushState();
+    if (this.pushTimer !== undefined) {
+      return;
+    }
+    this.pushTimer = setTimeout(() => {
+      this.pushTimer = undefined;
+      this.channel?.pushState();
+    }, 30);
   }
 
   dispose(): void {
+    if (this.pushTimer !== undefined) {
+      clearTimeout(this.pushTimer);
+    }
     this.channel = undefined;
     this.store.dispose();
   }

@@ -11,8 +11,8 @@ const commandIds: Record<HostCommand, string> = {
 };
 
 /** Runs the contract's host commands asked for by a webview and answers with a `result`. */
-export function answerCommands(channel: WebviewChannel): vscode.Disposable {
-  const subscription = channel.onDidReceive((message) => {
+export function answerCommands(channel: WebviewChannel<'chat'> | WebviewChannel<'approvals'>): vscode.Disposable {
+  const subscription = (channel as WebviewChannel).onDidReceive((message) => {
     if (message.type !== 'command') {
       return;
     }

@@ -21,8 +21,13 @@ export interface GateHost {
   auditFile: string;
 }
 
+/** Where Toolgate keeps this workspace's files (audit log, mirrored state). */
+export function storageFolder(context: vscode.ExtensionContext): string {
+  return (context.storageUri ?? context.globalStorageUri).fsPath;
+}
+
 export function createGateHost(context: vscode.ExtensionContext, settings: Settings, log: Log): GateHost {
-  const storage = (context.storageUri ?? context.globalStorageUri).fsPath;
+  const storage = storageFolder(context);
   const auditFile = path.join(storage, 'audit.jsonl');
   const audit = new AuditLog(
     {

@@ -38,6 +38,8 @@ export interface ToolCallResult {
 export interface RunOptions {
   chatId: string;
   signal?: AbortSignal;
+  /** Progress of each request of a batch, by its index: waiting for the person, or running. */
+  onStatus?: (index: number, status: 'waiting' | 'running') => void;
 }
 
 type Prepared =
@@ -223,9 +225,15 @@ export class ToolService {
       ready.map((item) => item.input),
       options,
     );
+    const waiting = new Set(this.gate.pendingViews().map((view) => view.callId));
+    prepared.forEach((item, index) => {
+      if (item.kind === 'ready' && waiting.has(item.input.callId)) {
+        options.onStatus?.(index, 'waiting');
+      }
+    });
     const results: ToolCallResult[] = [];
     let readyIndex = 0;
-    for (const item of prepared) {
+    for (const [index, item] of prepared.entries()) {
       if (item.kind === 'error') {
         results.push({ ok: false, output: `Error: ${item.message}. Nothing was run.` });
         continue;
@@ -235,7 +243,11 @@ export class ToolService {
         results.push({ ok: false, output: 'Error: the gate returned no result. Nothing was run.' });
         continue;
       }
-      results.push(await this.complete(item, await outcome, options, 0));
+      const decision = await outcome;
+      if (decision.verdict === 'allow') {
+        options.onStatus?.(index, 'running');
+      }
+      results.push(await this.complete(item, decision, options, 0));
     }
     return results;
   }

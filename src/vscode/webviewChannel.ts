@@ -4,12 +4,13 @@ import {
   HostToWebview,
   WebviewToHost,
   describeIssues,
+  inboundTypes,
+  type InboundFor,
   type ViewKind,
   type ViewState,
 } from '../shared/messages';
 import type { Log } from './log';
 
-type Handled = Exclude<WebviewToHost, { type: 'ready' }>;
 
 /**
  * The typed, validated pipe between the host and one webview.
@@ -17,16 +18,16 @@ type Handled = Exclude<WebviewToHost, { type: 'ready' }>;
  * - Every inbound message is parsed from `unknown`; one that does not fit the contract is dropped with a log line.
  * - Every outbound message is checked against the contract too, so a host bug cannot send the webview garbage.
  */
-export class WebviewChannel implements Disposable {
+export class WebviewChannel<V extends ViewKind = ViewKind> implements Disposable {
   private ready = false;
   private readonly subscriptions: Disposable[] = [];
-  private readonly onDidReceiveEmitter = new Emitter<Handled>();
+  private readonly onDidReceiveEmitter = new Emitter<Exclude<InboundFor<V>, { type: 'ready' }>>();
   /** A validated message other than `ready`, for the owner to handle. */
   readonly onDidReceive = this.onDidReceiveEmitter.event;
 
   constructor(
     private readonly webview: vscode.Webview,
-    private readonly view: ViewKind,
+    private readonly view: V,
     private readonly getState: () => ViewState,
     private readonly log: Log,
   ) {
@@ -47,6 +48,10 @@ export class WebviewChannel implements Disposable {
       return;
     }
     const message = parsed.data;
+    if (!(inboundTypes[this.view] as readonly string[]).includes(message.type)) {
+      this.log.warn(`[${this.view}] dropped '${message.type}': this view does not send that`);
+      return;
+    }
     if (message.type === 'ready') {
       if (message.view !== this.view) {
         this.log.warn(`[${this.view}] dropped a ready message for the wrong view '${message.view}'`);
@@ -62,7 +67,7 @@ export class WebviewChannel implements Disposable {
       return;
     }
     this.log.info(`[${this.view}] received '${message.type}' (request ${message.requestId})`);
-    this.onDidReceiveEmitter.fire(message);
+    this.onDidReceiveEmitter.fire(message as Exclude<InboundFor<V>, { type: 'ready' }>);
   }
 
   /** Pushes the current state, if the webview is listening; otherwise it gets it with `init` when it says ready. */

@@ -1,10 +1,13 @@
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-icon/index.js';
-import type { ChatState, ViewState } from '../../src/shared/messages';
+import type { ChatEntry, ChatState, ViewState } from '../../src/shared/messages';
 import { connect, h, markConnected, requireElement } from '../shared/bridge';
+import { renderMarkdown } from './markdown';
 
 const root = requireElement('root');
 let updates = 0;
+let latest: ChatState | undefined;
+const rendered = new Map<string, { v: number; element: HTMLElement }>();
 
 const bridge = connect('chat', {
   onState(state: ViewState) {
@@ -15,28 +18,175 @@ const bridge = connect('chat', {
     render(state);
     markConnected(root, updates);
   },
+  onResult(_requestId, ok, error) {
+    if (!ok) {
+      errorBar.hidden = false;
+      errorBar.textContent = error ?? 'refused';
+    }
+  },
 });
 
+const statusLine = h('p', { class: 'muted status-line', 'data-field': 'model' });
+const waitingLine = h('p', { 'data-field': 'waiting', role: 'status' });
+const trustLine = h('p', { class: 'notice warning', role: 'note', hidden: true }, 'This workspace is not trusted: every gated call asks.');
+const errorBar = h('p', { class: 'notice error', role: 'alert', hidden: true });
+const transcript = h('div', { class: 'transcript', 'data-field': 'transcript', role: 'log', 'aria-live': 'polite' });
+const prompt = h('textarea', {
+  'data-field': 'prompt',
+  rows: '3',
+  placeholder: 'Describe a task. Enter sends, Shift+Enter adds a line. While calls wait: "yes" or "no, because …".',
+  'aria-label': 'Task for the agent',
+});
+const send = h('vscode-button', { 'data-action': 'send' }, h('vscode-icon', { name: 'send', slot: 'content-before' }), 'Send');
+const stop = h('vscode-button', { 'data-action': 'stop', secondary: true, hidden: true }, h('vscode-icon', { name: 'debug-stop', slot: 'content-before' }), 'Stop');
+const newChat = h('vscode-button', { 'data-action': 'new-chat', secondary: true, title: 'New chat' }, h('vscode-icon', { name: 'add', slot: 'content-before' }), 'New chat');
+const history = h('select', { 'data-field': 'history', 'aria-label': 'Chats of this workspace' });
+const openApprovals = h('vscode-button', { 'data-action': 'open-approvals', secondary: true }, h('vscode-icon', { name: 'shield', slot: 'content-before' }), 'Approvals');
+
+const submit = (): void => {
+  const text = prompt.value.trim();
+  if (text === '') {
+    return;
+  }
+  errorBar.hidden = true;
+  bridge.send({ type: 'submit', prompt: text });
+  prompt.value = '';
+};
+send.addEventListener('click', submit);
+prompt.addEventListener('keydown', (event) => {
+  if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+    event.preventDefault();
+    submit();
+  }
+});
+stop.addEventListener('click', () => bridge.send({ type: 'stop' }));
+newChat.addEventListener('click', () => bridge.send({ type: 'newChat' }));
+openApprovals.addEventListener('click', () => bridge.command('openApprovals'));
+history.addEventListener('change', () => {
+  if (latest && history.value !== latest.chatId) {
+    bridge.send({ type: 'openChat', chatId: history.value });
+  }
+});
+
+root.replaceChildren(
+  h('header', { class: 'chat-header' }, history, newChat),
+  statusLine,
+  trustLine,
+  transcript,
+  waitingLine,
+  errorBar,
+  h('div', { class: 'composer' }, prompt, h('div', { class: 'actions' }, send, stop, openApprovals)),
+);
+
+const statusIcons: Record<string, string> = { waiting: 'shield', running: 'loading', done: 'pass', denied: 'circle-slash', failed: 'error' };
+const statusText: Record<string, string> = { waiting: 'waiting for approval', running: 'running', done: 'done', denied: 'denied', failed: 'failed' };
+
+function renderEntry(entry: ChatEntry): HTMLElement {
+  switch (entry.kind) {
+    case 'user':
+      return h('div', { class: 'entry user', 'data-entry': 'user' }, h('p', {}, entry.text));
+    case 'assistant': {
+      const body = h('div', { class: 'entry assistant', 'data-entry': 'assistant', 'data-streaming': String(entry.streaming) }, ...renderMarkdown(entry.text));
+      body.hidden = entry.text === '' && !entry.streaming;
+      return body;
+    }
+    case 'notice':
+      return h('p', { class: `entry notice ${entry.level === 'error' ? 'error' : ''}`, 'data-entry': 'notice', role: entry.level === 'error' ? 'alert' : 'status' }, entry.text);
+    case 'tool': {
+      const card = h('div', { class: `entry tool status-${entry.status}`, 'data-entry': 'tool', 'data-tool': entry.name, 'data-status': entry.status },
+        h('vscode-icon', { name: statusIcons[entry.status] ?? 'tools', 'aria-hidden': 'true', ...(entry.status === 'running' ? { spin: true } : {}) }),
+        ' ', h('code', {}, entry.name), ' ', h('span', { class: 'summary' }, entry.summary), ' ',
+        h('span', { class: 'tool-status' }, statusText[entry.status] ?? entry.status));
+      if (entry.status === 'waiting') {
+        const link = h('a', { href: '#', 'data-action': 'open-approvals' }, 'Open the Approvals panel');
+        link.addEventListener('click', (event) => {
+          event.preventDefault();
+          bridge.command('openApprovals');
+        });
+        card.append(' · ', link);
+      }
+      if (entry.output !== undefined && entry.status !== 'waiting') {
+        card.append(h('details', {}, h('summary', {}, 'Result'), h('pre', { class: 'output' }, entry.output)));
+      }
+      return card;
+    }
+    case 'question': {
+      const box = h('div', { class: 'entry question', 'data-entry': 'question', 'data-question-id': entry.id }, h('p', { class: 'question-text' }, entry.question));
+      if (entry.answer !== undefined) {
+        box.append(h('p', { class: 'muted', 'data-field': 'answer' }, `Answered: ${entry.answer}`));
+        return box;
+      }
+      const buttons = entry.options.map((option) => {
+        const button = h('vscode-button', { 'data-action': 'answer', 'data-option': option, secondary: true }, option);
+        button.addEventListener('click', () => bridge.send({ type: 'answer', questionId: entry.id, answer: option }));
+        return button;
+      });
+      box.append(h('div', { class: 'actions' }, ...buttons));
+      if (entry.allowFreeText) {
+        const input = h('input', { type: 'text', 'data-field': 'free-answer', placeholder: 'Or type an answer', 'aria-label': 'Your answer' });
+        const answer = h('vscode-button', { 'data-action': 'answer-text' }, 'Answer');
+        const go = (): void => {
+          if (input.value.trim() !== '') {
+            bridge.send({ type: 'answer', questionId: entry.id, answer: input.value.trim() });
+          }
+        };
+        answer.addEventListener('click', go);
+        input.addEventListener('keydown', (event) => {
+          if (event.key === 'Enter') {
+            go();
+          }
+        });
+        box.append(h('div', { class: 'actions' }, input, answer));
+      }
+      return box;
+    }
+  }
+}
+
 function render(state: ChatState): void {
-  const openApprovals = h('vscode-button', { 'data-action': 'open-approvals', secondary: true },
-    h('vscode-icon', { name: 'shield', slot: 'content-before' }), 'Open Approvals');
-  openApprovals.addEventListener('click', () => bridge.command('openApprovals'));
+  const switched = latest?.chatId !== state.chatId;
+  latest = state;
+  statusLine.replaceChildren('Model ', h('code', {}, state.model.name), state.model.provider === 'vscode-lm' ? ' (VS Code language model)' : ` at ${state.model.baseUrl}`);
+  trustLine.hidden = state.trusted;
+  waitingLine.textContent = state.waitingCalls === 0 ? '' : `${state.waitingCalls} call${state.waitingCalls === 1 ? '' : 's'} waiting for approval.`;
+  stop.hidden = !state.running;
+  send.textContent = '';
+  send.append(h('vscode-icon', { name: 'send', slot: 'content-before' }), state.running ? 'Reply' : 'Send');
+  root.dataset['running'] = String(state.running);
+  history.replaceChildren(...state.chats.map((chat) => h('option', { value: chat.id, ...(chat.id === state.chatId ? { selected: true } : {}) }, chat.title)));
 
-  const setKey = h('vscode-button', { 'data-action': 'set-api-key', secondary: true },
-    h('vscode-icon', { name: 'key', slot: 'content-before' }), 'Set API Key');
-  setKey.addEventListener('click', () => bridge.command('setApiKey'));
-
-  const waiting = state.waitingCalls === 0
-    ? 'No calls are waiting for approval.'
-    : `${state.waitingCalls} call${state.waitingCalls === 1 ? '' : 's'} waiting for approval.`;
-
-  root.replaceChildren(
-    h('section', { class: 'chat-status', 'aria-label': 'Session' },
-      h('p', { 'data-field': 'model' }, 'Model: ', h('code', {}, state.model.name), ' at ', h('code', {}, state.model.baseUrl)),
-      h('p', { 'data-field': 'waiting', role: 'status' }, waiting),
-      state.trusted ? '' : h('p', { class: 'notice warning', role: 'note' },
-        'This workspace is not trusted: every gated call asks.'),
-    ),
-    h('div', { class: 'actions' }, openApprovals, setKey),
-  );
+  if (switched) {
+    rendered.clear();
+    transcript.replaceChildren();
+  }
+  const ids = new Set(state.entries.map((entry) => entry.id));
+  for (const [id, item] of rendered) {
+    if (!ids.has(id)) {
+      item.element.remove();
+      rendered.delete(id);
+    }
+  }
+  const nearBottom = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 40;
+  let previous: HTMLElement | undefined;
+  for (const entry of state.entries) {
+    const existing = rendered.get(entry.id);
+    let element = existing?.element;
+    if (!existing || existing.v !== entry.v) {
+      const fresh = renderEntry(entry);
+      fresh.dataset['entryId'] = entry.id;
+      if (existing) {
+        existing.element.replaceWith(fresh);
+      } else if (previous) {
+        previous.after(fresh);
+      } else {
+        transcript.prepend(fresh);
+      }
+      rendered.set(entry.id, { v: entry.v, element: fresh });
+      element = fresh;
+    }
+    previous = element;
+  }
+  if (nearBottom || switched) {
+    transcript.scrollTop = transcript.scrollHeight;
+  }
 }

@@ -10,11 +10,11 @@ export interface Session {
  * Registers mocha hooks that start one real VS Code for the enclosing `describe` (code-server + a Chromium page on
  * its workbench) and stop it afterwards. The returned object throws if it is used while nothing is running.
  */
-export function useCodeServer(options: CodeServerOptions = {}): Session {
+export function useCodeServer(options: CodeServerOptions | (() => CodeServerOptions) = {}): Session {
   let server: CodeServer | undefined;
   let workbench: Workbench | undefined;
   before(async () => {
-    server = await startCodeServer(options);
+    server = await startCodeServer(typeof options === 'function' ? options() : options);
     workbench = await Workbench.open(server);
   });
   after(async () => {

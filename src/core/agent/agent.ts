@@ -1,0 +1,141 @@
+/**
+ * The agent loop: model turn -> tool calls -> the gate (one batch per turn) -> results, in order -> next turn.
+ * It stops when the model answers without tools, at the step limit, on cancel, or on a model error; it never waits
+ * for ever on anything it can cancel.
+ */
+import type { ChatMessage, ChatModel, ToolCall, ToolSpec } from '../llm/client';
+import { ModelError } from '../llm/client';
+
+export type ToolStatus = 'waiting' | 'running' | 'done' | 'denied' | 'failed';
+
+export type AgentEvent =
+  | { type: 'turnStart'; step: number }
+  | { type: 'text'; delta: string }
+  | { type: 'toolCalls'; calls: ToolCall[] }
+  | { type: 'toolStatus'; callId: string; status: ToolStatus; output?: string }
+  | { type: 'done'; reason: AgentStopReason; error?: string };
+
+export type AgentStopReason = 'finished' | 'step-limit' | 'cancelled' | 'error';
+
+export interface ToolOutcome {
+  /** The model's tool call id. */
+  id: string;
+  ok: boolean;
+  /** What the model is told. */
+  output: string;
+  status: Exclude<ToolStatus, 'waiting' | 'running'>;
+}
+
+export interface ToolRunner {
+  /** Runs one turn's calls (gated ones shown together); reports statuses; resolves with one outcome per call, in order. */
+  run(calls: ToolCall[], options: { signal: AbortSignal; onStatus: (callId: string, status: ToolStatus) => void }): Promise<ToolOutcome[]>;
+}
+
+export interface AgentOptions {
+  model: ChatModel;
+  tools: ToolSpec[];
+  runner: ToolRunner;
+  systemPrompt: string;
+  maxSteps: number;
+}
+
+export interface AgentResult {
+  reason: AgentStopReason;
+  error?: string;
+  /** The whole conversation, including this task: the next task of the same chat continues from it. */
+  messages: ChatMessage[];
+  /** The model's final answer (its last text). */
+  answer: string;
+}
+
+/** Read through a function: TypeScript would otherwise keep `aborted` narrowed across awaits. */
+function isAborted(signal: AbortSignal): boolean {
+  return signal.aborted;
+}
+
+export async function runAgent(
+  options: AgentOptions,
+  history: ChatMessage[],
+  prompt: string,
+  signal: AbortSignal,
+  onEvent: (event: AgentEvent) => void,
+): Promise<AgentResult> {
+  const messages: ChatMessage[] = [
+    ...(history.length === 0 || history[0]?.role !== 'system' ? [{ role: 'system' as const, content: options.systemPrompt }] : []),
+    ...history,
+    { role: 'user', content: prompt },
+  ];
+  let answer = '';
+  const finish = (reason: AgentStopReason, error?: string): AgentResult => {
+    onEvent({ type: 'done', reason, ...(error !== undefined ? { error } : {}) });
+    return { reason, messages, answer, ...(error !== undefined ? { error } : {}) };
+  };
+  for (let step = 1; step <= options.maxSteps; step++) {
+    if (isAborted(signal)) {
+      return finish('cancelled');
+    }
+    onEvent({ type: 'turnStart', step });
+    let turn;
+    try {
+      turn = await options.model.complete(messages, options.tools, {
+        signal,
+        onText: (delta) => onEvent({ type: 'text', delta }),
+      });
+    } catch (error) {
+      if (isAborted(signal) || (error instanceof ModelError && error.kind === 'cancelled')) {
+        return finish('cancelled');
+      }
+      return finish('error', error instanceof Error ? error.message : String(error));
+    }
+    if (turn.text !== '') {
+      answer = turn.text;
+    }
+    messages.push({
+      role: 'assistant',
+      content: turn.text === '' ? null : turn.text,
+      ...(turn.toolCalls.length > 0 ? { toolCalls: turn.toolCalls } : {}),
+    });
+    if (turn.toolCalls.length === 0) {
+      return finish('finished');
+    }
+    onEvent({ type: 'toolCalls', calls: turn.toolCalls });
+    let outcomes: ToolOutcome[];
+    try {
+      outcomes = await options.runner.run(turn.toolCalls, {
+        signal,
+        onStatus: (callId, status) => onEvent({ type: 'toolStatus', callId, status }),
+      });
+    } catch (error) {
+      outcomes = turn.toolCalls.map((call) => ({
+        id: call.id,
+        ok: false,
+        status: 'failed' as const,
+        output: `Error: the tool could not be run: ${error instanceof Error ? error.message : String(error)}`,
+      }));
+    }
+    for (const call of turn.toolCalls) {
+      const outcome = outcomes.find((candidate) => candidate.id === call.id) ?? {
+        id: call.id,
+        ok: false,
+        status: 'failed' as const,
+        output: 'Error: no result was produced for this call. Nothing was run.',
+      };
+      onEvent({ type: 'toolStatus', callId: call.id, status: outcome.status, output: outcome.output });
+      messages.push({ role: 'tool', toolCallId: call.id, content: outcome.output });
+    }
+    if (isAborted(signal)) {
+      return finish('cancelled');
+    }
+  }
+  return finish('step-limit', `stopped after ${options.maxSteps} steps (toolgate.agent.maxSteps)`);
+}
+
+export const defaultSystemPrompt = [
+  'You are a coding agent working in the VS Code workspace of the person you talk to.',
+  'Use the tools to read, search, write and edit files and to run terminal commands. Paths are relative to the workspace folder.',
+  'Every write, edit and command is shown to the person for approval first; they may allow it, edit it, or deny it with a reason.',
+  'When a call is denied, nothing was changed: read their reason, do not retry the same call, and take another way or ask with ask_user.',
+  'When the person edited a call before allowing it, the result says what actually ran or was written: continue from that.',
+  'Prefer edit_file with exact, unique `old` text for small changes; read a file before editing it.',
+  'Keep answers short and say what you changed.',
+].join(' ');

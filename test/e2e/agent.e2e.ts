@@ -1,0 +1,190 @@
+import * as assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Frame } from 'playwright-core';
+import { startFakeOpenAI, type FakeOpenAI } from '../fixtures/fakeOpenAI';
+import { ApprovalsPanelDriver } from './harness/panel';
+import { useCodeServer } from './harness/session';
+
+interface SentMessage {
+  role: string;
+  content: string | null;
+  tool_call_id?: string;
+}
+
+/** The messages of the n-th request the model received. */
+function messagesOf(fake: FakeOpenAI, index: number): SentMessage[] {
+  const body = fake.requests[index]?.body as { messages?: SentMessage[] } | undefined;
+  assert.ok(body?.messages, `request ${index} was not made`);
+  return body.messages;
+}
+
+async function waitFor(condition: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${what}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('the agent, with a scripted OpenAI-compatible model, in the real chat view and panel', function () {
+  this.timeout(180_000);
+  let fake: FakeOpenAI;
+  before(async () => {
+    fake = await startFakeOpenAI();
+  });
+  after(async () => {
+    await fake.close();
+  });
+  const session = useCodeServer(() => ({
+    settings: { 'toolgate.model.baseUrl': fake.baseUrl, 'toolgate.model.name': 'toolgate-test-model' },
+  }));
+  const file = (relative: string): string => path.join(session.server.workspace, relative);
+  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
+
+  async function chat(): Promise<Frame> {
+    const selector = 'body[data-view="chat"] main#root[data-state="connected"]';
+    try {
+      return await session.workbench.webviewFrame(selector, 2_000);
+    } catch {
+      // Not open yet: open the Toolgate view container.
+    }
+    await session.workbench.page.locator('.activitybar [aria-label^="Toolgate"]').first().click();
+    return await session.workbench.webviewFrame(selector, 30_000);
+  }
+
+  async function say(text: string): Promise<void> {
+    const frame = await chat();
+    await frame.locator('[data-field="prompt"]').fill(text);
+    await frame.locator('[data-action="send"]').click();
+  }
+
+  async function idle(): Promise<void> {
+    const frame = await chat();
+    await frame.locator('main#root[data-running="false"]').waitFor({ timeout: 30_000 });
+  }
+
+  it('a task typed in the chat leads to write_file; allowed in the panel, the file is written and the model gets the result', async () => {
+    fake.script([
+      { text: 'I will create the file.', toolCalls: [{ id: 'call_w1', name: 'write_file', arguments: JSON.stringify({ path: 'hello.txt', content: 'hello from the agent\n' }) }] },
+      { text: 'Created **hello.txt**.' },
+    ]);
+    const before = fake.requests.length;
+    await say('Create hello.txt');
+    const card = await panel().waitForCall('write_file', 'hello.txt');
+    const frame = await chat();
+    await frame.locator('[data-entry="tool"][data-status="waiting"]').waitFor();
+    await session.workbench.screenshot('chat-waiting');
+    await panel().act(card, 'allow-once');
+    await waitFor(() => fake.requests.length === before + 2, 'the second model request');
+    assert.equal(readFileSync(file('hello.txt'), 'utf8'), 'hello from the agent\n');
+    const second = messagesOf(fake, before + 1);
+    const toolResult = second.find((message) => message.role === 'tool' && message.tool_call_id === 'call_w1');
+    assert.ok(toolResult, JSON.stringify(second));
+    assert.match(toolResult.content ?? '', /Created hello\.txt/);
+    await idle();
+    const answer = (await chat()).locator('[data-entry="assistant"]', { hasText: 'Created hello.txt' });
+    await answer.waitFor();
+    assert.equal(await answer.locator('strong').innerText(), 'hello.txt', 'markdown is rendered as elements');
+    await (await chat()).locator('[data-entry="tool"][data-status="done"]').first().waitFor();
+    await session.workbench.screenshot('chat-done');
+  });
+
+  it('deny with a reason: the next model request holds the reason and the file is untouched', async () => {
+    fake.script([
+      { toolCalls: [{ id: 'call_w2', name: 'write_file', arguments: JSON.stringify({ path: 'secrets.txt', content: 'x' }) }] },
+      { text: 'Understood, I will not write it.' },
+    ]);
+    const before = fake.requests.length;
+    await say('Write secrets.txt');
+    const card = await panel().waitForCall('write_file', 'secrets.txt');
+    await card.locator('[data-field="reason"]').fill('no secrets in the repo');
+    await panel().act(card, 'deny');
+    await waitFor(() => fake.requests.length === before + 2, 'the model to hear about the denial');
+    const toolResult = messagesOf(fake, before + 1).find((message) => message.tool_call_id === 'call_w2');
+    assert.match(toolResult?.content ?? '', /The person denied this call and said: "no secrets in the repo"\. Nothing was changed\./);
+    assert.equal(existsSync(file('secrets.txt')), false);
+    await idle();
+    await (await chat()).locator('[data-entry="tool"][data-status="denied"]').first().waitFor();
+  });
+
+  it('two calls in one turn are one batch in the panel', async () => {
+    fake.script([
+      {
+        toolCalls: [
+          { id: 'call_a', name: 'write_file', arguments: JSON.stringify({ path: 'a.txt', content: 'a\n' }) },
+          { id: 'call_b', name: 'write_file', arguments: JSON.stringify({ path: 'b.txt', content: 'b\n' }) },
+        ],
+      },
+      { text: 'Both written.' },
+    ]);
+    const before = fake.requests.length;
+    await say('Write a.txt and b.txt');
+    await panel().waitForCall('write_file', 'a.txt');
+    await panel().waitForCall('write_file', 'b.txt');
+    const frame = await session.workbench.webviewFrame('[data-action="allow-all"]');
+    await frame.locator('[data-action="allow-all"]').click();
+    await waitFor(() => fake.requests.length === before + 2, 'the next turn');
+    const results = messagesOf(fake, before + 1).filter((message) => message.role === 'tool').slice(-2);
+    assert.deepEqual(results.map((message) => message.tool_call_id), ['call_a', 'call_b'], 'results in order');
+    assert.equal(readFileSync(file('a.txt'), 'utf8'), 'a\n');
+    assert.equal(readFileSync(file('b.txt'), 'utf8'), 'b\n');
+    await idle();
+  });
+
+  it('ask_user: an option clicked in the chat reaches the model', async () => {
+    fake.script([
+      { toolCalls: [{ id: 'call_q', name: 'ask_user', arguments: JSON.stringify({ question: 'Which license?', options: ['MIT', 'Apache-2.0'] }) }] },
+      { text: 'MIT it is.' },
+    ]);
+    const before = fake.requests.length;
+    await say('Add a license');
+    const frame = await chat();
+    await frame.locator('[data-entry="question"] [data-action="answer"][data-option="Apache-2.0"]').click();
+    await waitFor(() => fake.requests.length === before + 2, 'the answer to reach the model');
+    const toolResult = messagesOf(fake, before + 1).find((message) => message.tool_call_id === 'call_q');
+    assert.equal(toolResult?.content, 'The person answered: "Apache-2.0"');
+    await idle();
+  });
+
+  it('typing "no, because …" in the chat denies the waiting call', async () => {
+    fake.script([
+      { toolCalls: [{ id: 'call_t', name: 'run_in_terminal', arguments: JSON.stringify({ command: 'touch typed.txt' }) }] },
+      { text: 'Fine.' },
+    ]);
+    const before = fake.requests.length;
+    await say('Touch a file');
+    await panel().waitForCall('run_in_terminal');
+    await say('no, because not now');
+    await waitFor(() => fake.requests.length === before + 2, 'the denial to reach the model');
+    const toolResult = messagesOf(fake, before + 1).find((message) => message.tool_call_id === 'call_t');
+    assert.match(toolResult?.content ?? '', /said: "not now"/);
+    assert.equal(existsSync(file('typed.txt')), false);
+    await idle();
+  });
+
+  it('stop while a call waits: the call is denied and the loop ends', async () => {
+    fake.script([{ toolCalls: [{ id: 'call_s', name: 'write_file', arguments: JSON.stringify({ path: 'never.txt', content: 'x' }) }] }]);
+    const before = fake.requests.length;
+    await say('Write never.txt');
+    await panel().waitForCall('write_file', 'never.txt');
+    const frame = await chat();
+    await frame.locator('[data-action="stop"]').click();
+    await idle();
+    await panel().waitForNoCalls();
+    await frame.locator('[data-entry="tool"][data-status="denied"]', { hasText: 'never.txt' }).waitFor();
+    await frame.locator('[data-entry="notice"]', { hasText: 'Stopped' }).waitFor();
+    assert.equal(existsSync(file('never.txt')), false);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal(fake.requests.length, before + 1, 'no model request after stop');
+    assert.equal(fake.remaining(), 0);
+  });
+
+  it('the chat survives a window reload', async () => {
+    await session.workbench.reload();
+    const frame = await chat();
+    await frame.locator('[data-entry="assistant"]', { hasText: 'Created hello.txt' }).waitFor({ timeout: 30_000 });
+  });
+});
