@@ -9,6 +9,7 @@ import type { Grant } from '../src/core/approval/grants';
 import { callHash } from '../src/core/approval/hash';
 import { decide, type GateCall, type PolicyContext } from '../src/core/approval/policy';
 import { defaultGatedTools, defaultProtectedPaths } from '../src/core/settings';
+import { analyseCommand, initShellParser } from '../src/core/shell/analysis';
 import { Control } from '../test/e2e/harness/control';
 import { startCodeServer } from '../test/e2e/harness/codeServer';
 import { ApprovalsPanelDriver } from '../test/e2e/harness/panel';
@@ -16,7 +17,8 @@ import { Workbench } from '../test/e2e/harness/workbench';
 import { generateSource, scatterChanges } from './diff';
 import { median, type Row } from './table';
 
-export function decideBench(): Row[] {
+export async function decideBench(): Promise<Row[]> {
+  await initShellParser();
   const grants: Grant[] = Array.from({ length: 50 }, (_, i) => ({
     id: `g${i}`,
     tool: i % 2 === 0 ? 'write_file' : 'run_in_terminal',
@@ -32,6 +34,7 @@ export function decideBench(): Row[] {
     trusted: true,
     grants,
     forbiddenRoots: ['/storage'],
+    locate: (absolute) => (absolute.startsWith('/ws/') || absolute === '/ws' ? { inside: true, relative: absolute.slice(4) } : { inside: false }),
   };
   const calls: GateCall[] = [];
   for (let i = 0; i < 1000; i++) {
@@ -42,7 +45,7 @@ export function decideBench(): Row[] {
     if (tool === 'write_file') {
       call.target = { input: relative, absolute: `/ws/${relative}`, real: `/ws/${relative}`, root: '/ws', relative };
     } else {
-      call.simpleCommand = (args as { command: string }).command;
+      call.commandAnalysis = analyseCommand((args as { command: string }).command, '/ws', '/home/bench');
       call.target = { input: '.', absolute: '/ws', real: '/ws', root: '/ws', relative: '' };
     }
     calls.push(call);
@@ -64,7 +67,7 @@ export function decideBench(): Row[] {
   const baseline = time((call) => callHash(call.tool, call.args));
   return [
     {
-      metric: 'decide() per call (50 grants, 8 rules, 7 protected globs)',
+      metric: 'decide() per call (50 grants, 8 rules, 7 protected globs; commands pre-parsed)',
       value: `${ours.toFixed(2)} µs`,
       baseline: `${baseline.toFixed(2)} µs (sha256 of the call)`,
       ratio: `${(ours / baseline).toFixed(2)}x`,
@@ -114,5 +117,5 @@ async function paintBench(): Promise<Row[]> {
 }
 
 export async function gateBench(): Promise<Row[]> {
-  return [...decideBench(), ...(await paintBench())];
+  return [...(await decideBench()), ...(await paintBench())];
 }

@@ -2,12 +2,14 @@
 import { diffBench } from './diff';
 import { foundationBench } from './foundation';
 import { gateBench } from './gate';
+import { shellBench } from './shell';
 import { printTable } from './table';
 import { closeBrowser } from '../test/e2e/harness/workbench';
 
 async function main(): Promise<void> {
   printTable('Diff: 10,000-line files against git diff --no-index', await diffBench());
   printTable('Gate: policy and panel', await gateBench());
+  printTable('Shell: analysis against a naive split on operators', await shellBench());
   printTable('Foundation: activation and sizes', await foundationBench());
 }
 

@@ -1,4 +1,7 @@
+import path from 'node:path';
 import * as vscode from 'vscode';
+import { initShellParser } from './core/shell/analysis';
+import { brokenTerminalRules } from './core/shell/rules';
 import { Emitter } from './core/disposable';
 import type { AuditEntry } from './core/audit/auditLog';
 import type { ToolgateApi } from './vscode/api';
@@ -20,6 +23,10 @@ const apiChatId = 'api';
 export function activate(context: vscode.ExtensionContext): ToolgateApi {
   const log = createLog();
   context.subscriptions.push(log);
+  // Terminal commands are analysed with tree-sitter's bash grammar; until it is loaded (milliseconds) they all ask.
+  initShellParser(path.join(context.extensionPath, 'dist')).catch((error: unknown) => {
+    log.error(`the shell parser did not load, so every terminal command will ask: ${String(error)}`);
+  });
   const settings = new Settings(log);
   const apiKeys = new ApiKeyStore(context.secrets);
   const { gate, grants, audit, auditFile } = createGateHost(context, settings, log);
@@ -181,6 +188,18 @@ export function activate(context: vscode.ExtensionContext): ToolgateApi {
     settings.onDidChange(refreshViews),
     vscode.workspace.onDidGrantWorkspaceTrust(refreshViews),
   );
+  const reportedRules = new Set<string>();
+  const reportBrokenRules = (): void => {
+    for (const key of brokenTerminalRules(settings.get('autoApprove.terminal'))) {
+      if (!reportedRules.has(key)) {
+        reportedRules.add(key);
+        log.warn(`toolgate.autoApprove.terminal: ${key} is not a valid regular expression; it matches nothing`);
+        void vscode.window.showWarningMessage(`Toolgate: the terminal rule ${key} is not a valid regular expression, so it matches nothing.`);
+      }
+    }
+  };
+  reportBrokenRules();
+  context.subscriptions.push(settings.onDidChange((affects) => affects('autoApprove.terminal') && reportBrokenRules()));
   refreshViews();
   const manifest = context.extension.packageJSON as { version?: unknown };
   log.info(`Toolgate ${String(manifest.version)} activated`);

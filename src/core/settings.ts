@@ -3,6 +3,7 @@
  * value falls back to its default with a warning instead of loosening anything.
  */
 import * as z from 'zod';
+import { defaultTerminalRules } from './shell/rules';
 
 export const defaultGatedTools: Readonly<Record<string, boolean>> = {
   read_file: false,
@@ -45,7 +46,7 @@ export const settingDefaults: { [K in SettingKey]: SettingValue<K> } = {
   'model.baseUrl': 'http://127.0.0.1:11434/v1',
   'model.name': 'gpt-4o-mini',
   gatedTools: { ...defaultGatedTools },
-  'autoApprove.terminal': {},
+  'autoApprove.terminal': { ...defaultTerminalRules },
   'autoApprove.edits': {},
   protectedPaths: [...defaultProtectedPaths],
   'approval.timeoutSeconds': 0,

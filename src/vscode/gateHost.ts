@@ -7,7 +7,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { Gate } from '../core/approval/gate';
 import { GrantStore } from '../core/approval/grants';
-import { realpathOfNearest } from '../core/approval/paths';
+import { PathResolver, realpathOfNearest } from '../core/approval/paths';
 import { AuditLog } from '../core/audit/auditLog';
 import { defaultProtectedPaths } from '../core/settings';
 import { MirroredWorkspaceState } from './grantStorage';
@@ -56,6 +56,10 @@ export function createGateHost(context: vscode.ExtensionContext, settings: Setti
       protectedPaths: [...new Set([...defaultProtectedPaths, ...settings.get('protectedPaths')])],
       trusted: vscode.workspace.isTrusted,
       forbiddenRoots: forbidden,
+      locate: (absolute) => {
+        const resolved = new PathResolver((vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.fsPath)).resolve(absolute);
+        return resolved.root !== undefined ? { inside: true, relative: resolved.relative ?? '' } : { inside: false };
+      },
     }),
   });
   return { gate, grants, audit, auditFile };

@@ -4,6 +4,7 @@
  * allowed exactly as shown. An edit whose file changed after its diff was shown is not written: it asks again with a
  * fresh diff.
  */
+import os from 'node:os';
 import * as vscode from 'vscode';
 import type { GateInput, GateResult } from '../core/approval/gate';
 import type { Gate } from '../core/approval/gate';
@@ -12,7 +13,7 @@ import { callHash } from '../core/approval/hash';
 import { PathResolver } from '../core/approval/paths';
 import type { Decision, GateCall } from '../core/approval/policy';
 import { diffText, type LineDiff } from '../core/diff/lineDiff';
-import { analyseSimpleCommand } from '../core/shell/simpleCommand';
+import { analyseCommand } from '../core/shell/analysis';
 import { parseBuiltinCall, targetPathOf, type ParsedCall } from '../core/tools/definitions';
 import type { DiffPreview, Preview } from '../shared/approvals';
 import type { Log } from './log';
@@ -111,12 +112,8 @@ export class ToolService {
     }
     if (tool === 'run_in_terminal') {
       const command = (args as { command: string }).command;
-      const analysis = analyseSimpleCommand(command);
-      if ('simple' in analysis) {
-        call.simpleCommand = analysis.simple;
-      } else {
-        call.commandConcern = analysis.concern;
-      }
+      const cwd = call.target?.absolute ?? resolver.roots[0] ?? process.cwd();
+      call.commandAnalysis = analyseCommand(command, cwd, os.homedir());
     }
     if (external) {
       call.external = external;
@@ -175,17 +172,21 @@ export class ToolService {
     }
   }
 
+  /** The analysis shown in the panel: each sub-command with its verdict, then the line's verdict and concerns. */
   private commandAnalysis(call: GateCall): { text: string; verdict: 'allow' | 'ask' | 'deny' | 'info' }[] {
     const decision = this.gate.evaluate(call);
-    const lines: { text: string; verdict: 'allow' | 'ask' | 'deny' | 'info' }[] = [];
-    if (call.simpleCommand !== undefined) {
-      lines.push({ text: `one simple command: ${call.simpleCommand}`, verdict: 'info' });
-    } else {
-      lines.push({ text: call.commandConcern ?? 'not analysed', verdict: 'ask' });
+    const analysis = call.commandAnalysis;
+    const lines: { text: string; verdict: 'allow' | 'ask' | 'deny' | 'info' }[] = (decision.commandDetails ?? []).map((detail) => ({
+      text: `${detail.text}: ${detail.reason}`,
+      verdict: detail.verdict,
+    }));
+    for (const redirect of analysis?.redirects ?? []) {
+      lines.push({ text: `redirect ${redirect.raw}${redirect.target !== undefined ? ` -> ${redirect.target}` : ' (target depends on an expansion)'}`, verdict: 'info' });
     }
-    if (call.commandConcern === undefined || !decision.reason.includes(call.commandConcern)) {
-      lines.push({ text: decision.reason, verdict: decision.verdict });
+    for (const concern of analysis?.concerns ?? []) {
+      lines.push({ text: concern.detail, verdict: 'ask' });
     }
+    lines.push({ text: decision.reason, verdict: decision.verdict });
     return lines;
   }
 

@@ -62,6 +62,7 @@ function setup(overrides: Partial<Omit<PolicyContext, 'grants'>> = {}, store = n
       protectedPaths: defaultProtectedPaths,
       trusted: true,
       forbiddenRoots: [],
+      locate: (absolute: string) => (absolute.startsWith('/ws/') ? { inside: true, relative: absolute.slice(4) } : { inside: false }),
       ...overrides,
     }),
   });

@@ -17,7 +17,7 @@ import { Emitter, type Disposable } from '../disposable';
 import { builtinTools, isBuiltinTool } from '../tools/definitions';
 import { Broker, newCallId, type Resolution, type Waiting } from './broker';
 import { canonicalJson } from './hash';
-import { commandWords, describeGrant, newGrantId, type Grant, type GrantMatcher, type GrantStore } from './grants';
+import { describeGrant, newGrantId, type Grant, type GrantMatcher, type GrantStore } from './grants';
 import { decide, type Decision, type GateCall, type PolicyContext } from './policy';
 
 export interface GateInput {
@@ -389,21 +389,26 @@ export function grantOptions(call: GateCall): GrantOption[] {
       options.push({ id: 'folder', label: `Files in ${folder}/**`, matcher: { kind: 'glob', glob: `${folder}/**` } });
     }
   }
-  if (call.tool === 'run_in_terminal' && call.simpleCommand !== undefined) {
-    const words = commandWords(call.simpleCommand);
-    options.push({
-      id: 'cmd-full',
-      label: `Commands starting with \`${words.join(' ')}\``,
-      matcher: { kind: 'command', prefix: words.join(' ') },
-    });
-    for (let count = Math.min(words.length - 1, 3); count >= 1; count--) {
-      const prefix = words.slice(0, count).join(' ');
+  if (call.tool === 'run_in_terminal') {
+    // Word prefixes only for a line that is one static command; never a grant for every command.
+    const only = call.commandAnalysis?.commands.length === 1 ? call.commandAnalysis.commands[0] : undefined;
+    if (only && !only.dynamic && only.words.length > 0) {
+      const words = only.words;
       options.push({
-        id: `cmd-${count}`,
-        label: `Commands starting with \`${prefix}\``,
-        matcher: { kind: 'command', prefix },
+        id: 'cmd-full',
+        label: `Commands starting with \`${words.join(' ')}\``,
+        matcher: { kind: 'command', prefix: words.join(' ') },
       });
+      for (let count = Math.min(words.length - 1, 3); count >= 1; count--) {
+        const prefix = words.slice(0, count).join(' ');
+        options.push({
+          id: `cmd-${count}`,
+          label: `Commands starting with \`${prefix}\``,
+          matcher: { kind: 'command', prefix },
+        });
+      }
     }
+    return options;
   }
   options.push({
     id: 'tool',

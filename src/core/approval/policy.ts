@@ -17,7 +17,9 @@
  */
 import { builtinTools, isBuiltinTool } from '../tools/definitions';
 import { globMatches } from './glob';
-import { describeGrant, grantMatches, startsWithWords, type Grant, type GrantSubject } from './grants';
+import type { CommandAnalysis } from '../shell/analysis';
+import { evaluateCommand, type RuleContext, type SubVerdict } from '../shell/rules';
+import { describeGrant, grantMatches, type Grant, type GrantSubject } from './grants';
 import type { ResolvedPath } from './paths';
 import { isInside } from './paths';
 
@@ -37,6 +39,8 @@ export interface Decision {
   grant?: Grant;
   /** Whether a grant or `true` rule may allow this kind of call at all (false for protected paths, outside, untrusted). */
   grantable: boolean;
+  /** For terminal calls: each sub-command with its verdict and reason, for the panel. */
+  commandDetails?: SubVerdict[];
 }
 
 /** What the engine knows about one call, after I/O. */
@@ -46,10 +50,8 @@ export interface GateCall {
   argsHash: string;
   /** The file the call writes or reads, or the terminal's working folder, resolved. */
   target?: ResolvedPath;
-  /** For run_in_terminal: the command when it is a single simple command (no shell syntax), else undefined. */
-  simpleCommand?: string;
-  /** For terminal calls: why the command is not simple, when it is not. */
-  commandConcern?: string;
+  /** For run_in_terminal: the parsed command line (sub-commands, redirects, concerns). */
+  commandAnalysis?: CommandAnalysis;
   /** For tools not built in (MCP): known to the caller, with whether its server gates it. */
   external?: { gated: boolean; definitionHash?: string; label: string };
 }
@@ -63,6 +65,8 @@ export interface PolicyContext {
   grants: readonly Grant[];
   /** Real paths of folders the agent may never write (Toolgate's own storage). */
   forbiddenRoots: readonly string[];
+  /** Where an absolute path really is (symlinks followed): inside which root, and relative to it. */
+  locate(absolute: string): { inside: boolean; relative?: string };
 }
 
 const ask = (reason: string, decidedBy: DecidedBy, warnings: string[], grantable: boolean): Decision => ({
@@ -72,39 +76,6 @@ const ask = (reason: string, decidedBy: DecidedBy, warnings: string[], grantable
   warnings,
   grantable,
 });
-
-/** A `/regex/flags` rule key, compiled; undefined when the key is a word prefix. Broken regexes match nothing. */
-export function compileRule(key: string): RegExp | null | undefined {
-  const match = /^\/(.*)\/([a-z]*)$/s.exec(key);
-  if (!match) {
-    return undefined;
-  }
-  try {
-    return new RegExp(match[1] ?? '', (match[2] ?? '').replace(/[gy]/g, ''));
-  } catch {
-    return null;
-  }
-}
-
-const regexCache = new Map<string, RegExp | null | undefined>();
-function cachedRule(key: string): RegExp | null | undefined {
-  if (!regexCache.has(key)) {
-    if (regexCache.size > 1000) {
-      regexCache.clear();
-    }
-    regexCache.set(key, compileRule(key));
-  }
-  return regexCache.get(key);
-}
-
-export function terminalRuleMatches(key: string, command: string): boolean {
-  const regex = cachedRule(key);
-  if (regex === null) {
-    return false;
-  }
-  return regex === undefined ? startsWithWords(command, key) : regex.test(command);
-}
-
 
 export function decide(call: GateCall, context: PolicyContext): Decision {
   const warnings: string[] = [];
@@ -158,25 +129,9 @@ export function decide(call: GateCall, context: PolicyContext): Decision {
     }
   }
 
-  const terminal = call.tool === 'run_in_terminal';
-  const command = call.simpleCommand;
-  if (terminal && command !== undefined) {
-    const denyRule = Object.keys(context.terminalRules).find(
-      (key) => context.terminalRules[key] === false && terminalRuleMatches(key, command),
-    );
-    if (denyRule !== undefined) {
-      return ask(`asks: \`${command}\` matches \`${denyRule}\`, which is never auto-allowed`, 'rule', warnings, true);
-    }
-  }
-
   const gated = builtin ? context.gatedTools[call.tool] !== false : call.external?.gated !== false;
-  if (terminal && command === undefined && gated) {
-    return ask(
-      `asks: ${call.commandConcern ?? 'the command could not be analysed'}, so no rule or grant can allow it`,
-      'policy',
-      warnings,
-      false,
-    );
+  if (call.tool === 'run_in_terminal') {
+    return decideCommand(call, context, gated, warnings);
   }
 
   if (!gated) {
@@ -193,7 +148,6 @@ export function decide(call: GateCall, context: PolicyContext): Decision {
     tool: call.tool,
     argsHash: call.argsHash,
     ...(relative !== undefined && writes ? { relativePath: relative } : {}),
-    ...(command !== undefined ? { simpleCommand: command } : {}),
     ...(call.external?.definitionHash !== undefined ? { definitionHash: call.external.definitionHash } : {}),
   };
   const grant = context.grants.find((candidate) => grantMatches(candidate, subject));
@@ -220,20 +174,59 @@ export function decide(call: GateCall, context: PolicyContext): Decision {
       };
     }
   }
-  if (terminal && command !== undefined) {
-    const allowRule = Object.keys(context.terminalRules).find(
-      (key) => context.terminalRules[key] === true && terminalRuleMatches(key, command),
-    );
-    if (allowRule !== undefined) {
-      return {
-        verdict: 'allow',
-        reason: `allowed: \`${command}\` matches the rule \`${allowRule}\``,
-        decidedBy: 'rule',
-        warnings,
-        grantable: true,
-      };
-    }
-  }
-
   return ask(`asks: ${label} is gated`, 'setting', warnings, true);
+}
+
+/**
+ * A terminal call: allowed without asking only if every sub-command is allowed by a `true` rule or a command grant,
+ * none matches a `false` rule, no redirect writes outside the workspace or into a protected path, and nothing in the
+ * line runs code the rules did not see. An exact grant re-allows the identical line only under the same conditions.
+ */
+function decideCommand(call: GateCall, context: PolicyContext, gated: boolean, warnings: string[]): Decision {
+  const analysis = call.commandAnalysis;
+  if (!analysis) {
+    return ask('asks: the command could not be analysed', 'policy', warnings, false);
+  }
+  const terminalGrants = context.grants.filter((grant) => grant.tool === call.tool);
+  const prefixes = terminalGrants.flatMap((grant) => (grant.matcher.kind === 'command' ? [grant.matcher.prefix] : []));
+  const isProtected = (absolute: string): string | undefined => {
+    const relative = context.locate(absolute).relative;
+    return relative === undefined ? undefined : context.protectedPaths.find((glob) => globMatches(glob, relative));
+  };
+  const ruleContext: RuleContext = {
+    rules: context.terminalRules,
+    extraAllowPrefixes: prefixes,
+    isInsideWorkspace: (absolute) => context.locate(absolute).inside,
+    isProtected,
+  };
+  const verdict = evaluateCommand(analysis, ruleContext);
+  const commandDetails = verdict.details;
+  const everySubCommand = analysis.commands.map((command) => command.words.join(' '));
+  // As if every sub-command were allowed: what still asks then is a false rule, a redirect or unseen code.
+  const structural = evaluateCommand(analysis, { ...ruleContext, extraAllowPrefixes: [...prefixes, ...everySubCommand] });
+  // A grant can only ever help when the line would be allowed with every sub-command granted.
+  const grantable = structural.verdict === 'allow';
+  if (!gated) {
+    return structural.verdict === 'allow'
+      ? { verdict: 'allow', reason: 'allowed: run_in_terminal is not gated', decidedBy: 'setting', warnings, grantable: true, commandDetails }
+      : { ...ask(structural.reason, 'policy', warnings, grantable), commandDetails };
+  }
+  if (verdict.verdict === 'allow') {
+    const byRulesAlone = evaluateCommand(analysis, { ...ruleContext, extraAllowPrefixes: [] }).verdict === 'allow';
+    const grant = byRulesAlone ? undefined : terminalGrants.find((candidate) => candidate.matcher.kind === 'command');
+    return {
+      verdict: 'allow',
+      reason: grant ? `allowed: ${describeGrant(grant)} (${verdict.reason.replace(/^allowed: /, '')})` : verdict.reason,
+      decidedBy: byRulesAlone ? 'rule' : 'grant',
+      warnings,
+      grantable: true,
+      commandDetails,
+      ...(grant ? { grant } : {}),
+    };
+  }
+  const exact = terminalGrants.find((grant) => grant.matcher.kind === 'exact' && grant.matcher.argsHash === call.argsHash);
+  if (exact && structural.verdict === 'allow') {
+    return { verdict: 'allow', reason: `allowed: ${describeGrant(exact)}`, decidedBy: 'grant', warnings, grant: exact, grantable: true, commandDetails };
+  }
+  return { ...ask(verdict.reason, verdict.reason.includes('never') ? 'rule' : 'policy', warnings, grantable), commandDetails };
 }
