@@ -1,4 +1,5 @@
 /** `npm run bench`: prints every benchmark table. Nothing here is asserted; read the ratios. */
+import { agentBench } from './agent';
 import { diffBench } from './diff';
 import { foundationBench } from './foundation';
 import { gateBench } from './gate';
@@ -10,6 +11,7 @@ async function main(): Promise<void> {
   printTable('Diff: 10,000-line files against git diff --no-index', await diffBench());
   printTable('Gate: policy and panel', await gateBench());
   printTable('Shell: analysis against a naive split on operators', await shellBench());
+  printTable('Agent: loop overhead and streaming', await agentBench());
   printTable('Foundation: activation and sizes', await foundationBench());
 }
 
