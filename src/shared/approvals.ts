@@ -60,6 +60,8 @@ export const PendingCallView = z.strictObject({
   grantOptions: z.array(GrantOptionView),
   /** What "Edit then allow" edits: the proposed file content or the command; absent when not editable. */
   editable: z.strictObject({ kind: z.enum(['content', 'command']), text: z.string() }).optional(),
+  /** MCP calls: the server, the tool's description and annotations, shown but never trusted. */
+  toolInfo: z.strictObject({ server: z.string(), description: z.string(), annotations: z.array(z.string()) }).optional(),
   waitingSince: z.string(),
   /** ISO time at which the call is denied for waiting too long, if a timeout is set. */
   timesOutAt: z.string().optional(),

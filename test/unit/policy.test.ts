@@ -182,6 +182,38 @@ describe('policy engine: decide()', () => {
     assert.equal(decide(call('run_in_terminal', { command: 'npm test && npm run build' }), context({ grants: [exact] })).verdict, 'ask');
   });
 
+  describe('MCP tools', () => {
+    const mcp = (tool: string, server: string, definitionHash: string, gated = true): GateCall => ({
+      tool,
+      args: { text: 'hi' },
+      argsHash: callHash(tool, { text: 'hi' }),
+      external: { gated, definitionHash, label: `${server}/${tool}`, server, annotations: ['readOnlyHint'] },
+    });
+    const pinned = (tool: string, definitionHash: string): Grant => ({ ...grant(tool, { kind: 'tool' }), definitionHash });
+
+    it('asks for a gated MCP tool, whatever its annotations say', () => {
+      const decision = decide(mcp('mcp__fx__echo', 'fx', 'h1'), context());
+      assert.equal(decision.verdict, 'ask');
+      assert.match(decision.reason, /fx\/mcp__fx__echo is gated|fx\/.*is gated/);
+    });
+
+    it('runs an MCP tool its server does not gate', () => {
+      assert.equal(decide(mcp('mcp__fx__echo', 'fx', 'h1', false), context()).verdict, 'allow');
+    });
+
+    it('a grant pinned to a definition stops applying when the definition changes', () => {
+      const granted = context({ grants: [pinned('mcp__fx__echo', 'h1')] });
+      assert.equal(decide(mcp('mcp__fx__echo', 'fx', 'h1'), granted).verdict, 'allow');
+      assert.equal(decide(mcp('mcp__fx__echo', 'fx', 'h2'), granted).verdict, 'ask');
+    });
+
+    it('a server-wide grant covers that server only', () => {
+      const granted = context({ grants: [grant('mcp__fx__echo', { kind: 'server', server: 'fx' })] });
+      assert.equal(decide(mcp('mcp__fx__add', 'fx', 'h9'), granted).verdict, 'allow');
+      assert.equal(decide(mcp('mcp__other__add', 'other', 'h9'), granted).verdict, 'ask');
+    });
+  });
+
   it('marks protected, outside and untrusted asks as not grantable', () => {
     assert.equal(decide(call('write_file', { path: '.vscode/x.json', content: '' }), context()).grantable, false);
     assert.equal(decide(call('write_file', { path: '/tmp/x', content: '' }), context()).grantable, false);

@@ -208,6 +208,14 @@ function renderCall(call: PendingCallView): HTMLElement {
     h('time', { dateTime: call.waitingSince }, `waiting since ${new Date(call.waitingSince).toLocaleTimeString()}`),
     call.timesOutAt !== undefined ? h('span', { class: 'muted' }, ` · denied at ${new Date(call.timesOutAt).toLocaleTimeString()} if unanswered`) : ''),
   h('p', { class: 'reason-line', 'data-field': 'why' }, call.reason),
+  call.toolInfo
+    ? h('section', { class: 'tool-info', 'data-field': 'tool-info' },
+        h('div', { class: 'label' }, `MCP server ${call.toolInfo.server} · tool description (from the server, not verified)`),
+        h('pre', { class: 'description' }, call.toolInfo.description === '' ? '(no description)' : call.toolInfo.description),
+        call.toolInfo.annotations.length > 0
+          ? h('p', { class: 'muted' }, `Annotations (shown only, they never allow anything): ${call.toolInfo.annotations.join(', ')}`)
+          : '')
+    : '',
   ...call.warnings.map((warning) => h('p', { class: 'notice warning', role: 'note', 'data-field': 'warning' },
     h('vscode-icon', { name: 'warning', 'aria-hidden': 'true' }), ' ', warning)),
   previewEl,

@@ -345,6 +345,15 @@ export class Gate implements Disposable {
       preview: entry.input.preview,
       grantable: entry.decision.grantable && entry.options.length > 0,
       grantOptions: entry.options.map(({ id, label }): GrantOptionView => ({ id, label })),
+      ...(entry.input.call.external?.server !== undefined
+        ? {
+            toolInfo: {
+              server: entry.input.call.external.server,
+              description: entry.input.call.external.description ?? '',
+              annotations: entry.input.call.external.annotations ?? [],
+            },
+          }
+        : {}),
       ...(entry.input.editable ? { editable: entry.input.editable } : {}),
       waitingSince: entry.waitingSince,
       ...(entry.timesOutAt !== undefined ? { timesOutAt: entry.timesOutAt } : {}),
@@ -415,5 +424,12 @@ export function grantOptions(call: GateCall): GrantOption[] {
     label: `Every ${call.external?.label ?? call.tool} call`,
     matcher: { kind: 'tool' },
   });
+  if (call.external?.server !== undefined) {
+    options.push({
+      id: 'server',
+      label: `Every tool of the MCP server ${call.external.server}`,
+      matcher: { kind: 'server', server: call.external.server },
+    });
+  }
   return options;
 }

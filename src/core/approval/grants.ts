@@ -18,6 +18,8 @@ export const GrantMatcher = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('command'), prefix: z.string().min(1) }),
   /** Every call of the tool. */
   z.strictObject({ kind: z.literal('tool') }),
+  /** Every tool of one MCP server (given explicitly by the person). */
+  z.strictObject({ kind: z.literal('server'), server: z.string().min(1) }),
 ]);
 export type GrantMatcher = z.infer<typeof GrantMatcher>;
 
@@ -63,6 +65,8 @@ export function describeMatcher(tool: string, matcher: GrantMatcher): string {
       return `${tool}: commands starting with \`${matcher.prefix}\``;
     case 'tool':
       return `${tool}: every call`;
+    case 'server':
+      return `every tool of the MCP server ${matcher.server}`;
   }
 }
 
@@ -91,9 +95,15 @@ export interface GrantSubject {
   simpleCommand?: string;
   /** For MCP tools: the current definition hash; grants made against another definition do not apply. */
   definitionHash?: string;
+  /** For MCP tools: the server's name. */
+  mcpServer?: string;
 }
 
 export function grantMatches(grant: Grant, subject: GrantSubject): boolean {
+  if (grant.matcher.kind === 'server') {
+    // A server-wide grant covers the server's tools; their definitions are not pinned one by one.
+    return subject.mcpServer !== undefined && grant.matcher.server === subject.mcpServer;
+  }
   if (grant.tool !== subject.tool) {
     return false;
   }

@@ -52,8 +52,16 @@ export interface GateCall {
   target?: ResolvedPath;
   /** For run_in_terminal: the parsed command line (sub-commands, redirects, concerns). */
   commandAnalysis?: CommandAnalysis;
-  /** For tools not built in (MCP): known to the caller, with whether its server gates it. */
-  external?: { gated: boolean; definitionHash?: string; label: string };
+  /** For tools not built in (MCP, other extensions): known to the caller, with whether it is gated. */
+  external?: {
+    gated: boolean;
+    definitionHash?: string;
+    label: string;
+    /** MCP: the server, the tool's description and its annotations (shown, never trusted). */
+    server?: string;
+    description?: string;
+    annotations?: string[];
+  };
 }
 
 export interface PolicyContext {
@@ -149,6 +157,7 @@ export function decide(call: GateCall, context: PolicyContext): Decision {
     argsHash: call.argsHash,
     ...(relative !== undefined && writes ? { relativePath: relative } : {}),
     ...(call.external?.definitionHash !== undefined ? { definitionHash: call.external.definitionHash } : {}),
+    ...(call.external?.server !== undefined ? { mcpServer: call.external.server } : {}),
   };
   const grant = context.grants.find((candidate) => grantMatches(candidate, subject));
   if (grant) {
