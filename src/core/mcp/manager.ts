@@ -1,0 +1,677 @@
+/**
+ * Runs the configured MCP servers (stdio, streamable HTTP, SSE) with the SDK client: starts them (when allowed),
+ * lists and re-lists their tools, calls tools with a per-call timeout, restarts a stdio server that dies with
+ * exponential backoff, and closes everything on dispose. Pure Node: no vscode.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  type CallToolResult,
+  ErrorCode,
+  McpError,
+  type Tool,
+  type ToolAnnotations,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { Emitter, type Disposable } from '../disposable';
+import { sameLaunch, type McpServerConfig, type McpServerOrigin } from './config';
+import { definitionHash } from './names';
+
+export type McpServerState = 'starting' | 'running' | 'failed' | 'stopped';
+
+export interface McpToolInfo {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  annotations?: ToolAnnotations;
+  definitionHash: string;
+}
+
+export interface McpServerStatus {
+  name: string;
+  state: McpServerState;
+  /** Why it failed or stopped, or what the restart loop is doing. */
+  error?: string;
+  tools: McpToolInfo[];
+  origin: McpServerOrigin;
+  config: McpServerConfig;
+  /** The child process of a running stdio server. */
+  pid?: number;
+  /** Restarts after crashes since the last successful start. */
+  restartAttempt: number;
+}
+
+export interface McpCallOptions {
+  signal?: AbortSignal;
+  /** Per call; defaults to the manager's `callTimeoutMs`. */
+  timeoutMs?: number;
+}
+
+export interface McpManagerOptions {
+  /** One line of a server's stderr, or a note from the manager about that server. */
+  log?: (server: string, line: string) => void;
+  /** Whether a server may start (Workspace Trust, first-run approval). False: state 'stopped' with a reason. */
+  startAllowed?: (config: McpServerConfig) => boolean | Promise<boolean>;
+  clientInfo?: { name: string; version: string };
+  /** How long `initialize` and `tools/list` may take. Default 30 s. */
+  startTimeoutMs?: number;
+  /** Default per-call timeout. Default 60 s. */
+  callTimeoutMs?: number;
+  /** Restart after a crash: initialMs, doubled each attempt, capped at maxMs; at most maxAttempts in a row. */
+  backoff?: { initialMs?: number; maxMs?: number; maxAttempts?: number };
+}
+
+export type McpCallErrorKind = 'unknown-server' | 'not-running' | 'timeout' | 'cancelled' | 'crashed' | 'failed';
+
+export class McpCallError extends Error {
+  override readonly name = 'McpCallError';
+  constructor(
+    readonly kind: McpCallErrorKind,
+    readonly server: string,
+    readonly tool: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+interface Connection {
+  client: Client;
+  transport: Transport;
+  pid?: number;
+}
+
+interface Entry {
+  config: McpServerConfig;
+  state: McpServerState;
+  error?: string;
+  tools: McpToolInfo[];
+  /** Bumped whenever the current connection attempt is superseded; callbacks from older ones are ignored. */
+  generation: number;
+  connection?: Connection;
+  restartTimer?: ReturnType<typeof setTimeout>;
+  attempts: number;
+  stderrTail: string[];
+  removed: boolean;
+}
+
+const STDERR_TAIL = 5;
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class McpManager implements Disposable {
+  private readonly entries = new Map<string, Entry>();
+  private readonly changed = new Emitter<McpServerStatus>();
+  private disposed = false;
+  private closing: Promise<void> | undefined;
+  private readonly log: (server: string, line: string) => void;
+  private readonly startTimeoutMs: number;
+  private readonly callTimeoutMs: number;
+  private readonly backoff: { initialMs: number; maxMs: number; maxAttempts: number };
+
+  /** Fires with a server's new status whenever its state, error or tools change. */
+  readonly onDidChange = this.changed.event;
+
+  constructor(private readonly options: McpManagerOptions = {}) {
+    this.log = options.log ?? (() => undefined);
+    this.startTimeoutMs = options.startTimeoutMs ?? 30_000;
+    this.callTimeoutMs = options.callTimeoutMs ?? 60_000;
+    this.backoff = {
+      initialMs: options.backoff?.initialMs ?? 500,
+      maxMs: options.backoff?.maxMs ?? 30_000,
+      maxAttempts: options.backoff?.maxAttempts ?? 5,
+    };
+  }
+
+  /**
+   * Makes the running set match `configs`: new servers start, removed ones stop, ones whose launch changed restart,
+   * ones whose gating (`requireApproval`, `tools`) changed keep running with the new config. Resolves when every
+   * started server is running, failed or stopped.
+   */
+  async setServers(configs: readonly McpServerConfig[]): Promise<void> {
+    if (this.disposed) {
+      throw new Error('the MCP manager is disposed');
+    }
+    const wanted = new Map(configs.map((config) => [config.name, config]));
+    const work: Promise<void>[] = [];
+    for (const [name, entry] of this.entries) {
+      if (!wanted.has(name)) {
+        entry.removed = true;
+        this.entries.delete(name);
+        work.push(this.stopEntry(entry));
+      }
+    }
+    for (const config of wanted.values()) {
+      const entry = this.entries.get(config.name);
+      if (entry === undefined) {
+        const created: Entry = { config, state: 'stopped', tools: [], generation: 0, attempts: 0, stderrTail: [], removed: false };
+        this.entries.set(config.name, created);
+        work.push(this.launch(created));
+      } else if (!sameLaunch(entry.config, config)) {
+        entry.config = config;
+        entry.attempts = 0;
+        work.push(this.launch(entry));
+      } else {
+        entry.config = config;
+        this.fire(entry);
+      }
+    }
+    await Promise.all(work);
+  }
+
+  servers(): McpServerStatus[] {
+    return [...this.entries.values()].map((entry) => this.statusOf(entry));
+  }
+
+  server(name: string): McpServerStatus | undefined {
+    const entry = this.entries.get(name);
+    return entry === undefined ? undefined : this.statusOf(entry);
+  }
+
+  /** Stops (if needed) and starts one server again; resets its restart count. */
+  async restart(name: string): Promise<void> {
+    const entry = this.require(name);
+    entry.attempts = 0;
+    await this.launch(entry);
+  }
+
+  async stop(name: string): Promise<void> {
+    await this.stopEntry(this.require(name));
+  }
+
+  /**
+   * Calls a tool. Waits for a starting server (within the timeout). Rejects with an McpCallError on timeout
+   * (after sending notifications/cancelled; a late answer is ignored), cancellation, a crash mid-call, or a server
+   * that is not running. A tool's own error comes back as a result with `isError: true`, not as a rejection.
+   * A streamable HTTP session that the server forgot (404) is re-initialised once and the call retried.
+   */
+  async callTool(server: string, tool: string, args: Record<string, unknown>, options: McpCallOptions = {}): Promise<CallToolResult> {
+    const entry = this.entries.get(server);
+    if (entry === undefined) {
+      throw new McpCallError('unknown-server', server, tool, `there is no MCP server named "${server}"`);
+    }
+    const timeoutMs = options.timeoutMs ?? this.callTimeoutMs;
+    const deadline = Date.now() + timeoutMs;
+    if (entry.state === 'starting') {
+      await this.waitWhileStarting(entry, deadline, options.signal);
+    }
+    return this.callOnce(entry, tool, args, options.signal, timeoutMs, deadline, true);
+  }
+
+  /** Starts closing everything (see close()); for a DisposableStore. */
+  dispose(): void {
+    void this.close();
+  }
+
+  /** Stops every server (stdin closed, then SIGTERM, then SIGKILL) and forgets them. Same promise every time. */
+  close(): Promise<void> {
+    this.closing ??= this.closeAll();
+    return this.closing;
+  }
+
+  private async closeAll(): Promise<void> {
+    this.disposed = true;
+    const entries = [...this.entries.values()];
+    this.entries.clear();
+    await Promise.all(
+      entries.map((entry) => {
+        entry.removed = true;
+        return this.stopEntry(entry);
+      }),
+    );
+    this.changed.dispose();
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+
+  private require(name: string): Entry {
+    const entry = this.entries.get(name);
+    if (entry === undefined) {
+      throw new Error(`there is no MCP server named "${name}"`);
+    }
+    return entry;
+  }
+
+  private statusOf(entry: Entry): McpServerStatus {
+    const pid = entry.connection?.pid;
+    return {
+      name: entry.config.name,
+      state: entry.state,
+      ...(entry.error !== undefined ? { error: entry.error } : {}),
+      tools: entry.tools.map((tool) => ({ ...tool })),
+      origin: entry.config.origin,
+      config: entry.config,
+      ...(pid !== undefined ? { pid } : {}),
+      restartAttempt: entry.attempts,
+    };
+  }
+
+  private fire(entry: Entry): void {
+    if (!entry.removed) {
+      this.changed.fire(this.statusOf(entry));
+    }
+  }
+
+  private setState(entry: Entry, state: McpServerState, error?: string): void {
+    entry.state = state;
+    if (error === undefined) {
+      delete entry.error;
+    } else {
+      entry.error = error;
+    }
+    this.fire(entry);
+  }
+
+  private clearTimer(entry: Entry): void {
+    if (entry.restartTimer !== undefined) {
+      clearTimeout(entry.restartTimer);
+      delete entry.restartTimer;
+    }
+  }
+
+  private async stopEntry(entry: Entry): Promise<void> {
+    entry.generation += 1;
+    this.clearTimer(entry);
+    const connection = entry.connection;
+    delete entry.connection;
+    entry.tools = [];
+    this.setState(entry, 'stopped');
+    if (connection !== undefined) {
+      await this.closeConnection(entry.config.name, connection);
+    }
+  }
+
+  /** Starts (or restarts) a server. Never rejects: failures end in state 'failed' or 'stopped'. */
+  private async launch(entry: Entry): Promise<void> {
+    entry.generation += 1;
+    const generation = entry.generation;
+    this.clearTimer(entry);
+    const old = entry.connection;
+    delete entry.connection;
+    entry.tools = [];
+    this.setState(entry, 'starting', entry.state === 'starting' ? entry.error : undefined);
+    if (old !== undefined) {
+      await this.closeConnection(entry.config.name, old);
+    }
+    const current = (): boolean => !this.disposed && entry.generation === generation;
+    let connection: Connection | undefined;
+    try {
+      const allowed = (await this.options.startAllowed?.(entry.config)) ?? true;
+      if (!current()) {
+        return;
+      }
+      if (!allowed) {
+        this.setState(entry, 'stopped', 'not started: starting this server was not allowed (Workspace Trust or approval)');
+        return;
+      }
+      connection = await this.open(entry, generation);
+      if (!current()) {
+        await this.closeConnection(entry.config.name, connection);
+        return;
+      }
+      entry.connection = connection;
+      entry.tools = await this.listTools(connection.client);
+      if (!current()) {
+        return;
+      }
+      entry.attempts = 0;
+      this.setState(entry, 'running');
+      this.log(entry.config.name, `running with ${String(entry.tools.length)} tool(s)`);
+    } catch (error) {
+      if (!current()) {
+        return;
+      }
+      if (connection !== undefined) {
+        delete entry.connection;
+        await this.closeConnection(entry.config.name, connection);
+      }
+      const reason = messageOf(error);
+      this.log(entry.config.name, `failed to start: ${reason}`);
+      if (entry.attempts > 0) {
+        this.scheduleRestart(entry, `restart failed: ${reason}`);
+      } else {
+        this.setState(entry, 'failed', reason);
+      }
+    }
+  }
+
+  private scheduleRestart(entry: Entry, reason: string): void {
+    if (this.disposed || entry.removed) {
+      return;
+    }
+    entry.attempts += 1;
+    if (entry.attempts > this.backoff.maxAttempts) {
+      this.setState(entry, 'failed', `${reason}; gave up after ${String(this.backoff.maxAttempts)} restart attempts`);
+      return;
+    }
+    const wait = Math.min(this.backoff.initialMs * 2 ** (entry.attempts - 1), this.backoff.maxMs);
+    this.setState(
+      entry,
+      'starting',
+      `${reason}; restarting in ${String(wait)} ms (attempt ${String(entry.attempts)} of ${String(this.backoff.maxAttempts)})`,
+    );
+    this.log(entry.config.name, entry.error ?? reason);
+    entry.restartTimer = setTimeout(() => {
+      delete entry.restartTimer;
+      void this.launch(entry);
+    }, wait);
+  }
+
+  private createTransports(entry: Entry): (() => Transport)[] {
+    const config = entry.config;
+    if (config.type === 'stdio') {
+      return [
+        () => {
+          const env: Record<string, string> = {};
+          for (const [key, value] of Object.entries(config.env)) {
+            if (value !== null) {
+              env[key] = value;
+            }
+          }
+          const transport = new StdioClientTransport({
+            command: config.command,
+            args: [...config.args],
+            env,
+            stderr: 'pipe',
+            ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
+          });
+          this.pipeStderr(entry, transport);
+          return transport;
+        },
+      ];
+    }
+    const url = new URL(config.url);
+    const requestInit = { headers: { ...config.headers } };
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- `type: "sse"` servers still exist; VS Code supports them too.
+    const sse = (): Transport => new SSEClientTransport(url, { requestInit });
+    if (config.type === 'sse') {
+      return [sse];
+    }
+    // Streamable HTTP first; an older server that only speaks HTTP+SSE answers its POST with a 4xx.
+    return [() => new StreamableHTTPClientTransport(url, { requestInit }), sse];
+  }
+
+  private pipeStderr(entry: Entry, transport: StdioClientTransport): void {
+    const stream = transport.stderr;
+    if (stream === null) {
+      return;
+    }
+    let partial = '';
+    const emit = (line: string): void => {
+      if (line.trim() === '') {
+        return;
+      }
+      entry.stderrTail.push(line);
+      if (entry.stderrTail.length > STDERR_TAIL) {
+        entry.stderrTail.shift();
+      }
+      this.log(entry.config.name, line);
+    };
+    stream.on('data', (chunk: Buffer | string) => {
+      const lines = (partial + chunk.toString()).split(/\r?\n/);
+      partial = lines.pop() ?? '';
+      lines.forEach(emit);
+    });
+    stream.on('end', () => {
+      emit(partial);
+      partial = '';
+    });
+  }
+
+  private async open(entry: Entry, generation: number): Promise<Connection> {
+    const name = entry.config.name;
+    const factories = this.createTransports(entry);
+    let lastError: unknown;
+    for (const [index, factory] of factories.entries()) {
+      try {
+        return await this.openWith(entry, generation, factory());
+      } catch (error) {
+        lastError = error;
+        const fallBack =
+          index < factories.length - 1 &&
+          error instanceof StreamableHTTPError &&
+          error.code !== undefined &&
+          error.code >= 400 &&
+          error.code < 500 &&
+          error.code !== 401 &&
+          error.code !== 403;
+        if (!fallBack) {
+          throw error;
+        }
+        this.log(name, `streamable HTTP refused (${messageOf(error)}); trying the HTTP+SSE transport`);
+      }
+    }
+    throw lastError;
+  }
+
+  private async openWith(entry: Entry, generation: number, transport: Transport): Promise<Connection> {
+    const name = entry.config.name;
+    const stdio = transport instanceof StdioClientTransport;
+    const client = new Client(this.options.clientInfo ?? { name: 'toolgate', version: '0.1.0' }, { capabilities: {} });
+    let started = false;
+    let startupError: string | undefined;
+    entry.stderrTail = [];
+    client.onerror = (error: unknown): void => {
+      const message = messageOf(error);
+      if (!started && stdio) {
+        // Over stdio, stdout carries JSON-RPC only: anything else while starting means it cannot be trusted to talk.
+        if (startupError === undefined) {
+          const notJson = error instanceof SyntaxError || (error instanceof Error && error.name === 'ZodError');
+          startupError = notJson ? `it wrote something that is not JSON-RPC to stdout (${message.split('\n')[0] ?? ''})` : message;
+          void transport.close().catch(() => undefined);
+        }
+        return;
+      }
+      if (/unknown message ID/i.test(message)) {
+        this.log(name, `ignored a late answer to a request that had timed out or was cancelled (${message})`);
+      } else {
+        this.log(name, `protocol error: ${message}`);
+      }
+    };
+    client.onclose = (): void => {
+      this.onClosed(entry, generation, client);
+    };
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      void this.relist(entry, generation, client);
+    });
+    try {
+      await client.connect(transport, { timeout: this.startTimeoutMs });
+      if (startupError !== undefined) {
+        throw new Error(startupError);
+      }
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      // Let the last lines of stderr arrive before quoting them.
+      await new Promise((resolve) => setImmediate(resolve));
+      throw new Error(this.describeStartError(entry, startupError ?? messageOf(error), error), { cause: error });
+    }
+    started = true;
+    const pid = transport instanceof StdioClientTransport ? transport.pid : null;
+    return { client, transport, ...(pid !== null ? { pid } : {}) };
+  }
+
+  private describeStartError(entry: Entry, message: string, error: unknown): string {
+    let reason = message;
+    if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number)) {
+      reason = `it did not answer "initialize" within ${String(this.startTimeoutMs)} ms`;
+    } else if (error instanceof McpError && error.code === (ErrorCode.ConnectionClosed as number) && reason === error.message) {
+      reason = 'it exited before it finished starting';
+    } else if ((error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT' && entry.config.type === 'stdio') {
+      reason = `command not found: ${entry.config.command}`;
+    }
+    const tail = entry.stderrTail.at(-1);
+    return tail === undefined ? reason : `${reason} (stderr: ${tail})`;
+  }
+
+  private async listTools(client: Client): Promise<McpToolInfo[]> {
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: this.startTimeoutMs });
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    return tools.map((tool) => {
+      const info = {
+        name: tool.name,
+        description: tool.description ?? '',
+        inputSchema: tool.inputSchema as Record<string, unknown>,
+      };
+      return {
+        ...info,
+        ...(tool.annotations !== undefined ? { annotations: tool.annotations } : {}),
+        definitionHash: definitionHash(info),
+      };
+    });
+  }
+
+  private async relist(entry: Entry, generation: number, client: Client): Promise<void> {
+    try {
+      const tools = await this.listTools(client);
+      if (entry.generation === generation && entry.state === 'running') {
+        entry.tools = tools;
+        this.log(entry.config.name, `tools changed; now ${String(tools.length)} tool(s)`);
+        this.fire(entry);
+      }
+    } catch (error) {
+      this.log(entry.config.name, `could not re-list tools after tools/list_changed: ${messageOf(error)}`);
+    }
+  }
+
+  private onClosed(entry: Entry, generation: number, client: Client): void {
+    if (this.disposed || entry.generation !== generation || entry.connection?.client !== client || entry.state !== 'running') {
+      return; // superseded, stopped on purpose, or still starting (the start attempt reports it)
+    }
+    const connection = entry.connection;
+    delete entry.connection;
+    entry.tools = [];
+    void this.closeConnection(entry.config.name, connection);
+    const tail = entry.stderrTail.at(-1);
+    this.scheduleRestart(entry, `the server exited unexpectedly${tail === undefined ? '' : ` (stderr: ${tail})`}`);
+  }
+
+  private async closeConnection(name: string, connection: Connection): Promise<void> {
+    try {
+      if (connection.transport instanceof StreamableHTTPClientTransport && connection.transport.sessionId !== undefined) {
+        await Promise.race([connection.transport.terminateSession().catch(() => undefined), delay(1000)]);
+      }
+      await connection.client.close();
+    } catch (error) {
+      this.log(name, `error while closing: ${messageOf(error)}`);
+    }
+    const pid = connection.pid;
+    if (pid !== undefined && isAlive(pid)) {
+      // StdioClientTransport.close ends stdin, then SIGTERM, then SIGKILL without waiting for the last: make sure.
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+      for (let i = 0; i < 50 && isAlive(pid); i += 1) {
+        await delay(20);
+      }
+    }
+  }
+
+  private async waitWhileStarting(entry: Entry, deadline: number, signal: AbortSignal | undefined): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const finish = (): void => {
+        listener.dispose();
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', finish);
+        resolve();
+      };
+      const listener = this.changed.event((status) => {
+        if (status.name === entry.config.name && status.state !== 'starting') {
+          finish();
+        }
+      });
+      const timer = setTimeout(finish, Math.max(0, deadline - Date.now()));
+      signal?.addEventListener('abort', finish);
+      if (entry.state !== 'starting' || entry.removed) {
+        finish();
+      }
+    });
+  }
+
+  private async callOnce(
+    entry: Entry,
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+    timeoutMs: number,
+    deadline: number,
+    mayRenewSession: boolean,
+  ): Promise<CallToolResult> {
+    const name = entry.config.name;
+    if (signal?.aborted === true) {
+      throw new McpCallError('cancelled', name, tool, `the call to "${tool}" on MCP server "${name}" was cancelled`);
+    }
+    const connection = entry.connection;
+    if (entry.state !== 'running' || connection === undefined) {
+      const why = entry.state === 'starting' ? `still starting after ${String(timeoutMs)} ms` : entry.state;
+      throw new McpCallError(
+        'not-running',
+        name,
+        tool,
+        `MCP server "${name}" is not running (${why}${entry.error === undefined ? '' : `: ${entry.error}`})`,
+      );
+    }
+    const remaining = Math.max(1, deadline - Date.now());
+    try {
+      const result = await connection.client.callTool({ name: tool, arguments: args }, undefined, {
+        timeout: remaining,
+        ...(signal !== undefined ? { signal } : {}),
+      });
+      return result as CallToolResult;
+    } catch (error) {
+      if (mayRenewSession && error instanceof StreamableHTTPError && error.code === 404 && entry.connection === connection) {
+        this.log(name, 'the server forgot the session (404); initialising a new one and retrying once');
+        await this.launch(entry);
+        return this.callOnce(entry, tool, args, signal, timeoutMs, deadline, false);
+      }
+      throw this.describeCallError(entry, tool, error, timeoutMs, signal);
+    }
+  }
+
+  private describeCallError(entry: Entry, tool: string, error: unknown, timeoutMs: number, signal: AbortSignal | undefined): McpCallError {
+    const name = entry.config.name;
+    if (signal?.aborted === true) {
+      return new McpCallError('cancelled', name, tool, `the call to "${tool}" on MCP server "${name}" was cancelled`);
+    }
+    if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number)) {
+      return new McpCallError(
+        'timeout',
+        name,
+        tool,
+        `MCP server "${name}" did not answer "${tool}" within ${String(timeoutMs)} ms; the call was cancelled`,
+      );
+    }
+    if (error instanceof McpError && error.code === (ErrorCode.ConnectionClosed as number)) {
+      const tail = entry.stderrTail.at(-1);
+      return new McpCallError(
+        'crashed',
+        name,
+        tool,
+        `MCP server "${name}" closed the connection during "${tool}" (it exited or crashed)${tail === undefined ? '' : `; stderr: ${tail}`}`,
+      );
+    }
+    return new McpCallError('failed', name, tool, `MCP server "${name}" failed "${tool}": ${messageOf(error)}`);
+  }
+}

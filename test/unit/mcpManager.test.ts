@@ -1,0 +1,342 @@
+import * as assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import type { McpServerConfig, McpStdioServerConfig } from '../../src/core/mcp/config';
+import { McpCallError, McpManager, type McpServerStatus } from '../../src/core/mcp/manager';
+
+const FIXTURE = path.resolve('test/fixtures/mcp/fixtureServer.ts');
+const NODE_MODULES = path.resolve('node_modules');
+
+function fixture(name: string, env: Record<string, string> = {}): McpStdioServerConfig {
+  return {
+    name,
+    origin: 'user',
+    source: 'test',
+    requireApproval: 'all',
+    type: 'stdio',
+    command: process.execPath,
+    args: ['--import', 'tsx', FIXTURE, '--stdio'],
+    env,
+    cwd: process.cwd(),
+  };
+}
+
+function published(name: string, pkg: string, args: string[]): McpStdioServerConfig {
+  return { ...fixture(name), args: [path.join(NODE_MODULES, '@modelcontextprotocol', pkg, 'dist', 'index.js'), ...args] };
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Resolves with the server's status once `predicate` holds (checked now and on every change), or rejects after `ms`. */
+function waitFor(manager: McpManager, name: string, predicate: (status: McpServerStatus) => boolean, ms = 20_000): Promise<McpServerStatus> {
+  return new Promise((resolve, reject) => {
+    const check = (): boolean => {
+      const status = manager.server(name);
+      if (status !== undefined && predicate(status)) {
+        done();
+        resolve(status);
+        return true;
+      }
+      return false;
+    };
+    const listener = manager.onDidChange(() => {
+      check();
+    });
+    const timer = setTimeout(() => {
+      done();
+      reject(new Error(`timed out waiting for "${name}": ${JSON.stringify(manager.server(name)?.state)}`));
+    }, ms);
+    const done = (): void => {
+      listener.dispose();
+      clearTimeout(timer);
+    };
+    check();
+  });
+}
+
+function until(condition: () => boolean, ms = 10_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const tick = (): void => {
+      if (condition()) {
+        resolve();
+      } else if (Date.now() - started > ms) {
+        reject(new Error('condition not met in time'));
+      } else {
+        setTimeout(tick, 25);
+      }
+    };
+    tick();
+  });
+}
+
+function textOf(result: { content: unknown[] }): string {
+  return result.content
+    .map((item) => (typeof item === 'object' && item !== null && 'text' in item ? String(item.text) : ''))
+    .join('');
+}
+
+async function rejection(promise: Promise<unknown>): Promise<McpCallError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof McpCallError, `expected an McpCallError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail('expected the call to reject');
+}
+
+describe('McpManager', function () {
+  this.timeout(30_000);
+  let manager: McpManager;
+  let logs: string[];
+  let root: string;
+
+  beforeEach(() => {
+    logs = [];
+    manager = new McpManager({ log: (server, line) => logs.push(`${server}: ${line}`), startTimeoutMs: 15_000 });
+    root = realpathSync(mkdtempSync(path.join(tmpdir(), 'toolgate-mcp-')));
+  });
+
+  afterEach(async () => {
+    await manager.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('starts the fixture over stdio, lists its tools and calls them', async () => {
+    await manager.setServers([fixture('fx', { FIXTURE_ROOT: root })]);
+    const status = manager.server('fx');
+    assert.equal(status?.state, 'running');
+    assert.equal(status.origin, 'user');
+    const names = status.tools.map((tool) => tool.name);
+    for (const name of ['echo', 'add', 'write_note', 'crash', 'hang', 'fail', 'change_tools']) {
+      assert.ok(names.includes(name), `lists ${name}`);
+    }
+    const echo = status.tools.find((tool) => tool.name === 'echo');
+    assert.equal(echo?.description, 'Echo the text back.');
+    assert.deepEqual(echo.annotations, { readOnlyHint: true });
+    assert.match(echo.definitionHash, /^[0-9a-f]{64}$/);
+    assert.equal(textOf(await manager.callTool('fx', 'echo', { text: 'hello' })), 'hello');
+    assert.equal(textOf(await manager.callTool('fx', 'add', { a: 2, b: 40 })), '42');
+    const failed = await manager.callTool('fx', 'fail', {});
+    assert.equal(failed.isError, true);
+    assert.equal(textOf(failed), 'this tool always fails');
+    await manager.callTool('fx', 'write_note', { path: 'notes/a.txt', content: 'note' });
+    assert.equal(readFileSync(path.join(root, 'notes', 'a.txt'), 'utf8'), 'note');
+    const unknown = await rejection(manager.callTool('nope', 'echo', {}));
+    assert.equal(unknown.kind, 'unknown-server');
+  });
+
+  it('talks streamable HTTP and renews a session the server forgot (404)', async () => {
+    const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', FIXTURE, '--http', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const port = await new Promise<number>((resolve, reject) => {
+        let out = '';
+        child.stdout?.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          const match = /listening (\d+)/.exec(out);
+          if (match?.[1] !== undefined) {
+            resolve(Number(match[1]));
+          }
+        });
+        child.on('exit', (code) => {
+          reject(new Error(`the HTTP fixture exited with ${String(code)}`));
+        });
+      });
+      const config: McpServerConfig = {
+        name: 'web',
+        origin: 'user',
+        source: 'test',
+        requireApproval: 'all',
+        type: 'http',
+        url: `http://127.0.0.1:${String(port)}/mcp`,
+        headers: { 'x-test': '1' },
+      };
+      await manager.setServers([config]);
+      assert.equal(manager.server('web')?.state, 'running');
+      assert.equal(textOf(await manager.callTool('web', 'echo', { text: 'over http' })), 'over http');
+      await manager.callTool('web', 'forget_sessions', {});
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(textOf(await manager.callTool('web', 'echo', { text: 'again' })), 'again');
+      assert.ok(logs.some((line) => line.includes('forgot the session (404)')), 'the session was renewed');
+      assert.equal(manager.server('web')?.state, 'running');
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('changes the definition hash when the description changes across a restart', async () => {
+    await manager.setServers([fixture('fx', { FIXTURE_DESCRIPTION: 'Echo the text.' })]);
+    const before = manager.server('fx')?.tools.find((tool) => tool.name === 'echo');
+    assert.equal(before?.description, 'Echo the text.');
+    await manager.setServers([fixture('fx', { FIXTURE_DESCRIPTION: 'Echo the text, and send it to a stranger.' })]);
+    const after = manager.server('fx')?.tools.find((tool) => tool.name === 'echo');
+    assert.equal(after?.description, 'Echo the text, and send it to a stranger.');
+    assert.notEqual(after.definitionHash, before.definitionHash);
+    const add = (status: McpServerStatus | undefined): string | undefined => status?.tools.find((t) => t.name === 'add')?.definitionHash;
+    await manager.setServers([fixture('fx', { FIXTURE_DESCRIPTION: 'Echo the text.' })]);
+    assert.equal(manager.server('fx')?.tools.find((tool) => tool.name === 'echo')?.definitionHash, before.definitionHash);
+    assert.ok(add(manager.server('fx')) !== undefined);
+  });
+
+  it('re-lists tools on tools/list_changed: a changed description changes the hash, an added tool appears', async () => {
+    await manager.setServers([fixture('fx')]);
+    const before = manager.server('fx')?.tools.find((tool) => tool.name === 'echo');
+    assert.ok(before);
+    await manager.callTool('fx', 'change_tools', { description: 'Echo, changed at run time.' });
+    const changed = await waitFor(manager, 'fx', (status) =>
+      status.tools.some((tool) => tool.name === 'echo' && tool.description === 'Echo, changed at run time.'),
+    );
+    assert.notEqual(changed.tools.find((tool) => tool.name === 'echo')?.definitionHash, before.definitionHash);
+    await manager.callTool('fx', 'change_tools', {});
+    await waitFor(manager, 'fx', (status) => status.tools.some((tool) => tool.name === 'extra_1'));
+    assert.equal(textOf(await manager.callTool('fx', 'extra_1', {})), 'extra_1');
+  });
+
+  it('times out a call with a clear message, sends notifications/cancelled, and ignores the late answer', async () => {
+    await manager.setServers([fixture('fx', { FIXTURE_IGNORE_CANCEL: '1' })]);
+    const timedOut = await rejection(manager.callTool('fx', 'slow', { ms: 1500, text: 'late' }, { timeoutMs: 200 }));
+    assert.equal(timedOut.kind, 'timeout');
+    assert.equal(timedOut.message, 'MCP server "fx" did not answer "slow" within 200 ms; the call was cancelled');
+    await until(() => logs.some((line) => line.startsWith('fx: fixture: got notifications/cancelled for request')));
+    await until(() => logs.some((line) => line.startsWith('fx: ignored a late answer')));
+    assert.equal(manager.server('fx')?.state, 'running');
+    assert.equal(textOf(await manager.callTool('fx', 'echo', { text: 'still here' })), 'still here');
+
+    const hung = await rejection(manager.callTool('fx', 'hang', {}, { timeoutMs: 300 }));
+    assert.equal(hung.kind, 'timeout');
+    const controller = new AbortController();
+    const pending = manager.callTool('fx', 'hang', {}, { signal: controller.signal });
+    setTimeout(() => {
+      controller.abort();
+    }, 100);
+    const cancelled = await rejection(pending);
+    assert.equal(cancelled.kind, 'cancelled');
+    assert.equal(cancelled.message, 'the call to "hang" on MCP server "fx" was cancelled');
+    assert.equal(textOf(await manager.callTool('fx', 'echo', { text: 'and still' })), 'and still');
+  });
+
+  it('a crash mid-call rejects the call, the server comes back, and the next call works', async () => {
+    await manager.setServers([fixture('fx')]);
+    const firstPid = manager.server('fx')?.pid;
+    assert.ok(firstPid !== undefined);
+    const states: string[] = [];
+    const listener = manager.onDidChange((status) => states.push(status.state));
+    const crashed = await rejection(manager.callTool('fx', 'crash', {}));
+    assert.equal(crashed.kind, 'crashed');
+    assert.match(crashed.message, /^MCP server "fx" closed the connection during "crash" \(it exited or crashed\)/);
+    const back = await waitFor(manager, 'fx', (status) => status.state === 'running');
+    listener.dispose();
+    assert.deepEqual(states.slice(0, 1), ['starting']);
+    assert.equal(states.at(-1), 'running');
+    assert.ok(back.pid !== undefined && back.pid !== firstPid, 'a new process');
+    assert.equal(isAlive(firstPid), false);
+    assert.equal(textOf(await manager.callTool('fx', 'echo', { text: 'revived' })), 'revived');
+    assert.equal(manager.server('fx')?.restartAttempt, 0);
+  });
+
+  it('a server that prints garbage, exits at start or does not exist fails with a reason; the others still work', async () => {
+    await manager.setServers([
+      fixture('garbage', { FIXTURE_GARBAGE: '1' }),
+      fixture('never', { FIXTURE_NEVER_START: '1' }),
+      { ...fixture('missing'), command: 'toolgate-no-such-command' },
+      fixture('good'),
+    ]);
+    const garbage = manager.server('garbage');
+    assert.equal(garbage?.state, 'failed');
+    assert.match(garbage.error ?? '', /^it wrote something that is not JSON-RPC to stdout \(.*is not valid JSON\)/);
+    const never = manager.server('never');
+    assert.equal(never?.state, 'failed');
+    assert.equal(never.error, 'it exited before it finished starting (stderr: fixture: refusing to start (FIXTURE_NEVER_START=1))');
+    assert.equal(manager.server('missing')?.state, 'failed');
+    assert.equal(manager.server('missing')?.error, 'command not found: toolgate-no-such-command');
+    assert.equal(manager.server('good')?.state, 'running');
+    assert.equal(textOf(await manager.callTool('good', 'echo', { text: 'fine' })), 'fine');
+    const notRunning = await rejection(manager.callTool('garbage', 'echo', { text: 'x' }));
+    assert.equal(notRunning.kind, 'not-running');
+    assert.match(notRunning.message, /^MCP server "garbage" is not running \(failed: it wrote something that is not JSON-RPC/);
+  });
+
+  it('does not start a server that startAllowed refuses; restart and stop work by name', async () => {
+    const asked: string[] = [];
+    const gated = new McpManager({
+      startAllowed: (config) => {
+        asked.push(config.name);
+        return Promise.resolve(config.origin === 'user');
+      },
+    });
+    try {
+      await gated.setServers([{ ...fixture('ws'), origin: 'workspace' }, fixture('mine')]);
+      assert.deepEqual(asked.sort(), ['mine', 'ws']);
+      const ws = gated.server('ws');
+      assert.equal(ws?.state, 'stopped');
+      assert.match(ws.error ?? '', /not allowed/);
+      assert.equal(ws.pid, undefined);
+      const first = gated.server('mine')?.pid;
+      await gated.restart('mine');
+      const second = gated.server('mine');
+      assert.equal(second?.state, 'running');
+      assert.notEqual(second.pid, first);
+      await gated.stop('mine');
+      assert.equal(gated.server('mine')?.state, 'stopped');
+      assert.equal((await rejection(gated.callTool('mine', 'echo', { text: 'x' }))).kind, 'not-running');
+    } finally {
+      await gated.close();
+    }
+  });
+
+  it('dispose leaves no child process, even with a call in flight', async () => {
+    await manager.setServers([fixture('a'), fixture('b')]);
+    const pids = manager.servers().map((status) => status.pid);
+    assert.equal(pids.length, 2);
+    const inFlight = manager.callTool('a', 'hang', {}).then(
+      () => 'answered',
+      (error: unknown) => (error instanceof McpCallError ? error.kind : String(error)),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    manager.dispose();
+    await manager.close();
+    for (const pid of pids) {
+      assert.ok(pid !== undefined);
+      assert.equal(isAlive(pid), false, `process ${String(pid)} is gone`);
+    }
+    assert.equal(await inFlight, 'crashed');
+    assert.deepEqual(manager.servers(), []);
+  });
+
+  it('runs the published filesystem server against a temporary folder', async () => {
+    writeFileSync(path.join(root, 'hello.txt'), 'hello from disk');
+    await manager.setServers([published('filesystem', 'server-filesystem', [root])]);
+    const status = manager.server('filesystem');
+    assert.equal(status?.state, 'running', status?.error);
+    const names = status.tools.map((tool) => tool.name);
+    assert.ok(names.includes('write_file'), names.join(', '));
+    assert.ok(names.includes('read_text_file'), names.join(', '));
+    const target = path.join(root, 'out.txt');
+    const written = await manager.callTool('filesystem', 'write_file', { path: target, content: 'written through MCP' });
+    assert.notEqual(written.isError, true, textOf(written));
+    assert.equal(readFileSync(target, 'utf8'), 'written through MCP');
+    const read = await manager.callTool('filesystem', 'read_text_file', { path: path.join(root, 'hello.txt') });
+    assert.equal(textOf(read), 'hello from disk');
+    const outside = await manager.callTool('filesystem', 'read_text_file', { path: '/etc/hostname' });
+    assert.equal(outside.isError, true, 'the server refuses paths outside its folder');
+  });
+
+  it('runs the published everything server and calls echo', async () => {
+    await manager.setServers([published('everything', 'server-everything', ['stdio'])]);
+    const status = manager.server('everything');
+    assert.equal(status?.state, 'running', status?.error);
+    assert.ok(status.tools.some((tool) => tool.name === 'echo'));
+    const result = await manager.callTool('everything', 'echo', { message: 'hi there' });
+    assert.match(textOf(result), /hi there/);
+  });
+});
