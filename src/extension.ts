@@ -11,6 +11,8 @@ import { MirroredWorkspaceState } from './vscode/grantStorage';
 import { ChatViewProvider } from './vscode/chatViewProvider';
 import { createGateHost, storageFolder } from './vscode/gateHost';
 import { createLog } from './vscode/log';
+import { McpHost } from './vscode/mcpHost';
+import { McpServersView } from './vscode/mcpServersView';
 import { ProposedContentProvider } from './vscode/proposedContent';
 import { ApiKeyStore } from './vscode/secrets';
 import { Settings } from './vscode/settings';
@@ -31,7 +33,12 @@ export function activate(context: vscode.ExtensionContext): ToolgateApi {
   const apiKeys = new ApiKeyStore(context.secrets);
   const { gate, grants, audit, auditFile } = createGateHost(context, settings, log);
   const terminal = new TerminalRunner();
-  const tools = new ToolService(gate, settings, terminal, log);
+  const mcp = new McpHost(context.workspaceState, log);
+  mcpHost = mcp;
+  const tools = new ToolService(gate, settings, terminal, log, {
+    resolve: (name) => mcp.modelTools().resolve(name),
+    call: (server, tool, args, options) => mcp.manager.callTool(server, tool, args, options),
+  });
   const proposed = new ProposedContentProvider(tools.proposals);
 
   const agent = new AgentHost(
@@ -42,6 +49,7 @@ export function activate(context: vscode.ExtensionContext): ToolgateApi {
     grants,
     apiKeys,
     log,
+    () => mcp.modelTools().specs,
   );
   const chat = new ChatViewProvider(
     context.extensionUri,
@@ -132,6 +140,15 @@ export function activate(context: vscode.ExtensionContext): ToolgateApi {
     terminal,
     gate,
     agent,
+    mcp,
+    vscode.window.registerTreeDataProvider('toolgate.mcpServers', new McpServersView(mcp)),
+    vscode.commands.registerCommand('toolgate.mcp.restart', (item?: { server?: string }) =>
+      item?.server !== undefined ? mcp.manager.restart(item.server) : mcp.reload(),
+    ),
+    vscode.commands.registerCommand('toolgate.mcp.stop', (item?: { server?: string }) =>
+      item?.server !== undefined ? mcp.manager.stop(item.server) : undefined,
+    ),
+    vscode.commands.registerCommand('toolgate.mcp.showOutput', () => mcp.showOutput()),
     onDidDecide,
     agent.onDidChange(() => chat.refresh()),
     audit.onDidRecord((entry) => onDidDecide.fire(entry)),
@@ -201,6 +218,7 @@ export function activate(context: vscode.ExtensionContext): ToolgateApi {
   reportBrokenRules();
   context.subscriptions.push(settings.onDidChange((affects) => affects('autoApprove.terminal') && reportBrokenRules()));
   refreshViews();
+  void mcp.reload().catch((error: unknown) => log.error(`MCP: ${String(error)}`));
   const manifest = context.extension.packageJSON as { version?: unknown };
   log.info(`Toolgate ${String(manifest.version)} activated`);
 
@@ -226,6 +244,10 @@ export function activate(context: vscode.ExtensionContext): ToolgateApi {
   };
 }
 
-export function deactivate(): void {
-  // Everything is owned by context.subscriptions.
+let mcpHost: McpHost | undefined;
+
+/** MCP servers are closed before the extension host exits: stdin, then terminate, then kill. */
+export async function deactivate(): Promise<void> {
+  await mcpHost?.manager.close();
+  mcpHost = undefined;
 }

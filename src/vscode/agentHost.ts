@@ -11,7 +11,7 @@ import { parseChatDecision } from '../core/agent/chatDecisions';
 import type { Gate } from '../core/approval/gate';
 import type { GrantStore, KeyValueStore } from '../core/approval/grants';
 import { Emitter } from '../core/disposable';
-import { OpenAICompatibleModel, type ChatMessage, type ChatModel, type ToolCall } from '../core/llm/client';
+import { OpenAICompatibleModel, type ChatMessage, type ChatModel, type ToolCall, type ToolSpec } from '../core/llm/client';
 import { parseBuiltinCall } from '../core/tools/definitions';
 import { builtinToolSpecs } from '../core/tools/specs';
 import { ChatEntry } from '../shared/messages';
@@ -110,6 +110,8 @@ export class AgentHost implements vscode.Disposable {
     private readonly grants: GrantStore,
     private readonly apiKeys: ApiKeyStore,
     private readonly log: Log,
+    /** More tools for the model (MCP), read at the start of each task. */
+    private readonly extraTools: () => ToolSpec[] = () => [],
   ) {
     const raw = store.get(chatsKey);
     const parsed = raw === undefined ? undefined : StoredChats.safeParse(raw);
@@ -274,7 +276,7 @@ export class AgentHost implements vscode.Disposable {
       const result = await runAgent(
         {
           model: await this.model(),
-          tools: builtinToolSpecs(),
+          tools: [...builtinToolSpecs(), ...this.extraTools()],
           runner,
           systemPrompt: defaultSystemPrompt,
           maxSteps: this.settings.get('agent.maxSteps'),

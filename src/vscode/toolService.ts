@@ -13,12 +13,16 @@ import { callHash } from '../core/approval/hash';
 import { PathResolver } from '../core/approval/paths';
 import type { Decision, GateCall } from '../core/approval/policy';
 import { diffText, type LineDiff } from '../core/diff/lineDiff';
+import { isMcpModelName } from '../core/mcp/names';
+import type { McpModelTool } from '../core/mcp/tools';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { parsePatch } from 'diff';
 import { analyseCommand } from '../core/shell/analysis';
 import { parseBuiltinCall, targetPathOf, type ParsedCall } from '../core/tools/definitions';
-import type { DiffPreview, Preview } from '../shared/approvals';
+import type { DiffPreview, DiffRow, Preview } from '../shared/approvals';
 import type { Log } from './log';
 import type { Settings } from './settings';
-import { applyProposal, listFilesTool, proposeEdit, proposeWrite, readFileTool, searchTextTool, ToolError, type Proposal } from './tools/files';
+import { applyProposal, listFilesTool, proposeEdit, proposeWrite, readFileTool, searchTextTool, snapshot, ToolError, type Proposal } from './tools/files';
 import type { TerminalRunner } from './tools/terminal';
 
 export interface ToolCallRequest {
@@ -36,6 +40,12 @@ export interface ToolCallResult {
   decision?: GateResult;
 }
 
+/** What the tool service needs of MCP: the model's tool names resolved, and calls to servers. */
+export interface McpBridge {
+  resolve(modelName: string): McpModelTool | undefined;
+  call(server: string, tool: string, args: Record<string, unknown>, options: { signal?: AbortSignal }): Promise<CallToolResult>;
+}
+
 export interface RunOptions {
   chatId: string;
   signal?: AbortSignal;
@@ -51,6 +61,7 @@ type Prepared =
       request: ToolCallRequest;
       input: GateInput & { callId: string };
       proposal?: Proposal;
+      mcp?: { server: string; tool: string; args: Record<string, unknown> };
     };
 
 const maxConflictRetries = 3;
@@ -97,6 +108,7 @@ export class ToolService {
     private readonly settings: Settings,
     private readonly terminal: TerminalRunner,
     private readonly log: Log,
+    private readonly mcp?: McpBridge,
   ) {}
 
   private resolver(): PathResolver {
@@ -121,8 +133,105 @@ export class ToolService {
     return call;
   }
 
+  private async prepareMcp(request: ToolCallRequest, source: string): Promise<Prepared> {
+    const resolved = this.mcp?.resolve(request.tool);
+    if (!resolved) {
+      return { kind: 'error', message: `unknown MCP tool '${request.tool}': its server is not running or does not offer it` };
+    }
+    let args: unknown = request.args;
+    if (typeof args === 'string') {
+      try {
+        args = JSON.parse(args === '' ? '{}' : args) as unknown;
+      } catch (error) {
+        return { kind: 'error', message: `${request.tool}: the arguments are not valid JSON (${(error as Error).message})` };
+      }
+    }
+    if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+      return { kind: 'error', message: `${request.tool}: the arguments must be a JSON object` };
+    }
+    const record = args as Record<string, unknown>;
+    const { server, tool } = resolved;
+    const annotations = Object.entries(tool.annotations ?? {})
+      .filter(([, value]) => value !== undefined)
+      .map(([key, value]) => `${key}: ${String(value)}`);
+    const call: GateCall = {
+      tool: request.tool,
+      args: record,
+      argsHash: callHash(request.tool, record, tool.definitionHash),
+      external: {
+        gated: resolved.gated,
+        definitionHash: tool.definitionHash,
+        label: `${server}/${tool.name}`,
+        server,
+        description: tool.description,
+        annotations,
+      },
+    };
+    const preview = await this.mcpPreview(server, tool.name, record);
+    return {
+      kind: 'ready',
+      parsed: undefined,
+      request,
+      mcp: { server, tool: tool.name, args: record },
+      input: { callId: newCallId(), call, preview, source },
+    };
+  }
+
+  /** For server-filesystem's writes: the diff, computed (write_file) or asked of the server in dry-run (edit_file). */
+  private async mcpPreview(server: string, tool: string, args: Record<string, unknown>): Promise<Preview> {
+    const filePath = args['path'];
+    if (typeof filePath !== 'string') {
+      return { kind: 'none' };
+    }
+    try {
+      if (tool === 'write_file' && typeof args['content'] === 'string') {
+        const target = this.resolver().resolve(filePath);
+        const base = await snapshot(vscode.Uri.file(target.absolute));
+        return diffPreview(target.relative ?? target.absolute, !base.exists, diffText(base.text, args['content']));
+      }
+      if (tool === 'edit_file' && Array.isArray(args['edits']) && this.mcp) {
+        const result = await this.mcp.call(server, tool, { ...args, dryRun: true }, {});
+        const text = mcpText(result);
+        const patch = parsePatch(text.replace(/^`+diff\n?|`+\s*$/gm, ''))[0];
+        if (result.isError === true || !patch || patch.hunks.length === 0) {
+          return { kind: 'none' };
+        }
+        let added = 0;
+        let removed = 0;
+        const hunks = patch.hunks.map((hunk) => {
+          let oldLine = hunk.oldStart;
+          let newLine = hunk.newStart;
+          const rows = hunk.lines.flatMap((line): DiffRow[] => {
+            const kind = line[0];
+            const body = line.slice(1);
+            if (kind === '+') {
+              added++;
+              return [['a', null, newLine++, body]];
+            }
+            if (kind === '-') {
+              removed++;
+              return [['d', oldLine++, null, body]];
+            }
+            if (kind === ' ') {
+              return [['c', oldLine++, newLine++, body]];
+            }
+            return [];
+          });
+          return { header: `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`, rows };
+        });
+        return { kind: 'diff', path: filePath, isNewFile: false, added, removed, hunks, note: `diff from ${server}'s edit_file dry run` };
+      }
+    } catch (error) {
+      this.log.warn(`MCP preview for ${server}/${tool} failed: ${String(error)}`);
+    }
+    return { kind: 'none' };
+  }
+
   private async prepare(request: ToolCallRequest): Promise<Prepared> {
     const source = request.source ?? 'agent';
+    if (isMcpModelName(request.tool)) {
+      return this.prepareMcp(request, source);
+    }
     const parsed = parseBuiltinCall(request.tool, request.args);
     const resolver = this.resolver();
     if (!parsed.ok) {
@@ -258,6 +367,17 @@ export class ToolService {
     if (decision.verdict === 'deny') {
       return { ok: false, output: deniedMessage(decision), decision };
     }
+    if (item.mcp && this.mcp) {
+      try {
+        const result = await this.mcp.call(item.mcp.server, item.mcp.tool, item.mcp.args, options.signal ? { signal: options.signal } : {});
+        const text = mcpText(result);
+        return result.isError === true
+          ? { ok: false, output: `The MCP tool reported an error: ${text}`, decision }
+          : { ok: true, output: text === '' ? '(the tool returned no text)' : text, decision };
+      } catch (error) {
+        return { ok: false, output: `Error: ${error instanceof Error ? error.message : String(error)}`, decision };
+      }
+    }
     const parsed = item.parsed;
     if (!parsed) {
       return { ok: true, output: decision.reason, decision };
@@ -349,4 +469,20 @@ export function deniedMessage(decision: Extract<GateResult, { verdict: 'deny' }>
     case 'policy':
       return `The call was refused by policy (${decision.reason}). Nothing was changed.`;
   }
+}
+
+/** The text of an MCP tool result; other content is named, not dropped silently. */
+export function mcpText(result: CallToolResult): string {
+  const content = Array.isArray(result.content) ? result.content : [];
+  return content
+    .map((part) => {
+      if (part.type === 'text') {
+        return part.text;
+      }
+      if (part.type === 'resource') {
+        return 'text' in part.resource ? part.resource.text : `[resource ${part.resource.uri}]`;
+      }
+      return `[${part.type} content]`;
+    })
+    .join('\n');
 }

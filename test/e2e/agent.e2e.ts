@@ -2,7 +2,8 @@ import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Frame } from 'playwright-core';
-import { startFakeOpenAI, type FakeOpenAI } from '../fixtures/fakeOpenAI';
+import type { FakeOpenAI } from '../fixtures/fakeOpenAI';
+import { ChatDriver, useFakeModel, waitFor } from './harness/chat';
 import { ApprovalsPanelDriver } from './harness/panel';
 import { useCodeServer } from './harness/session';
 
@@ -19,52 +20,23 @@ function messagesOf(fake: FakeOpenAI, index: number): SentMessage[] {
   return body.messages;
 }
 
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 describe('the agent, with a scripted OpenAI-compatible model, in the real chat view and panel', function () {
   this.timeout(180_000);
+  const model = useFakeModel();
   let fake: FakeOpenAI;
-  before(async () => {
-    fake = await startFakeOpenAI();
-  });
-  after(async () => {
-    await fake.close();
+  before(() => {
+    fake = model.fake;
   });
   const session = useCodeServer(() => ({
-    settings: { 'toolgate.model.baseUrl': fake.baseUrl, 'toolgate.model.name': 'toolgate-test-model' },
+    settings: model.workspaceSettings(),
   }));
   const file = (relative: string): string => path.join(session.server.workspace, relative);
   const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
 
-  async function chat(): Promise<Frame> {
-    const selector = 'body[data-view="chat"] main#root[data-state="connected"]';
-    try {
-      return await session.workbench.webviewFrame(selector, 2_000);
-    } catch {
-      // Not open yet: open the Toolgate view container.
-    }
-    await session.workbench.page.locator('.activitybar [aria-label^="Toolgate"]').first().click();
-    return await session.workbench.webviewFrame(selector, 30_000);
-  }
-
-  async function say(text: string): Promise<void> {
-    const frame = await chat();
-    await frame.locator('[data-field="prompt"]').fill(text);
-    await frame.locator('[data-action="send"]').click();
-  }
-
-  async function idle(): Promise<void> {
-    const frame = await chat();
-    await frame.locator('main#root[data-running="false"]').waitFor({ timeout: 30_000 });
-  }
+  const driver = (): ChatDriver => new ChatDriver(session.workbench);
+  const chat = (): Promise<Frame> => driver().frame();
+  const say = (text: string): Promise<void> => driver().say(text);
+  const idle = (): Promise<void> => driver().idle();
 
   it('a task typed in the chat leads to write_file; allowed in the panel, the file is written and the model gets the result', async () => {
     fake.script([

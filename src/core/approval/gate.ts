@@ -119,6 +119,16 @@ export class Gate implements Disposable {
         return;
       }
       const waitingSince = this.now();
+      const pinned = input.call.external?.definitionHash;
+      if (
+        pinned !== undefined &&
+        this.deps.grants.active(options.chatId).some((grant) => grant.tool === input.call.tool && grant.definitionHash !== undefined && grant.definitionHash !== pinned)
+      ) {
+        input.notices = [
+          ...(input.notices ?? []),
+          'The server changed this tool (its name, description or input schema) since you granted it, so that grant no longer applies. Read the description below again.',
+        ];
+      }
       const entry: PendingEntry = {
         callId,
         batchId,

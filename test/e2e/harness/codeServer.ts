@@ -16,6 +16,8 @@ export interface CodeServerOptions {
   workspace?: string;
   /** Workspace settings written to .vscode/settings.json of the copy. */
   settings?: Record<string, unknown>;
+  /** More user settings (User/settings.json), for example MCP servers of origin 'user'. */
+  userSettings?: Record<string, unknown>;
   /** Leave Workspace Trust on (the default turns it off with --disable-workspace-trust). */
   workspaceTrust?: boolean;
   /** Extra environment for code-server and so for the extension host. */
@@ -127,6 +129,7 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
         'chat.disableAIFeatures': true,
         'window.restoreWindows': 'none',
         'workbench.secondarySideBar.defaultVisibility': 'hidden',
+        ...options.userSettings,
       },
       null,
       2,

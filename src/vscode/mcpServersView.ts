@@ -1,0 +1,49 @@
+import * as vscode from 'vscode';
+import type { McpServerStatus, McpToolInfo } from '../core/mcp/manager';
+import type { McpHost } from './mcpHost';
+
+type Node = { kind: 'server'; status: McpServerStatus; server: string } | { kind: 'tool'; server: string; tool: McpToolInfo };
+
+const stateIcons: Record<McpServerStatus['state'], string> = {
+  starting: 'loading~spin',
+  running: 'pass',
+  failed: 'error',
+  stopped: 'circle-slash',
+};
+
+/** MCP servers with their state (starting, running, failed with the reason, stopped) and their tools. */
+export class McpServersView implements vscode.TreeDataProvider<Node> {
+  private readonly changed = new vscode.EventEmitter<undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+
+  constructor(private readonly host: McpHost) {
+    host.onDidChange(() => this.changed.fire(undefined));
+  }
+
+  getChildren(node?: Node): Node[] {
+    if (!node) {
+      return this.host.servers().map((status) => ({ kind: 'server', status, server: status.name }));
+    }
+    if (node.kind === 'server') {
+      return node.status.tools.map((tool) => ({ kind: 'tool', server: node.server, tool }));
+    }
+    return [];
+  }
+
+  getTreeItem(node: Node): vscode.TreeItem {
+    if (node.kind === 'tool') {
+      const item = new vscode.TreeItem(node.tool.name, vscode.TreeItemCollapsibleState.None);
+      item.description = node.tool.description.split('\n')[0] ?? '';
+      item.tooltip = new vscode.MarkdownString().appendText(node.tool.description).appendCodeblock(JSON.stringify(node.tool.inputSchema, null, 2), 'json');
+      item.iconPath = new vscode.ThemeIcon('tools');
+      return item;
+    }
+    const { status } = node;
+    const item = new vscode.TreeItem(status.name, status.tools.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    item.description = status.state === 'failed' ? `failed: ${status.error ?? 'unknown reason'}` : `${status.state} · ${status.tools.length} tools`;
+    item.tooltip = `${status.name} (${status.origin === 'workspace' ? 'defined in this workspace' : 'user settings'}): ${status.state}${status.error !== undefined ? `\n${status.error}` : ''}`;
+    item.iconPath = new vscode.ThemeIcon(stateIcons[status.state]);
+    item.contextValue = `mcpServer.${status.state}`;
+    return item;
+  }
+}

@@ -1,0 +1,71 @@
+import type { Frame } from 'playwright-core';
+import { startFakeOpenAI, type FakeOpenAI } from '../../fixtures/fakeOpenAI';
+import type { Workbench } from './workbench';
+
+/** Polls until `condition` holds (for things outside the browser, such as requests a fake server received). */
+export async function waitFor(condition: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${what}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** The Toolgate chat view in the real workbench, by the DOM contract (data-field, data-action, data-entry). */
+export class ChatDriver {
+  constructor(private readonly workbench: Workbench) {}
+
+  /** The chat view's frame, opening the Toolgate view container if needed. */
+  async frame(): Promise<Frame> {
+    const selector = 'body[data-view="chat"] main#root[data-state="connected"]';
+    try {
+      return await this.workbench.webviewFrame(selector, 2_000);
+    } catch {
+      // The focus command only ever opens the view (an activity bar click would close an open container).
+      await this.workbench.runCommand('Toolgate: Focus on Chat View');
+      return await this.workbench.webviewFrame(selector, 30_000);
+    }
+  }
+
+  async say(text: string): Promise<void> {
+    const frame = await this.frame();
+    await frame.locator('[data-field="prompt"]').fill(text);
+    await frame.locator('[data-action="send"]').click();
+  }
+
+  /** Waits until no task runs. */
+  async idle(): Promise<void> {
+    await (await this.frame()).locator('main#root[data-running="false"]').waitFor({ timeout: 30_000 });
+  }
+
+  /** Waits for the previous task to end, then gives a new one. */
+  async task(prompt: string): Promise<void> {
+    await this.idle();
+    await this.say(prompt);
+  }
+}
+
+/** Registers hooks that run the scripted OpenAI-compatible server for the enclosing `describe`. */
+export function useFakeModel(): { readonly fake: FakeOpenAI; workspaceSettings(): Record<string, unknown> } {
+  let fake: FakeOpenAI | undefined;
+  before(async () => {
+    fake = await startFakeOpenAI();
+  });
+  after(async () => {
+    await fake?.close();
+  });
+  const current = (): FakeOpenAI => {
+    if (!fake) {
+      throw new Error('the fake model server is not running');
+    }
+    return fake;
+  };
+  return {
+    get fake() {
+      return current();
+    },
+    workspaceSettings: () => ({ 'toolgate.model.baseUrl': current().baseUrl, 'toolgate.model.name': 'toolgate-test-model' }),
+  };
+}
