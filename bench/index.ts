@@ -3,6 +3,7 @@ import { agentBench } from './agent';
 import { diffBench } from './diff';
 import { foundationBench } from './foundation';
 import { gateBench } from './gate';
+import { mcpBench } from './mcp';
 import { shellBench } from './shell';
 import { printTable } from './table';
 import { closeBrowser } from '../test/e2e/harness/workbench';
@@ -12,6 +13,7 @@ async function main(): Promise<void> {
   printTable('Gate: policy and panel', await gateBench());
   printTable('Shell: analysis against a naive split on operators', await shellBench());
   printTable('Agent: loop overhead and streaming', await agentBench());
+  printTable('MCP: calls through the manager and the gate', await mcpBench());
   printTable('Foundation: activation and sizes', await foundationBench());
 }
 

@@ -7,7 +7,11 @@ import { performance } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpManager } from '../src/core/mcp/manager';
-import { median, printTable } from './table';
+import { Gate } from '../src/core/approval/gate';
+import { GrantStore } from '../src/core/approval/grants';
+import { callHash } from '../src/core/approval/hash';
+import { AuditLog } from '../src/core/audit/auditLog';
+import { median, printTable, type Row } from './table';
 
 const FIXTURE = path.resolve('test/fixtures/mcp/fixtureServer.ts');
 const ARGS = ['--import', 'tsx', FIXTURE, '--stdio'];
@@ -25,7 +29,7 @@ async function timeCalls(n: number, call: (i: number) => Promise<unknown>): Prom
   return median(samples);
 }
 
-export async function mcpDirectBench(n = 500): Promise<{ directMs: number; managerMs: number }> {
+export async function mcpDirectBench(n = 500): Promise<{ directMs: number; managerMs: number; gatedMs: number }> {
   const client = new Client({ name: 'toolgate-bench', version: '0.0.0' }, { capabilities: {} });
   await client.connect(new StdioClientTransport({ command: process.execPath, args: ARGS, cwd: process.cwd(), stderr: 'ignore' }));
   let directMs: number;
@@ -36,6 +40,7 @@ export async function mcpDirectBench(n = 500): Promise<{ directMs: number; manag
   }
   const manager = new McpManager();
   let managerMs: number;
+  let gatedMs: number;
   try {
     await manager.setServers([
       {
@@ -51,16 +56,50 @@ export async function mcpDirectBench(n = 500): Promise<{ directMs: number; manag
       },
     ]);
     managerMs = await timeCalls(n, (i) => manager.callTool('fixture', 'echo', { text: `call ${String(i)}` }));
+    // Gated but granted: the gate decides (a workspace grant for the tool, pinned to its definition), then the call.
+    const tool = manager.server('fixture')?.tools.find((candidate) => candidate.name === 'echo');
+    if (!tool) {
+      throw new Error('the fixture offers no echo tool');
+    }
+    const store = new Map<string, unknown>();
+    const grants = new GrantStore({ get: (key) => store.get(key), update: (key, value) => Promise.resolve(void store.set(key, value)) }, () => undefined);
+    await grants.add({ id: 'g-bench', tool: 'mcp__fixture__echo', matcher: { kind: 'tool' }, scope: 'workspace', createdAt: new Date().toISOString(), definitionHash: tool.definitionHash }, 'bench');
+    const gate = new Gate({
+      grants,
+      audit: new AuditLog({ append: () => Promise.resolve() }, () => undefined, () => undefined),
+      timeoutSeconds: () => 0,
+      policy: () => ({ gatedTools: {}, editRules: {}, terminalRules: {}, protectedPaths: [], trusted: true, forbiddenRoots: [], locate: () => ({ inside: false }) }),
+    });
+    gatedMs = await timeCalls(n, async (i) => {
+      const args = { text: `call ${String(i)}` };
+      const external = { gated: true, definitionHash: tool.definitionHash, label: 'fixture/echo', server: 'fixture' };
+      const [decision] = gate.request(
+        [{ call: { tool: 'mcp__fixture__echo', args, argsHash: callHash('mcp__fixture__echo', args, tool.definitionHash), external }, preview: { kind: 'none' }, source: 'bench' }],
+        { chatId: 'bench' },
+      );
+      if ((await decision)?.verdict !== 'allow') {
+        throw new Error('the granted call was not allowed');
+      }
+      return manager.callTool('fixture', 'echo', args);
+    });
+    gate.dispose();
   } finally {
     await manager.close();
   }
-  return { directMs, managerMs };
+  return { directMs, managerMs, gatedMs };
+}
+
+export async function mcpBench(): Promise<Row[]> {
+  const { directMs, managerMs, gatedMs } = await mcpDirectBench();
+  const baseline = `${directMs.toFixed(3)} ms (bare SDK client)`;
+  return [
+    { metric: 'MCP echo over stdio via McpManager.callTool (median of 500)', value: `${managerMs.toFixed(3)} ms`, baseline, ratio: `${(managerMs / directMs).toFixed(2)}x` },
+    { metric: 'MCP echo, gated but granted: gate decision + McpManager (median of 500)', value: `${gatedMs.toFixed(3)} ms`, baseline, ratio: `${(gatedMs / directMs).toFixed(2)}x` },
+  ];
 }
 
 if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === path.resolve('bench/mcp.ts')) {
-  void mcpDirectBench().then(({ directMs, managerMs }) => {
-    printTable('MCP echo over stdio (median of 500)', [
-      { metric: 'echo via McpManager.callTool', value: `${managerMs.toFixed(3)} ms`, baseline: `${directMs.toFixed(3)} ms`, ratio: (managerMs / directMs).toFixed(2) },
-    ]);
+  void mcpBench().then((rows) => {
+    printTable('MCP echo over stdio', rows);
   });
 }
