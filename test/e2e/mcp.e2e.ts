@@ -129,3 +129,48 @@ describe('MCP servers behind the gate, in the real VS Code', function () {
     assert.equal(existsSync(file('never')), false);
   });
 });
+
+describe('an MCP server defined in the workspace', function () {
+  this.timeout(180_000);
+  const session = useCodeServer({
+    files: {
+      '.vscode/mcp.json': JSON.stringify(
+        {
+          // VS Code's own format, with a comment as people write it.
+          servers: { fx: { type: 'stdio', command: tsx, args: [fixtureServer, '--stdio'], env: { FIXTURE_TOKEN: 'secret-value' } } },
+        },
+        null,
+        2,
+      ).replace('{\n', '{\n  // the fixture server\n'),
+    },
+  });
+
+  async function row(): Promise<string> {
+    const item = session.workbench.page.locator('.monaco-list-row[aria-label^="fx ("]').first();
+    await item.waitFor({ state: 'attached', timeout: 60_000 });
+    return (await item.getAttribute('aria-label')) ?? '';
+  }
+
+  it('starts only after the person has seen and allowed its exact command line and environment keys', async () => {
+    await new ChatDriver(session.workbench).frame();
+    const dialog = session.workbench.page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ timeout: 60_000 });
+    const text = await dialog.innerText();
+    assert.match(text, /Start the MCP server "fx" defined in this workspace\?/);
+    assert.ok(text.includes(tsx), 'the command is shown');
+    assert.ok(text.includes(fixtureServer), 'the arguments are shown');
+    assert.match(text, /Environment keys: FIXTURE_TOKEN/);
+    assert.doesNotMatch(text, /secret-value/, 'environment values are not shown');
+    assert.match(await row(), /fx \(defined in this workspace\): (starting|stopped)/);
+    await session.workbench.screenshot('mcp-first-run-approval');
+    await dialog.locator('.monaco-button', { hasText: 'Allow and start' }).click();
+    await session.workbench.page.locator('.monaco-list-row[aria-label^="fx ("][aria-label*=": running"]').first().waitFor({ state: 'attached', timeout: 60_000 });
+  });
+
+  it('does not ask again for the same launch after a reload', async () => {
+    await session.workbench.reload();
+    await new ChatDriver(session.workbench).frame();
+    await session.workbench.page.locator('.monaco-list-row[aria-label^="fx ("][aria-label*=": running"]').first().waitFor({ state: 'attached', timeout: 60_000 });
+    assert.equal(await session.workbench.page.locator('.monaco-dialog-box').count(), 0);
+  });
+});

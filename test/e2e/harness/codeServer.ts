@@ -16,6 +16,8 @@ export interface CodeServerOptions {
   workspace?: string;
   /** Workspace settings written to .vscode/settings.json of the copy. */
   settings?: Record<string, unknown>;
+  /** Extra files written into the workspace copy (relative path -> content). */
+  files?: Record<string, string>;
   /** More user settings (User/settings.json), for example MCP servers of origin 'user'. */
   userSettings?: Record<string, unknown>;
   /** Leave Workspace Trust on (the default turns it off with --disable-workspace-trust). */
@@ -108,6 +110,10 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
   cpSync(path.join(repoRoot, 'test', 'fixtures', 'workspaces', options.workspace ?? 'basic'), workspace, {
     recursive: true,
   });
+  for (const [relative, content] of Object.entries(options.files ?? {})) {
+    mkdirSync(path.dirname(path.join(workspace, relative)), { recursive: true });
+    writeFileSync(path.join(workspace, relative), content);
+  }
   if (options.settings) {
     mkdirSync(path.join(workspace, '.vscode'), { recursive: true });
     writeFileSync(path.join(workspace, '.vscode', 'settings.json'), JSON.stringify(options.settings, null, 2));
