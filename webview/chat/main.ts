@@ -187,6 +187,10 @@ function render(state: ChatState): void {
     previous = element;
   }
   if (nearBottom || switched) {
+    // Again after layout: custom elements and fonts can grow the entries after this frame.
     transcript.scrollTop = transcript.scrollHeight;
+    requestAnimationFrame(() => {
+      transcript.scrollTop = transcript.scrollHeight;
+    });
   }
 }
