@@ -9,13 +9,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { runAgent, type ToolRunner } from '../src/core/agent/agent';
-import { Gate } from '../src/core/approval/gate';
-import { GrantStore } from '../src/core/approval/grants';
 import { callHash } from '../src/core/approval/hash';
-import { AuditLog } from '../src/core/audit/auditLog';
 import { OpenAICompatibleModel, type ChatModel, type TurnResult } from '../src/core/llm/client';
-import { defaultGatedTools, defaultProtectedPaths } from '../src/core/settings';
 import { startFakeOpenAI } from '../test/fixtures/fakeOpenAI';
+import { createMemoryGate } from '../test/fixtures/memoryGate';
 import { startCodeServer } from '../test/e2e/harness/codeServer';
 import { Workbench } from '../test/e2e/harness/workbench';
 import { median, type Row } from './table';
@@ -24,23 +21,8 @@ async function loopOverhead(): Promise<Row[]> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'toolgate-bench-agent-'));
   const file = path.join(dir, 'data.txt');
   writeFileSync(file, 'x'.repeat(4096));
-  const audit = new AuditLog({ append: () => Promise.resolve() }, () => undefined, () => undefined);
-  const store = new Map<string, unknown>();
-  const grants = new GrantStore({ get: (key) => store.get(key), update: (key, value) => Promise.resolve(void store.set(key, value)) }, () => undefined);
-  const gate = new Gate({
-    grants,
-    audit,
-    timeoutSeconds: () => 0,
-    policy: () => ({
-      gatedTools: defaultGatedTools,
-      editRules: {},
-      terminalRules: {},
-      protectedPaths: defaultProtectedPaths,
-      trusted: true,
-      forbiddenRoots: [],
-      locate: () => ({ inside: true, relative: 'data.txt' }),
-    }),
-  });
+  // The audit entries are collected in memory, as a file append would take them.
+  const { gate } = createMemoryGate({ locate: () => ({ inside: true, relative: 'data.txt' }) });
   const rounds = 2000;
   let remaining = rounds;
   const model: ChatModel = {

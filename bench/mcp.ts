@@ -7,10 +7,8 @@ import { performance } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpManager } from '../src/core/mcp/manager';
-import { Gate } from '../src/core/approval/gate';
-import { GrantStore } from '../src/core/approval/grants';
 import { callHash } from '../src/core/approval/hash';
-import { AuditLog } from '../src/core/audit/auditLog';
+import { createMemoryGate } from '../test/fixtures/memoryGate';
 import { median, printTable, type Row } from './table';
 
 const FIXTURE = path.resolve('test/fixtures/mcp/fixtureServer.ts');
@@ -61,15 +59,8 @@ export async function mcpDirectBench(n = 500): Promise<{ directMs: number; manag
     if (!tool) {
       throw new Error('the fixture offers no echo tool');
     }
-    const store = new Map<string, unknown>();
-    const grants = new GrantStore({ get: (key) => store.get(key), update: (key, value) => Promise.resolve(void store.set(key, value)) }, () => undefined);
+    const { gate, grants } = createMemoryGate({ gatedTools: {}, protectedPaths: [], locate: () => ({ inside: false }) });
     await grants.add({ id: 'g-bench', tool: 'mcp__fixture__echo', matcher: { kind: 'tool' }, scope: 'workspace', createdAt: new Date().toISOString(), definitionHash: tool.definitionHash }, 'bench');
-    const gate = new Gate({
-      grants,
-      audit: new AuditLog({ append: () => Promise.resolve() }, () => undefined, () => undefined),
-      timeoutSeconds: () => 0,
-      policy: () => ({ gatedTools: {}, editRules: {}, terminalRules: {}, protectedPaths: [], trusted: true, forbiddenRoots: [], locate: () => ({ inside: false }) }),
-    });
     gatedMs = await timeCalls(n, async (i) => {
       const args = { text: `call ${String(i)}` };
       const external = { gated: true, definitionHash: tool.definitionHash, label: 'fixture/echo', server: 'fixture' };

@@ -7,9 +7,9 @@ import type { AuditEntry } from './core/audit/auditLog';
 import type { ToolgateApi } from './vscode/api';
 import { AgentHost } from './vscode/agentHost';
 import { ApprovalsPanel, type PanelRequest } from './vscode/approvalsPanel';
-import { MirroredWorkspaceState } from './vscode/grantStorage';
+import type { Outcome } from './vscode/commandBridge';
 import { ChatViewProvider } from './vscode/chatViewProvider';
-import { createGateHost, storageFolder } from './vscode/gateHost';
+import { createGateHost } from './vscode/gateHost';
 import { createLog } from './vscode/log';
 import { McpHost } from './vscode/mcpHost';
 import { McpServersView } from './vscode/mcpServersView';
@@ -18,6 +18,7 @@ import { ApiKeyStore } from './vscode/secrets';
 import { Settings } from './vscode/settings';
 import { TerminalRunner } from './vscode/tools/terminal';
 import { ToolService } from './vscode/toolService';
+import { WorkspacePaths } from './vscode/workspacePaths';
 
 /** The chat whose session grants apply to calls that come through the API. */
 const apiChatId = 'api';
@@ -31,18 +32,19 @@ export function activate(context: vscode.ExtensionContext): ToolgateApi {
   });
   const settings = new Settings(log);
   const apiKeys = new ApiKeyStore(context.secrets);
-  const { gate, grants, audit, auditFile } = createGateHost(context, settings, log);
+  const paths = new WorkspacePaths();
+  const { gate, grants, audit, auditFile, state } = createGateHost(context, settings, log, paths);
   const terminal = new TerminalRunner();
   const mcp = new McpHost(context.workspaceState, log);
   mcpHost = mcp;
-  const tools = new ToolService(gate, settings, terminal, log, {
+  const tools = new ToolService(gate, settings, terminal, log, paths, {
     resolve: (name) => mcp.modelTools().resolve(name),
     call: (server, tool, args, options) => mcp.manager.callTool(server, tool, args, options),
   });
   const proposed = new ProposedContentProvider(tools.proposals);
 
   const agent = new AgentHost(
-    new MirroredWorkspaceState(context.workspaceState, storageFolder(context), (message) => log.warn(message)),
+    state,
     settings,
     tools,
     gate,
@@ -81,7 +83,7 @@ export function activate(context: vscode.ExtensionContext): ToolgateApi {
     },
   );
 
-  const handlePanel = async (message: PanelRequest): Promise<{ ok: true } | { ok: false; error: string }> => {
+  const handlePanel = async (message: PanelRequest): Promise<Outcome> => {
     switch (message.type) {
       case 'decide':
         return gate.decide(message);
@@ -134,6 +136,7 @@ export function activate(context: vscode.ExtensionContext): ToolgateApi {
   const onDidDecide = new Emitter<AuditEntry>();
   context.subscriptions.push(
     log,
+    paths,
     chat,
     approvals,
     status,

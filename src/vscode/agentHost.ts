@@ -334,7 +334,7 @@ export class AgentHost implements vscode.Disposable {
       return {
         reason: result.reason,
         answer: result.answer,
-        transcript: result.messages.slice(historyLength === 0 ? 0 : historyLength),
+        transcript: result.messages.slice(historyLength),
         ...(result.error !== undefined ? { error: result.error } : {}),
       };
     } finally {

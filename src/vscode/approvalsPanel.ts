@@ -1,12 +1,12 @@
 import * as vscode from 'vscode';
 import { DisposableStore } from '../core/disposable';
-import type { ApprovalsState, InboundFor } from '../shared/messages';
-import { answerCommands } from './commandBridge';
+import type { ApprovalsState } from '../shared/messages';
+import { answerRequests, type Outcome, type ViewRequest } from './commandBridge';
 import type { Log } from './log';
 import { WebviewChannel } from './webviewChannel';
 import { renderWebviewHtml, webviewOptions } from './webviewHtml';
 
-export type PanelRequest = Exclude<InboundFor<'approvals'>, { type: 'ready' | 'command' }>;
+export type PanelRequest = ViewRequest<'approvals'>;
 
 /**
  * The approvals panel: a WebviewPanel in the editor area. It holds no truth: every time it (re)connects the host
@@ -23,7 +23,7 @@ export class ApprovalsPanel implements vscode.Disposable {
     private readonly extensionUri: vscode.Uri,
     private readonly log: Log,
     private readonly getState: () => ApprovalsState,
-    private readonly handle: (message: PanelRequest) => Promise<{ ok: true } | { ok: false; error: string }>,
+    private readonly handle: (message: PanelRequest) => Promise<Outcome>,
   ) {
     // After a window reload VS Code hands back the panel it had open; attach to it instead of leaving it blank.
     this.store.add(
@@ -34,10 +34,6 @@ export class ApprovalsPanel implements vscode.Disposable {
         },
       }),
     );
-  }
-
-  get isOpen(): boolean {
-    return this.panel !== undefined;
   }
 
   /** Opens the panel, or reveals it; `preserveFocus` keeps the keyboard where the person is typing. */
@@ -65,26 +61,7 @@ export class ApprovalsPanel implements vscode.Disposable {
     panel.webview.options = webviewOptions(this.extensionUri);
     const channel = panelStore.add(new WebviewChannel(panel.webview, 'approvals', this.getState, this.log));
     this.channel = channel;
-    panelStore.add(answerCommands(channel));
-    panelStore.add(
-      channel.onDidReceive((message) => {
-        if (message.type === 'command') {
-          return;
-        }
-        void this.handle(message).then(
-          (outcome) => {
-            if (!outcome.ok) {
-              this.log.warn(`[approvals] ignored '${message.type}': ${outcome.error}`);
-            }
-            channel.post({ type: 'result', requestId: message.requestId, ...outcome });
-          },
-          (error: unknown) => {
-            this.log.error(`[approvals] '${message.type}' failed: ${String(error)}`);
-            channel.post({ type: 'result', requestId: message.requestId, ok: false, error: String(error) });
-          },
-        );
-      }),
-    );
+    panelStore.add(answerRequests(channel, this.log, this.handle));
     panelStore.add(
       panel.onDidDispose(() => {
         if (this.panel === panel) {

@@ -1,12 +1,12 @@
 import type * as vscode from 'vscode';
 import { DisposableStore } from '../core/disposable';
-import type { ChatState, InboundFor } from '../shared/messages';
-import { answerCommands } from './commandBridge';
+import type { ChatState } from '../shared/messages';
+import { answerRequests, type Outcome, type ViewRequest } from './commandBridge';
 import type { Log } from './log';
 import { WebviewChannel } from './webviewChannel';
 import { renderWebviewHtml, webviewOptions } from './webviewHtml';
 
-export type ChatRequest = Exclude<InboundFor<'chat'>, { type: 'ready' | 'command' }>;
+export type ChatRequest = ViewRequest<'chat'>;
 
 /** The sidebar chat view (a WebviewView in the Toolgate view container). */
 export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
@@ -20,7 +20,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     private readonly extensionUri: vscode.Uri,
     private readonly log: Log,
     private readonly getState: () => ChatState,
-    private readonly handle: (message: ChatRequest) => { ok: true } | { ok: false; error: string },
+    private readonly handle: (message: ChatRequest) => Outcome,
   ) {}
 
   resolveWebviewView(view: vscode.WebviewView): void {
@@ -29,19 +29,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     view.webview.options = webviewOptions(this.extensionUri);
     const channel = viewStore.add(new WebviewChannel(view.webview, 'chat', this.getState, this.log));
     this.channel = channel;
-    viewStore.add(answerCommands(channel));
-    viewStore.add(
-      channel.onDidReceive((message) => {
-        if (message.type === 'command') {
-          return;
-        }
-        const outcome = this.handle(message);
-        if (!outcome.ok) {
-          this.log.warn(`[chat] ignored '${message.type}': ${outcome.error}`);
-        }
-        channel.post({ type: 'result', requestId: message.requestId, ...outcome });
-      }),
-    );
+    viewStore.add(answerRequests(channel, this.log, this.handle));
     viewStore.add(
       view.onDidDispose(() => {
         if (this.channel === channel) {

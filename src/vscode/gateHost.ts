@@ -7,26 +7,29 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { Gate } from '../core/approval/gate';
 import { GrantStore } from '../core/approval/grants';
-import { PathResolver, realpathOfNearest } from '../core/approval/paths';
+import { realpathOfNearest } from '../core/approval/paths';
 import { AuditLog } from '../core/audit/auditLog';
 import { defaultProtectedPaths } from '../core/settings';
 import { MirroredWorkspaceState } from './grantStorage';
 import type { Log } from './log';
 import type { Settings } from './settings';
+import type { WorkspacePaths } from './workspacePaths';
 
 export interface GateHost {
   gate: Gate;
+  /** Workspace state mirrored to a file in workspace storage (grants and chats live here). */
+  state: MirroredWorkspaceState;
   grants: GrantStore;
   audit: AuditLog;
   auditFile: string;
 }
 
 /** Where Toolgate keeps this workspace's files (audit log, mirrored state). */
-export function storageFolder(context: vscode.ExtensionContext): string {
+function storageFolder(context: vscode.ExtensionContext): string {
   return (context.storageUri ?? context.globalStorageUri).fsPath;
 }
 
-export function createGateHost(context: vscode.ExtensionContext, settings: Settings, log: Log): GateHost {
+export function createGateHost(context: vscode.ExtensionContext, settings: Settings, log: Log, paths: WorkspacePaths): GateHost {
   const storage = storageFolder(context);
   const auditFile = path.join(storage, 'audit.jsonl');
   const audit = new AuditLog(
@@ -56,11 +59,8 @@ export function createGateHost(context: vscode.ExtensionContext, settings: Setti
       protectedPaths: [...new Set([...defaultProtectedPaths, ...settings.get('protectedPaths')])],
       trusted: vscode.workspace.isTrusted,
       forbiddenRoots: forbidden,
-      locate: (absolute) => {
-        const resolved = new PathResolver((vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.fsPath)).resolve(absolute);
-        return resolved.root !== undefined ? { inside: true, relative: resolved.relative ?? '' } : { inside: false };
-      },
+      locate: (absolute) => paths.locate(absolute),
     }),
   });
-  return { gate, grants, audit, auditFile };
+  return { gate, grants, audit, auditFile, state };
 }

@@ -10,7 +10,7 @@ import type { GateInput, GateResult } from '../core/approval/gate';
 import type { Gate } from '../core/approval/gate';
 import { newCallId } from '../core/approval/broker';
 import { callHash } from '../core/approval/hash';
-import { PathResolver } from '../core/approval/paths';
+import type { PathResolver } from '../core/approval/paths';
 import type { Decision, GateCall } from '../core/approval/policy';
 import { diffText, type LineDiff } from '../core/diff/lineDiff';
 import { isMcpModelName } from '../core/mcp/names';
@@ -24,6 +24,7 @@ import type { Log } from './log';
 import type { Settings } from './settings';
 import { applyProposal, listFilesTool, proposeEdit, proposeWrite, readFileTool, searchTextTool, snapshot, ToolError, type Proposal } from './tools/files';
 import type { TerminalRunner } from './tools/terminal';
+import type { WorkspacePaths } from './workspacePaths';
 
 export interface ToolCallRequest {
   tool: string;
@@ -108,11 +109,12 @@ export class ToolService {
     private readonly settings: Settings,
     private readonly terminal: TerminalRunner,
     private readonly log: Log,
+    private readonly paths: WorkspacePaths,
     private readonly mcp?: McpBridge,
   ) {}
 
   private resolver(): PathResolver {
-    return new PathResolver((vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.fsPath));
+    return this.paths.resolver;
   }
 
   /** Builds what the gate judges, without I/O beyond resolving paths. */
@@ -269,7 +271,8 @@ export class ToolService {
             kind: 'command',
             command: parsed.args.command,
             cwd,
-            analysis: this.commandAnalysis(call),
+            // Filled by the gate from the decision it makes, so the panel shows exactly why it asks.
+            analysis: [],
           };
           return { kind: 'ready', parsed, request, input: { callId: newCallId(), call, preview, source, editable: { kind: 'command', text: parsed.args.command } } };
         }
@@ -279,24 +282,6 @@ export class ToolService {
     } catch (error) {
       return { kind: 'error', message: error instanceof ToolError ? `${parsed.tool}: ${error.message}` : `${parsed.tool}: ${String(error)}` };
     }
-  }
-
-  /** The analysis shown in the panel: each sub-command with its verdict, then the line's verdict and concerns. */
-  private commandAnalysis(call: GateCall): { text: string; verdict: 'allow' | 'ask' | 'deny' | 'info' }[] {
-    const decision = this.gate.evaluate(call);
-    const analysis = call.commandAnalysis;
-    const lines: { text: string; verdict: 'allow' | 'ask' | 'deny' | 'info' }[] = (decision.commandDetails ?? []).map((detail) => ({
-      text: `${detail.text}: ${detail.reason}`,
-      verdict: detail.verdict,
-    }));
-    for (const redirect of analysis?.redirects ?? []) {
-      lines.push({ text: `redirect ${redirect.raw}${redirect.target !== undefined ? ` -> ${redirect.target}` : ' (target depends on an expansion)'}`, verdict: 'info' });
-    }
-    for (const concern of analysis?.concerns ?? []) {
-      lines.push({ text: concern.detail, verdict: 'ask' });
-    }
-    lines.push({ text: decision.reason, verdict: decision.verdict });
-    return lines;
   }
 
   /** The verdict the policy gives right now (nothing asked, run or logged). */
@@ -335,9 +320,8 @@ export class ToolService {
       ready.map((item) => item.input),
       options,
     );
-    const waiting = new Set(this.gate.pendingViews().map((view) => view.callId));
     prepared.forEach((item, index) => {
-      if (item.kind === 'ready' && waiting.has(item.input.callId)) {
+      if (item.kind === 'ready' && this.gate.isWaiting(item.input.callId)) {
         options.onStatus?.(index, 'waiting');
       }
     });

@@ -27,7 +27,7 @@ export class WebviewChannel<V extends ViewKind = ViewKind> implements Disposable
 
   constructor(
     private readonly webview: vscode.Webview,
-    private readonly view: V,
+    readonly view: V,
     private readonly getState: () => ViewState,
     private readonly log: Log,
   ) {

@@ -1,25 +1,9 @@
 import * as assert from 'node:assert/strict';
-import { Gate, type GateInput, type GateResult } from '../../src/core/approval/gate';
-import { GrantStore, readWorkspaceGrants, workspaceGrantsKey, type KeyValueStore } from '../../src/core/approval/grants';
+import type { GateInput, GateResult } from '../../src/core/approval/gate';
+import { GrantStore, readWorkspaceGrants, workspaceGrantsKey } from '../../src/core/approval/grants';
 import { callHash } from '../../src/core/approval/hash';
-import type { GateCall, PolicyContext } from '../../src/core/approval/policy';
-import { AuditLog, type AuditEntry } from '../../src/core/audit/auditLog';
-import { defaultGatedTools, defaultProtectedPaths } from '../../src/core/settings';
-
-class MemoryStore implements KeyValueStore {
-  readonly values = new Map<string, unknown>();
-  get(key: string): unknown {
-    return this.values.get(key);
-  }
-  update(key: string, value: unknown): Promise<void> {
-    if (value === undefined) {
-      this.values.delete(key);
-    } else {
-      this.values.set(key, JSON.parse(JSON.stringify(value)) as unknown);
-    }
-    return Promise.resolve();
-  }
-}
+import type { GateCall } from '../../src/core/approval/policy';
+import { createMemoryGate, MemoryStore } from '../fixtures/memoryGate';
 
 function writeCall(relative: string, content: string): GateCall {
   const args = { path: relative, content };
@@ -35,39 +19,7 @@ function input(call: GateCall): GateInput {
   return { call, preview: { kind: 'none' }, source: 'test', editable: { kind: 'content', text: 'x' } };
 }
 
-function setup(overrides: Partial<Omit<PolicyContext, 'grants'>> = {}, store = new MemoryStore()) {
-  const warnings: string[] = [];
-  const entries: AuditEntry[] = [];
-  const grants = new GrantStore(store, (message) => warnings.push(message));
-  const audit = new AuditLog(
-    {
-      append: (line) => {
-        entries.push(JSON.parse(line) as AuditEntry);
-        return Promise.resolve();
-      },
-    },
-    () => undefined,
-    (error) => {
-      throw error;
-    },
-  );
-  const gate = new Gate({
-    grants,
-    audit,
-    timeoutSeconds: () => 0,
-    policy: () => ({
-      gatedTools: defaultGatedTools,
-      editRules: {},
-      terminalRules: {},
-      protectedPaths: defaultProtectedPaths,
-      trusted: true,
-      forbiddenRoots: [],
-      locate: (absolute: string) => (absolute.startsWith('/ws/') ? { inside: true, relative: absolute.slice(4) } : { inside: false }),
-      ...overrides,
-    }),
-  });
-  return { gate, grants, audit, entries, warnings, store };
-}
+const setup = createMemoryGate;
 
 async function only(promises: Promise<GateResult>[]): Promise<GateResult> {
   assert.equal(promises.length, 1);

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import type {
   BatchMessage,
+  CommandPreview,
   DecideMessage,
   GrantOptionView,
   GrantView,
@@ -62,8 +63,8 @@ interface PendingEntry extends Waiting {
   input: GateInput;
   decision: Decision;
   options: GrantOption[];
-  waitingSince: string;
-  timesOutAt?: string;
+  /** What the panel shows: built once, when the call starts waiting (a call's view never changes). */
+  view: PendingCallView;
 }
 
 type PersonDecision = Pick<DecideMessage, 'action' | 'reason' | 'grantOption' | 'edited'>;
@@ -119,16 +120,7 @@ export class Gate implements Disposable {
         return;
       }
       const waitingSince = this.now();
-      const pinned = input.call.external?.definitionHash;
-      if (
-        pinned !== undefined &&
-        this.deps.grants.active(options.chatId).some((grant) => grant.tool === input.call.tool && grant.definitionHash !== undefined && grant.definitionHash !== pinned)
-      ) {
-        input.notices = [
-          ...(input.notices ?? []),
-          'The server changed this tool (its name, description or input schema) since you granted it, so that grant no longer applies. Read the description below again.',
-        ];
-      }
+      const grantOptionsForCall = decision.grantable ? grantOptions(input.call) : [];
       const entry: PendingEntry = {
         callId,
         batchId,
@@ -136,14 +128,11 @@ export class Gate implements Disposable {
         argsHash: input.call.argsHash,
         input,
         decision,
-        options: decision.grantable ? grantOptions(input.call) : [],
-        waitingSince: waitingSince.toISOString(),
-        ...(timeoutSeconds > 0
-          ? { timesOutAt: new Date(waitingSince.getTime() + timeoutSeconds * 1000).toISOString() }
-          : {}),
+        options: grantOptionsForCall,
+        view: this.viewOf(callId, batchId, input, decision, grantOptionsForCall, options.chatId, waitingSince, timeoutSeconds),
       };
       this.deps.audit.record({
-        time: entry.waitingSince,
+        time: entry.view.waitingSince,
         callId,
         tool: input.call.tool,
         argsHash: input.call.argsHash,
@@ -343,36 +332,58 @@ export class Gate implements Disposable {
   }
 
   pendingViews(): PendingCallView[] {
-    return this.broker.waiting().map((entry) => ({
-      callId: entry.callId,
-      batchId: entry.batchId,
-      tool: entry.input.call.tool,
-      source: entry.input.source,
-      reason: entry.decision.reason,
-      warnings: [...(entry.input.notices ?? []), ...entry.decision.warnings],
-      argsHash: entry.argsHash,
-      argsJson: JSON.stringify(JSON.parse(canonicalJson(entry.input.call.args)), null, 2),
-      preview: entry.input.preview,
-      grantable: entry.decision.grantable && entry.options.length > 0,
-      grantOptions: entry.options.map(({ id, label }): GrantOptionView => ({ id, label })),
-      ...(entry.input.call.external?.server !== undefined
-        ? {
-            toolInfo: {
-              server: entry.input.call.external.server,
-              description: entry.input.call.external.description ?? '',
-              annotations: entry.input.call.external.annotations ?? [],
-            },
-          }
-        : {}),
-      ...(entry.input.editable ? { editable: entry.input.editable } : {}),
-      waitingSince: entry.waitingSince,
-      ...(entry.timesOutAt !== undefined ? { timesOutAt: entry.timesOutAt } : {}),
-    }));
+    return this.broker.waiting().map((entry) => entry.view);
   }
 
-  /** The input of a waiting call (for "Open in diff editor"). */
-  waitingInput(callId: string): GateInput | undefined {
-    return this.broker.get(callId)?.input;
+  /** Whether a call is waiting for the person. */
+  isWaiting(callId: string): boolean {
+    return this.broker.get(callId) !== undefined;
+  }
+
+  /** The panel's view of a call that starts waiting: everything it shows, derived from the input and the decision. */
+  private viewOf(
+    callId: string,
+    batchId: string,
+    input: GateInput,
+    decision: Decision,
+    options: GrantOption[],
+    chatId: string,
+    waitingSince: Date,
+    timeoutSeconds: number,
+  ): PendingCallView {
+    const external = input.call.external;
+    const pinned = external?.definitionHash;
+    const redefined =
+      pinned !== undefined &&
+      this.deps.grants
+        .active(chatId)
+        .some((grant) => grant.tool === input.call.tool && grant.definitionHash !== undefined && grant.definitionHash !== pinned);
+    const notices = [
+      ...(input.notices ?? []),
+      ...(redefined
+        ? ['The server changed this tool (its name, description or input schema) since you granted it, so that grant no longer applies. Read the description below again.']
+        : []),
+    ];
+    const preview = input.preview.kind === 'command' ? { ...input.preview, analysis: commandAnalysisLines(input.call, decision) } : input.preview;
+    return {
+      callId,
+      batchId,
+      tool: input.call.tool,
+      source: input.source,
+      reason: decision.reason,
+      warnings: [...notices, ...decision.warnings],
+      argsHash: input.call.argsHash,
+      argsJson: JSON.stringify(JSON.parse(canonicalJson(input.call.args)), null, 2),
+      preview,
+      grantable: decision.grantable && options.length > 0,
+      grantOptions: options.map(({ id, label }): GrantOptionView => ({ id, label })),
+      ...(external?.server !== undefined
+        ? { toolInfo: { server: external.server, description: external.description ?? '', annotations: external.annotations ?? [] } }
+        : {}),
+      ...(input.editable ? { editable: input.editable } : {}),
+      waitingSince: waitingSince.toISOString(),
+      ...(timeoutSeconds > 0 ? { timesOutAt: new Date(waitingSince.getTime() + timeoutSeconds * 1000).toISOString() } : {}),
+    };
   }
 
   grantViews(chatId: string): GrantView[] {
@@ -442,4 +453,18 @@ export function grantOptions(call: GateCall): GrantOption[] {
     });
   }
   return options;
+}
+
+/** The analysis the panel shows for a command: each sub-command with its verdict, the redirects, the concerns, and the line's verdict. */
+export function commandAnalysisLines(call: GateCall, decision: Decision): CommandPreview['analysis'] {
+  const analysis = call.commandAnalysis;
+  return [
+    ...(decision.commandDetails ?? []).map((detail) => ({ text: `${detail.text}: ${detail.reason}`, verdict: detail.verdict })),
+    ...(analysis?.redirects ?? []).map((redirect) => ({
+      text: `redirect ${redirect.raw}${redirect.target !== undefined ? ` -> ${redirect.target}` : ' (target depends on an expansion)'}`,
+      verdict: 'info' as const,
+    })),
+    ...(analysis?.concerns ?? []).map((concern) => ({ text: concern.detail, verdict: 'ask' as const })),
+    { text: decision.reason, verdict: decision.verdict },
+  ];
 }

@@ -74,25 +74,11 @@ export function describeGrant(grant: Grant): string {
   return `${grant.scope} grant for ${describeMatcher(grant.tool, grant.matcher)}`;
 }
 
-/** Splits a command into words the way a prefix rule compares them (whitespace-separated). */
-export function commandWords(command: string): string[] {
-  return command.trim().split(/\s+/).filter((word) => word.length > 0);
-}
-
-/** Whether `command`'s words start with `prefix`'s words, compared word by word (`npm test` != `npm testx`). */
-export function startsWithWords(command: string, prefix: string): boolean {
-  const words = commandWords(command);
-  const wanted = commandWords(prefix);
-  return wanted.length > 0 && wanted.length <= words.length && wanted.every((word, index) => words[index] === word);
-}
-
 export interface GrantSubject {
   tool: string;
   argsHash: string;
   /** Workspace-relative path of the file the call writes, when inside a workspace root. */
   relativePath?: string;
-  /** The command, for terminal calls that are simple enough to match by prefix. */
-  simpleCommand?: string;
   /** For MCP tools: the current definition hash; grants made against another definition do not apply. */
   definitionHash?: string;
   /** For MCP tools: the server's name. */
@@ -119,7 +105,8 @@ export function grantMatches(grant: Grant, subject: GrantSubject): boolean {
     case 'glob':
       return subject.relativePath !== undefined && globMatches(matcher.glob, subject.relativePath);
     case 'command':
-      return subject.simpleCommand !== undefined && startsWithWords(subject.simpleCommand, matcher.prefix);
+      // Applied per sub-command by the shell rules (decideCommand), never to a whole command line here.
+      return false;
     case 'tool':
       return true;
   }

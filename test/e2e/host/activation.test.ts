@@ -1,5 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
+import { defaultGatedTools } from '../../../src/core/settings';
+import { defaultTerminalRules } from '../../../src/core/shell/rules';
 
 const extensionId = 'toolgate.toolgate';
 
@@ -37,14 +39,9 @@ describe('Toolgate in the extension host', () => {
 
   it('reads its settings with the documented defaults', () => {
     const config = vscode.workspace.getConfiguration('toolgate');
-    assert.deepEqual(config.get('gatedTools'), {
-      read_file: false,
-      list_files: false,
-      search_text: false,
-      write_file: true,
-      edit_file: true,
-      run_in_terminal: true,
-    });
+    // The manifest's defaults are the code's: one source of truth for what is gated and what is never auto-allowed.
+    assert.deepEqual(config.get('gatedTools'), defaultGatedTools);
+    assert.deepEqual(config.get('autoApprove.terminal'), defaultTerminalRules);
     assert.equal(config.get('approval.timeoutSeconds'), 0);
     assert.ok((config.get<string[]>('protectedPaths') ?? []).includes('.vscode/**'));
   });
