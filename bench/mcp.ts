@@ -59,7 +59,7 @@ export async function mcpDirectBench(n = 500): Promise<{ directMs: number; manag
     if (!tool) {
       throw new Error('the fixture offers no echo tool');
     }
-    const { gate, grants } = createMemoryGate({ gatedTools: {}, protectedPaths: [], locate: () => ({ inside: false }) });
+    const { gate, grants } = createMemoryGate({ gatedTools: {}, protectedPaths: [], locate: () => ({ inside: false }) }, undefined, { keepAudit: false });
     await grants.add({ id: 'g-bench', tool: 'mcp__fixture__echo', matcher: { kind: 'tool' }, scope: 'workspace', createdAt: new Date().toISOString(), definitionHash: tool.definitionHash }, 'bench');
     gatedMs = await timeCalls(n, async (i) => {
       const args = { text: `call ${String(i)}` };
