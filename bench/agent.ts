@@ -12,7 +12,7 @@ import { runAgent, type ToolRunner } from '../src/core/agent/agent';
 import { callHash } from '../src/core/approval/hash';
 import { OpenAICompatibleModel, type ChatModel, type TurnResult } from '../src/core/llm/client';
 import { startFakeOpenAI } from '../test/fixtures/fakeOpenAI';
-import { createMemoryGate } from '../test/fixtures/memoryGate';
+import { createMemoryGate, locateUnder } from '../test/fixtures/memoryGate';
 import { startCodeServer } from '../test/e2e/harness/codeServer';
 import { Workbench } from '../test/e2e/harness/workbench';
 import { median, type Row } from './table';
@@ -21,7 +21,7 @@ async function loopOverhead(): Promise<Row[]> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'toolgate-bench-agent-'));
   const file = path.join(dir, 'data.txt');
   writeFileSync(file, 'x'.repeat(4096));
-  const { gate } = createMemoryGate({ locate: () => ({ inside: true, relative: 'data.txt' }) }, undefined, { keepAudit: false });
+  const { gate } = createMemoryGate({ locate: locateUnder(dir) }, undefined, { keepAudit: false });
   const rounds = 2000;
   let remaining = rounds;
   const model: ChatModel = {

@@ -12,6 +12,7 @@ import { defaultGatedTools, defaultProtectedPaths } from '../src/core/settings';
 import { analyseCommand, initShellParser } from '../src/core/shell/analysis';
 import { Control } from '../test/e2e/harness/control';
 import { startCodeServer } from '../test/e2e/harness/codeServer';
+import { locateUnder } from '../test/fixtures/memoryGate';
 import { ApprovalsPanelDriver } from '../test/e2e/harness/panel';
 import { Workbench } from '../test/e2e/harness/workbench';
 import { generateSource, scatterChanges } from './diff';
@@ -34,7 +35,7 @@ export async function decideBench(): Promise<Row[]> {
     trusted: true,
     grants,
     forbiddenRoots: ['/storage'],
-    locate: (absolute) => (absolute.startsWith('/ws/') || absolute === '/ws' ? { inside: true, relative: absolute.slice(4) } : { inside: false }),
+    locate: locateUnder('/ws'),
   };
   const calls: GateCall[] = [];
   for (let i = 0; i < 1000; i++) {

@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpManager } from '../src/core/mcp/manager';
 import { callHash } from '../src/core/approval/hash';
-import { createMemoryGate } from '../test/fixtures/memoryGate';
+import { createMemoryGate, locateUnder } from '../test/fixtures/memoryGate';
 import { median, printTable, type Row } from './table';
 
 const FIXTURE = path.resolve('test/fixtures/mcp/fixtureServer.ts');
@@ -59,7 +59,7 @@ export async function mcpDirectBench(n = 500): Promise<{ directMs: number; manag
     if (!tool) {
       throw new Error('the fixture offers no echo tool');
     }
-    const { gate, grants } = createMemoryGate({ gatedTools: {}, protectedPaths: [], locate: () => ({ inside: false }) }, undefined, { keepAudit: false });
+    const { gate, grants } = createMemoryGate({ gatedTools: {}, protectedPaths: [], locate: locateUnder(null) }, undefined, { keepAudit: false });
     await grants.add({ id: 'g-bench', tool: 'mcp__fixture__echo', matcher: { kind: 'tool' }, scope: 'workspace', createdAt: new Date().toISOString(), definitionHash: tool.definitionHash }, 'bench');
     gatedMs = await timeCalls(n, async (i) => {
       const args = { text: `call ${String(i)}` };

@@ -17,6 +17,9 @@ export const defaultGatedTools: Readonly<Record<string, boolean>> = {
 export const defaultProtectedPaths: readonly string[] = [
   '.vscode/**',
   '.git/**',
+  // A nested repository's `.git` (a folder, or a file that points git elsewhere) configures what git runs there.
+  '**/.git',
+  '**/.git/**',
   '.env*',
   '**/.env*',
   '**/*.code-workspace',

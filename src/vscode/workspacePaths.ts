@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { PathResolver } from '../core/approval/paths';
+import { PathResolver, type ResolvedPath } from '../core/approval/paths';
 
 /**
  * One resolver over the workspace folders (their real paths computed once), shared by the tools and the policy, and
@@ -16,10 +16,9 @@ export class WorkspacePaths implements vscode.Disposable {
     return this.cached;
   }
 
-  /** Where an absolute path really is, for the policy: inside which root, and relative to it. */
-  locate(absolute: string): { inside: boolean; relative?: string } {
-    const resolved = this.resolver.resolve(absolute);
-    return resolved.root !== undefined ? { inside: true, relative: resolved.relative ?? '' } : { inside: false };
+  /** Where an absolute path a command uses really is, for the policy (resolved as the kernel would). */
+  locate(absolute: string): ResolvedPath {
+    return this.resolver.locate(absolute);
   }
 
   dispose(): void {

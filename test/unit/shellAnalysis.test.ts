@@ -45,7 +45,7 @@ describe('shell analysis', () => {
     });
 
     it('flags dynamic words and reports substitutions with their inner commands', () => {
-      const result = analyse('echo $(rm -rf /) $HOME');
+      const result = analyse('echo $(rm -rf /) $FOO');
       assert.equal(result.commands.find((command) => command.words[0] === 'echo')?.dynamic, true);
       assert.ok(result.commands.some((command) => command.text === 'rm -rf /'));
       assert.deepEqual(
@@ -61,7 +61,7 @@ describe('shell analysis', () => {
         [
           ['>', path.join(shellWorkspace, 'out.txt'), true],
           ['>&', undefined, false],
-          ['>>', path.resolve(shellWorkspace, '../up.txt'), true],
+          ['>>', `${shellWorkspace}${path.sep}../up.txt`, true],
           ['<', path.join(shellWorkspace, 'in.txt'), false],
           ['>', path.join(shellHome, 'h.txt'), true],
           ['>', '/dev/null', false],

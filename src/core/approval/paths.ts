@@ -39,6 +39,37 @@ export function realpathOfNearest(absolute: string, realpath: RealPath = realpat
   }
 }
 
+/**
+ * Where the kernel lands for an absolute path that may hold `..`: each symlink is followed before the `..` after it
+ * applies (`vsub/../x` with `vsub` -> `.vscode/sub` is `.vscode/x`), as open(2) does. From the first missing
+ * component on, the rest is joined as written (the kernel would fail there; nothing is reached).
+ */
+export function resolveLikeKernel(absolute: string, realpath: RealPath = realpathSync.native): string {
+  const root = path.parse(absolute).root;
+  let current = root;
+  let exists = true;
+  for (const part of absolute.slice(root.length).split(/[\\/]+/)) {
+    if (part === '' || part === '.') {
+      continue;
+    }
+    if (part === '..') {
+      current = path.dirname(current);
+      continue;
+    }
+    const next = path.join(current, part);
+    if (exists) {
+      try {
+        current = realpath(next);
+        continue;
+      } catch {
+        exists = false;
+      }
+    }
+    current = next;
+  }
+  return current;
+}
+
 export function isInside(root: string, candidate: string): boolean {
   const relative = path.relative(root, candidate);
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
@@ -58,7 +89,15 @@ export class PathResolver {
     // No `~` expansion: the tools write exactly the path resolved here, so the policy judges that same path.
     const first = this.roots[0];
     const absolute = path.isAbsolute(input) ? path.normalize(input) : path.resolve(first ?? '/', input);
-    const real = realpathOfNearest(absolute, this.realpath);
+    return this.place(input, absolute, realpathOfNearest(absolute, this.realpath));
+  }
+
+  /** An absolute path a shell hands to the kernel (`..` not yet applied), resolved as the kernel would. */
+  locate(absolute: string): ResolvedPath {
+    return this.place(absolute, path.normalize(absolute), resolveLikeKernel(absolute, this.realpath));
+  }
+
+  private place(input: string, absolute: string, real: string): ResolvedPath {
     for (const root of this.realRoots) {
       if (isInside(root, real)) {
         return { input, absolute, real, root, relative: path.relative(root, real).split(path.sep).join('/') };

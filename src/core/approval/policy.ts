@@ -73,8 +73,11 @@ export interface PolicyContext {
   grants: readonly Grant[];
   /** Real paths of folders the agent may never write (Toolgate's own storage). */
   forbiddenRoots: readonly string[];
-  /** Where an absolute path really is (symlinks followed): inside which root, and relative to it. */
-  locate(absolute: string): { inside: boolean; relative?: string };
+  /**
+   * Where an absolute path a command hands to the kernel really is (symlinks followed component by component before
+   * `..`, as the kernel does): inside which root, and relative to it.
+   */
+  locate(absolute: string): ResolvedPath;
 }
 
 const ask = (reason: string, decidedBy: DecidedBy, warnings: string[], grantable: boolean): Decision => ({
@@ -198,15 +201,17 @@ function decideCommand(call: GateCall, context: PolicyContext, gated: boolean, w
   }
   const terminalGrants = context.grants.filter((grant) => grant.tool === call.tool);
   const prefixes = terminalGrants.flatMap((grant) => (grant.matcher.kind === 'command' ? [grant.matcher.prefix] : []));
-  const isProtected = (absolute: string): string | undefined => {
-    const relative = context.locate(absolute).relative;
-    return relative === undefined ? undefined : context.protectedPaths.find((glob) => globMatches(glob, relative));
+  // A file a command writes (a redirect, `--output`) is judged exactly as write_file on that path would be.
+  const judgeWrite = (absolute: string): { allowed: boolean; reason: string } => {
+    const target = context.locate(absolute);
+    const write = decide({ tool: 'write_file', args: { path: target.real }, argsHash: '', target }, context);
+    return { allowed: write.verdict === 'allow', reason: `write_file there ${write.reason.replace(/^(asks|denied): /, (_all, how: string) => (how === 'asks' ? 'would ask: ' : 'is denied: '))}` };
   };
   const ruleContext: RuleContext = {
     rules: context.terminalRules,
     extraAllowPrefixes: prefixes,
-    isInsideWorkspace: (absolute) => context.locate(absolute).inside,
-    isProtected,
+    isInsideWorkspace: (absolute) => context.locate(absolute).root !== undefined,
+    judgeWrite,
   };
   const verdict = evaluateCommand(analysis, ruleContext);
   const commandDetails = verdict.details;
@@ -237,5 +242,5 @@ function decideCommand(call: GateCall, context: PolicyContext, gated: boolean, w
   if (exact && structural.verdict === 'allow') {
     return { verdict: 'allow', reason: `allowed: ${describeGrant(exact)}`, decidedBy: 'grant', warnings, grant: exact, grantable: true, commandDetails };
   }
-  return { ...ask(verdict.reason, verdict.reason.includes('never') ? 'rule' : 'policy', warnings, grantable), commandDetails };
+  return { ...ask(verdict.reason, verdict.kind === 'false-rule' ? 'rule' : 'policy', warnings, grantable), commandDetails };
 }

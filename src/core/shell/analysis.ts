@@ -10,9 +10,12 @@
  * returns a parse error, which asks.
  */
 import * as path from 'node:path';
+import braces from 'braces';
+import { type Form, readCommand } from './commandTable';
 import { type ShellNode, withShellTree } from './parser';
 
-export { initShellParser, isShellParserReady, defaultWasmDir } from './parser';
+export { initShellParser, defaultWasmDir } from './parser';
+export type { Form } from './commandTable';
 
 export interface SimpleCommand {
   /** Words after quote removal (`ec"h"o` -> `echo`); a dynamic word keeps its source text. */
@@ -27,19 +30,41 @@ export interface SimpleCommand {
   assignments: string[];
   /** Wrappers looked through to reach this command, outermost first (`sudo`, `timeout`, `bash -c`, `find -exec`). */
   via: string[];
+  /** Forms a rule must name word for word (commandTable.ts): `git -c`, `npm test -- …`, `make --eval`. */
+  forms: Form[];
+  /** Files and folders its arguments read or work in, absolute (one per possible working folder), not normalised. */
+  paths: PathReference[];
+  /** It gets arguments the analysis cannot see (`xargs` feeds them from standard input). */
+  openArgs: boolean;
+  /** Its arguments can be anything without harm (`echo`), so unseen arguments do not matter. */
+  anyArguments: boolean;
+  /** Runs nothing and needs no rule, and why: `cd src` (later paths are judged from every folder), `set -e`. */
+  implicit?: string;
+}
+
+export interface PathReference {
+  role: 'reads' | 'folder';
+  /** Absolute, as the shell would pass it to the kernel (`..` not yet applied: the policy resolves symlinks first). */
+  target: string;
+  raw: string;
 }
 
 export interface Redirect {
   op: string;
-  /** Absolute path; undefined when the target is dynamic (or a file descriptor). */
+  /** Absolute path, not normalised (the policy resolves it as the kernel does); undefined when the target is dynamic (or a file descriptor). */
   target?: string;
   raw: string;
   /** Whether it writes (or may write) a file; fd duplications (`2>&1`) and `/dev/null` do not. */
   writes: boolean;
 }
 
+export type ConcernKind =
+  | 'control-character' | 'parse-error' | 'nesting' | 'assignment' | 'test' | 'arithmetic' | 'function' | 'unsupported'
+  | 'heredoc' | 'redirect' | 'network' | 'expansion' | 'substitution' | 'wrapper' | 'privilege' | 'eval' | 'find'
+  | 'shell' | 'folder';
+
 export interface Concern {
-  kind: string;
+  kind: ConcernKind;
   detail: string;
 }
 
@@ -47,6 +72,8 @@ export interface CommandAnalysis {
   commands: SimpleCommand[];
   redirects: Redirect[];
   concerns: Concern[];
+  /** Every folder a command of the line may run in: the starting one, and each `cd` target. */
+  cwds: string[];
   parseError?: string;
 }
 
@@ -58,26 +85,86 @@ interface Word {
 }
 
 interface Context {
-  cwd: string;
+  /** The folders commands may run in (the first is where the line starts). */
+  cwds: readonly string[];
   home: string | undefined;
   out: CommandAnalysis;
   depth: number;
+  /** `cd` targets seen, static, as written. */
+  folderChanges: string[];
 }
 
 /** Nested `bash -c`/`eval` deeper than this asks (a concern); it never allows. */
 const maxDepth = 16;
 
+/** A `cd` can lead to this many folders before the line asks. */
+const maxFolders = 16;
+
+/**
+ * Analyses a command line as bash would run it from `cwd`. A line with `cd` is analysed again with every folder it
+ * may reach (whatever the order, loop or condition), so each path is judged from each folder it may be relative to.
+ */
 export function analyseCommand(command: string, cwd: string, home?: string): CommandAnalysis {
-  const out: CommandAnalysis = { commands: [], redirects: [], concerns: [] };
+  let cwds = [cwd];
+  for (;;) {
+    const out = analyseFrom(command, cwds, home);
+    const reached = new Set(cwds);
+    for (const target of out.folderChanges) {
+      for (const from of cwds) {
+        reached.add(path.resolve(from, target));
+      }
+    }
+    if (reached.size === cwds.length) {
+      return out.analysis;
+    }
+    if (reached.size > maxFolders) {
+      out.analysis.concerns.push({ kind: 'folder', detail: `\`cd\` leads to more than ${maxFolders} folders, too many to judge` });
+      return out.analysis;
+    }
+    cwds = [...reached];
+  }
+}
+
+function analyseFrom(command: string, cwds: string[], home: string | undefined): { analysis: CommandAnalysis; folderChanges: string[] } {
+  const out: CommandAnalysis = { commands: [], redirects: [], concerns: [], cwds };
+  const context: Context = { cwds, home, out, depth: 0, folderChanges: [] };
+  controlCharacters(command, context);
   try {
-    analyseSource(command, { cwd, home, out, depth: 0 });
+    analyseSource(command, context);
   } catch (error) {
     out.parseError = error instanceof Error ? error.message : String(error);
   }
   if (out.parseError !== undefined) {
     out.concerns.push({ kind: 'parse-error', detail: `the command could not be parsed (${out.parseError})` });
   }
-  return out;
+  return { analysis: out, folderChanges: context.folderChanges };
+}
+
+const characterNames: Record<string, string> = {
+  '\r': 'a carriage return', '\v': 'a vertical tab', '\f': 'a form feed', '\x1b': 'an escape', '\x00': 'a NUL',
+  '\x7f': 'a DEL', '\x08': 'a backspace', '\u0085': 'a next-line control', '\u2028': 'a Unicode line separator',
+  '\u2029': 'a Unicode paragraph separator', '\u200b': 'a zero-width space', '\u200c': 'a zero-width non-joiner',
+  '\u200d': 'a zero-width joiner', '\u2060': 'a word joiner', '\ufeff': 'a zero-width no-break space',
+  '\u061c': 'an Arabic letter mark (a bidirectional control)', '\u200e': 'a left-to-right mark (a bidirectional control)',
+  '\u200f': 'a right-to-left mark (a bidirectional control)',
+};
+// Control characters but tab and newline, C1 controls, line/paragraph separators, bidi controls and invisible joiners.
+// eslint-disable-next-line no-control-regex -- finding control characters is the point.
+const controlCharacter = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+
+/**
+ * A terminal edits a line that holds control characters before running it, and a person cannot see invisible or
+ * reordering characters in the panel: any of them makes the line ask, and the reason names each one.
+ */
+function controlCharacters(command: string, context: Context): void {
+  const found = new Set(command.match(controlCharacter) ?? []);
+  for (const char of found) {
+    const code = char.codePointAt(0) ?? 0;
+    const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+    const name = characterNames[char]
+      ?? (code < 0x20 ? `Ctrl-${String.fromCharCode(code + 64)}` : code >= 0x202a && code <= 0x2069 ? 'a bidirectional control' : 'a control character');
+    concern(context, 'control-character', `the command contains ${name} (${hex}), which a terminal or a reader may not show as it runs`);
+  }
 }
 
 function analyseSource(source: string, context: Context): void {
@@ -111,7 +198,7 @@ function findError(node: ShellNode): ShellNode | undefined {
 
 const clip = (text: string): string => (text.length > 40 ? `${text.slice(0, 40)}…` : text).replace(/\n/g, '\\n');
 
-function concern(context: Context, kind: string, detail: string): void {
+function concern(context: Context, kind: ConcernKind, detail: string): void {
   if (!context.out.concerns.some((existing) => existing.kind === kind && existing.detail === detail)) {
     context.out.concerns.push({ kind, detail });
   }
@@ -288,11 +375,20 @@ function visitRedirect(node: ShellNode, context: Context): void {
     }
     return;
   }
-  const target = path.resolve(context.cwd, word.value);
-  if (/^\/dev\/(tcp|udp)\//.test(target)) {
-    concern(context, 'network', `the redirect \`${clip(raw)}\` opens a network connection`);
+  for (const target of targetsOf(word.value, context)) {
+    if (/^\/dev\/(tcp|udp)\//.test(path.normalize(target))) {
+      concern(context, 'network', `the redirect \`${clip(raw)}\` opens a network connection`);
+    }
+    out.redirects.push({ op, target, raw, writes: writes && !harmlessTargets.has(path.normalize(target)) });
   }
-  out.redirects.push({ op, target, raw, writes: writes && !harmlessTargets.has(target) });
+}
+
+/** A path as the kernel gets it from each folder the command may run in: joined, `..` left for the policy to resolve. */
+function targetsOf(value: string, context: Context): string[] {
+  if (path.isAbsolute(value)) {
+    return [value];
+  }
+  return context.cwds.map((cwd) => (value === '' || value === '.' ? cwd : `${cwd}${cwd.endsWith(path.sep) ? '' : path.sep}${value}`));
 }
 
 interface FinishedWord {
@@ -301,7 +397,33 @@ interface FinishedWord {
   glob: boolean;
 }
 
-/** Applies what the shell does to a whole unquoted word: tilde, brace expansion, globbing, history expansion. */
+/** Brace expansion yields at most this many words before the word counts as unknown. */
+const maxBraceWords = 256;
+
+/**
+ * Applies what bash does to a whole word before running a command: brace expansion (one word may become several),
+ * tilde expansion, and marks globs. A brace expansion is resolved only in a word with no quoting at all, where the
+ * `braces` library expands exactly as bash does (tested against bash); elsewhere it makes the word unknown.
+ */
+function expandWord(word: Word, context: Context): FinishedWord[] {
+  if (!word.dynamic && braceExpansion.test(word.mask) && !word.mask.includes('\0')) {
+    // bash drops the empty words an expansion yields (`{a,,b}` is `a b`).
+    let words: string[] = [];
+    try {
+      words = braces(word.value, { expand: true, rangeLimit: maxBraceWords }).filter((value) => value !== '');
+    } catch {
+      // A range longer than the limit: the word stays unknown.
+    }
+    if (words.length > 0 && words.length <= maxBraceWords && !words.some((value) => braceExpansion.test(value))) {
+      return words.map((value) => finishWord({ value, mask: value, dynamic: false }, context));
+    }
+  }
+  return [finishWord(word, context)];
+}
+
+const braceExpansion = /\{[^{}]*(,|\.\.)[^{}]*\}/;
+
+/** Tilde expansion and glob marking of one word, whose braces (if any) are unresolved and make it unknown. */
 function finishWord(word: Word, context: Context): FinishedWord {
   let { value, dynamic } = word;
   const mask = word.mask;
@@ -310,9 +432,9 @@ function finishWord(word: Word, context: Context): FinishedWord {
     if (/[*?]/.test(mask) || /\[[\s\S]*\]/.test(mask) || /[@!+]\(/.test(mask)) {
       glob = true;
     }
-    if (/\{[^{}]*(,|\.\.)[^{}]*\}/.test(mask)) {
+    if (braceExpansion.test(mask)) {
       dynamic = true;
-      concern(context, 'expansion', `\`${clip(value)}\` uses brace expansion`);
+      concern(context, 'expansion', `\`${clip(value)}\` uses brace expansion the analysis does not resolve`);
     }
     if (mask.startsWith('~')) {
       const end = mask.indexOf('/');
@@ -326,12 +448,6 @@ function finishWord(word: Word, context: Context): FinishedWord {
     }
   }
   return { value, dynamic, glob };
-}
-
-function historyCheck(text: string, context: Context): void {
-  if (/![^\s=("']/.test(text)) {
-    concern(context, 'history', `\`${clip(text)}\` may trigger history expansion (\`!\`) in an interactive shell`);
-  }
 }
 
 const quoted = (text: string): string => '\0'.repeat(text.length);
@@ -349,16 +465,33 @@ function resolveWord(node: ShellNode, context: Context): Word {
     case 'translated_string': {
       const text = node.type === 'translated_string' ? node.text.slice(1) : node.text;
       let dynamic = false;
-      for (const child of node.namedChildren) {
-        if (child && child.type !== 'string_content') {
+      let value = '';
+      let covered = '';
+      for (const child of node.children) {
+        if (!child) {
+          continue;
+        }
+        covered += child.text;
+        if (!child.isNamed) {
+          continue;
+        }
+        if (child.type === 'string_content') {
+          value += child.text.replace(/\\([\\$`"\n])/g, (_all, c: string) => (c === '\n' ? '' : c));
+          continue;
+        }
+        const known = knownExpansion(child, context);
+        if (known === undefined) {
           dynamic = true;
           resolveWord(child, context);
+        } else {
+          value += known;
         }
       }
-      const inner = text.slice(1, -1);
-      historyCheck(inner, context);
-      const value = dynamic ? inner : inner.replace(/\\([\\$`"\n])/g, (_all, c: string) => (c === '\n' ? '' : c));
-      return { value, mask: quoted(value), dynamic };
+      if (covered !== text) {
+        // Text the parser did not put in a child: do not guess what it is.
+        return { value: text, mask: quoted(text), dynamic: true };
+      }
+      return { value: dynamic ? text.slice(1, -1) : value, mask: quoted(dynamic ? text.slice(1, -1) : value), dynamic };
     }
     case 'ansi_c_string': {
       const value = decodeAnsiC(node.text.slice(2, -1));
@@ -384,10 +517,16 @@ function resolveWord(node: ShellNode, context: Context): Word {
       return { value, mask, dynamic };
     }
     case 'simple_expansion':
-    case 'expansion':
+    case 'expansion': {
+      const known = knownExpansion(node, context);
+      // Unquoted, bash splits the value into words and globs it: only a value that does neither is known.
+      if (known !== undefined && !/[\s*?[\]]/.test(known)) {
+        return { value: known, mask: quoted(known), dynamic: false };
+      }
       concern(context, 'expansion', `\`${clip(node.text)}\` expands a variable, whose value is not known`);
       scanNested(node, context);
       return dynamicWord(node);
+    }
     case 'command_substitution':
     case 'process_substitution': {
       const what = node.type === 'command_substitution' ? 'command substitution' : 'process substitution';
@@ -415,6 +554,19 @@ function resolveWord(node: ShellNode, context: Context): Word {
 
 const dynamicWord = (node: ShellNode): Word => ({ value: node.text, mask: quoted(node.text), dynamic: true });
 
+/**
+ * `$PWD` and `$HOME` (also `${…}`): known when the line has one working folder (the runner starts bash with PWD set
+ * to it) and a home folder was given. No other variable is known: the line may not set them (assignments ask).
+ */
+function knownExpansion(node: ShellNode, context: Context): string | undefined {
+  const name = /^\$(?:(PWD|HOME)|\{(PWD|HOME)\})$/.exec(node.text);
+  const variable = name?.[1] ?? name?.[2];
+  if (variable === 'PWD') {
+    return context.cwds.length === 1 ? context.cwds[0] : undefined;
+  }
+  return variable === 'HOME' ? context.home : undefined;
+}
+
 /** An unquoted piece of a word: backslashes quote the next character; a backslash-newline disappears. */
 function unquoted(text: string, context: Context): Word {
   if (text.includes('$') || text.includes('`')) {
@@ -424,7 +576,6 @@ function unquoted(text: string, context: Context): Word {
       return { value: text, mask: quoted(text), dynamic: true };
     }
   }
-  historyCheck(text, context);
   let value = '';
   let mask = '';
   for (let index = 0; index < text.length; index++) {
@@ -527,7 +678,7 @@ function visitCommand(node: ShellNode, context: Context): void {
       case 'comment':
         break;
       default:
-        words.push(finishWord(resolveWord(child, context), context));
+        words.push(...expandWord(resolveWord(child, context), context));
     }
   }
   if (assignments.length > 0) {
@@ -545,27 +696,52 @@ const shells = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh']);
 const opaqueWrappers = new Set([
   'doas', 'su', 'ionice', 'strace', 'ltrace', 'watch', 'script', 'parallel', 'chroot', 'flock', 'setsid', 'unbuffer',
   'busybox', 'source', '.', 'stdbuf', 'taskset', 'chrt', 'nsenter', 'unshare', 'firejail', 'runuser', 'pkexec',
-  'trap', 'alias', 'coproc', 'fc', 'ssh', 'expect', 'tclsh', 'perl', 'python', 'python3', 'node', 'ruby', 'php',
-  'awk', 'gawk', 'mawk', 'nawk', 'osascript', 'sg', 'newgrp', 'systemd-run', 'dbus-launch',
+  'trap', 'alias', 'coproc', 'fc', 'ssh', 'expect', 'tclsh', 'osascript', 'sg', 'newgrp', 'systemd-run', 'dbus-launch',
+  'hash', 'enable', 'shopt', 'set', 'unalias', 'mapfile', 'readarray', 'read', 'getopts', 'let',
 ]);
-const npmScriptFlags = /^--(script-shell|node-options|userconfig|globalconfig|prefix|shell|init-module)\b/;
+
+/**
+ * Records a sub-command with what the command table says of its words: its forms, the files and folders it reads or
+ * works in (joined to every possible working folder), and the files it writes (as redirects, judged as file writes).
+ * Words that change nothing a rule cares about (`git --no-pager`) are left out of the words rules match.
+ */
+function recordCommand(words: FinishedWord[], assignments: string[], via: string[], context: Context, openArgs: boolean, implicit?: string): void {
+  const reading = readCommand(words);
+  const kept = words.filter((_word, index) => !reading.neutral.includes(index));
+  const shift = (at: number): number => at - reading.neutral.filter((index) => index < at).length;
+  const paths: PathReference[] = [];
+  for (const use of reading.paths) {
+    const value = use.value.startsWith('~/') && context.home !== undefined ? context.home + use.value.slice(1) : use.value;
+    for (const target of targetsOf(value, context)) {
+      if (use.role === 'writes') {
+        context.out.redirects.push({ op: use.raw.split(/[ =]/)[0] ?? use.raw, target, raw: use.raw, writes: !harmlessTargets.has(path.normalize(target)) });
+      } else {
+        paths.push({ role: use.role, target, raw: use.raw });
+      }
+    }
+  }
+  const values = kept.map((word) => word.value);
+  context.out.commands.push({
+    words: values,
+    text: values.join(' '),
+    dynamic: kept.some((word) => word.dynamic),
+    globs: kept.map((word) => word.glob),
+    assignments,
+    via,
+    forms: reading.forms.map((form) => ({ ...form, at: shift(form.at) })),
+    paths,
+    openArgs,
+    anyArguments: reading.anyArguments,
+    ...(implicit !== undefined ? { implicit } : {}),
+  });
+}
 
 /** Looks through wrappers (`env`, `sudo`, `timeout`, `xargs`, `find -exec`, `bash -c`, `eval`, …) and records. */
-function addCommand(words: FinishedWord[], assignments: string[], via: string[], context: Context): void {
+function addCommand(words: FinishedWord[], assignments: string[], via: string[], context: Context, openArgs = false): void {
   if (words.length === 0) {
     return;
   }
-  const record = (): void => {
-    const values = words.map((word) => word.value);
-    context.out.commands.push({
-      words: values,
-      text: values.join(' '),
-      dynamic: words.some((word) => word.dynamic),
-      globs: words.map((word) => word.glob),
-      assignments,
-      via,
-    });
-  };
+  const record = (): void => recordCommand(words, assignments, via, context, openArgs);
   const head = words[0];
   if (!head || head.dynamic || head.glob) {
     if (head?.glob === true) {
@@ -576,12 +752,12 @@ function addCommand(words: FinishedWord[], assignments: string[], via: string[],
   }
   const name = head.value;
   const rest = words.slice(1);
-  const through = (label: string, inner: FinishedWord[], extraAssignments: string[] = []): void => {
+  const through = (label: string, inner: FinishedWord[], extraAssignments: string[] = [], fed = openArgs): void => {
     if (inner.length === 0) {
       record();
       return;
     }
-    addCommand(inner, [...assignments, ...extraAssignments], [...via, label], context);
+    addCommand(inner, [...assignments, ...extraAssignments], [...via, label], context, fed);
   };
   const base = name.includes('/') ? name.slice(name.lastIndexOf('/') + 1) : name;
   if (opaqueWrappers.has(base)) {
@@ -589,10 +765,26 @@ function addCommand(words: FinishedWord[], assignments: string[], via: string[],
     record();
     return;
   }
-  if (['npm', 'pnpm', 'yarn', 'bun'].includes(base) && rest.some((word) => npmScriptFlags.test(word.value))) {
-    concern(context, 'wrapper', `\`${base}\` is given an option that changes the shell or code it runs`);
-  }
   switch (name) {
+    case 'cd':
+    case 'pushd':
+      changeFolder(name, rest, context);
+      recordCommand(words, assignments, via, context, openArgs, 'changes the working folder');
+      return;
+    case 'popd':
+      // Back to a folder the line was already in: nothing new to judge.
+      recordCommand(words, assignments, via, context, openArgs, 'changes the working folder');
+      return;
+    case 'set':
+      if (rest.length > 0 && rest.every((word, index) => !word.dynamic && (/^[-+][euxv]+$/.test(word.value)
+        || (/^[-+]o$/.test(word.value) && /^(pipefail|errexit|nounset|xtrace|verbose)$/.test(rest[index + 1]?.value ?? ''))
+        || (/^(pipefail|errexit|nounset|xtrace|verbose)$/.test(word.value) && /^[-+]o$/.test(rest[index - 1]?.value ?? ''))))) {
+        recordCommand(words, assignments, via, context, openArgs, 'sets shell options that stop on errors or trace');
+      } else {
+        concern(context, 'wrapper', `\`${clip(words.map((word) => word.value).join(' '))}\` changes how the shell reads later commands`);
+        record();
+      }
+      return;
     case 'env':
       lookThroughEnv(rest, context, record, through);
       return;
@@ -661,11 +853,6 @@ function addCommand(words: FinishedWord[], assignments: string[], via: string[],
       nested(rest.map((word) => word.value).join(' '), 'eval', via, context);
       return;
     }
-    case 'git':
-      checkGit(rest, context);
-      gitOutputs(rest, context);
-      record();
-      return;
     default:
       break;
   }
@@ -677,7 +864,7 @@ function addCommand(words: FinishedWord[], assignments: string[], via: string[],
 }
 
 function nested(source: string, label: string, via: string[], context: Context): void {
-  const inner: Context = { ...context, depth: context.depth + 1, out: { commands: [], redirects: [], concerns: [] } };
+  const inner: Context = { ...context, depth: context.depth + 1, out: { commands: [], redirects: [], concerns: [], cwds: context.out.cwds } };
   try {
     analyseSource(source, inner);
   } catch (error) {
@@ -692,7 +879,30 @@ function nested(source: string, label: string, via: string[], context: Context):
   }
 }
 
-type Through = (label: string, inner: FinishedWord[], extraAssignments?: string[]) => void;
+type Through = (label: string, inner: FinishedWord[], extraAssignments?: string[], fed?: boolean) => void;
+
+/** `cd DIR`: every later path may be relative to DIR too (analyseCommand runs again with it); an unknown DIR asks. */
+function changeFolder(name: string, rest: FinishedWord[], context: Context): void {
+  const operands = rest.filter((word, index) => !(index === 0 && /^-[LPe@]+$/.test(word.value) && !word.dynamic));
+  const target = operands[0];
+  if (operands.length > 1) {
+    concern(context, 'folder', `\`${name}\` is given more than one folder`);
+    return;
+  }
+  if (!target) {
+    if (context.home === undefined) {
+      concern(context, 'folder', `\`${name}\` with no folder goes to the home folder, which is not known`);
+    } else {
+      context.folderChanges.push(context.home);
+    }
+    return;
+  }
+  if (target.dynamic || target.glob || target.value === '-' || /^[-+]\d*$/.test(target.value)) {
+    concern(context, 'folder', `\`${name} ${clip(target.value)}\` changes to a folder the analysis cannot tell`);
+    return;
+  }
+  context.folderChanges.push(target.value);
+}
 
 /** Skips the wrapper's options (`withArgument` takes the next word; `flag` stands alone); unknown options ask. */
 function lookThroughOptions(
@@ -773,6 +983,7 @@ function lookThroughXargs(rest: FinishedWord[], record: () => void, through: Thr
   const attached = /^-[adEeIiLlnPs].+|^--(arg-file|delimiter|eof|replace|max-lines|max-args|max-procs|max-chars|process-slot-var)=/;
   const flag = /^-[0rtpx]+$|^--(null|no-run-if-empty|verbose|interactive|exit|open-tty|show-limits)$/;
   let index = 0;
+  let replace: string | undefined;
   while (index < rest.length) {
     const word = rest[index];
     if (!word || word.dynamic || word.glob) {
@@ -786,7 +997,13 @@ function lookThroughXargs(rest: FinishedWord[], record: () => void, through: Thr
     if (!value.startsWith('-')) {
       break;
     }
-    if (flag.test(value) || attached.test(value)) {
+    // -I R, -IR, -i[R], --replace[=R]: R in the command's words is replaced by input the analysis never sees.
+    if (/^(-I|--replace)$/.test(value)) {
+      replace = rest[index + 1]?.value;
+    } else if (/^-I.|^-i|^--replace/.test(value)) {
+      replace = value.replace(/^(-I|-i|--replace=?)/, '') || '{}';
+    }
+    if (value === '--replace' || flag.test(value) || attached.test(value) || /^-i/.test(value)) {
       index++;
     } else if (withArgument.test(value)) {
       index += 2;
@@ -796,8 +1013,9 @@ function lookThroughXargs(rest: FinishedWord[], record: () => void, through: Thr
       return;
     }
   }
-  const inner = rest.slice(index);
-  through('xargs', inner.length > 0 ? inner : [{ value: 'echo', dynamic: false, glob: false }]);
+  const inner = rest.slice(index).map((word) => (replace !== undefined && replace !== '' && word.value.includes(replace) ? { ...word, dynamic: true } : word));
+  // What xargs reads from its input becomes more arguments, or (with -I) parts of them: the command is fed.
+  through('xargs', inner.length > 0 ? inner : [{ value: 'echo', dynamic: false, glob: false }], [], true);
 }
 
 function lookThroughFind(words: FinishedWord[], via: string[], through: Through, context: Context): void {
@@ -817,7 +1035,8 @@ function lookThroughFind(words: FinishedWord[], via: string[], through: Through,
         index = words.length;
         break;
       }
-      through(`find ${value}`, words.slice(index + 1, end));
+      // find puts each file name where `{}` stands: those words are not known from the text.
+      through(`find ${value}`, words.slice(index + 1, end).map((inner) => (inner.value.includes('{}') ? { ...inner, dynamic: true } : inner)));
       own.push({ value: '…', dynamic: false, glob: false }, words[end] ?? word);
       index = end + 1;
       continue;
@@ -828,16 +1047,8 @@ function lookThroughFind(words: FinishedWord[], via: string[], through: Through,
     own.push(word);
     index++;
   }
-  // `find` itself is a command too (`find . -name x` needs a rule).
-  const values = own.map((word) => word.value);
-  context.out.commands.push({
-    words: values,
-    text: values.join(' '),
-    dynamic: own.some((word) => word.dynamic),
-    globs: own.map((word) => word.glob),
-    assignments: [],
-    via,
-  });
+  // `find` itself is a command too (`find . -name x` needs a rule), and its start folders are read.
+  recordCommand(own, [], via, context, false);
 }
 
 function lookThroughShell(name: string, rest: FinishedWord[], record: () => void, via: string[], context: Context): void {
@@ -877,37 +1088,4 @@ function lookThroughShell(name: string, rest: FinishedWord[], record: () => void
     concern(context, 'shell', `\`${name} -c\` code is parsed as bash, which may differ from how ${name} reads it`);
   }
   nested(script.value, `${name} -c`, via, context);
-}
-
-/** `git diff/log/show --output=<file>` (or an abbreviation) writes a file: listed as a writing redirect. */
-function gitOutputs(rest: FinishedWord[], context: Context): void {
-  rest.forEach((word, index) => {
-    const match = /^--ou(?:t(?:p(?:ut?)?)?)?(=|$)/.exec(word.value);
-    if (!match) {
-      return;
-    }
-    const file = match[1] === '=' ? word : rest[index + 1];
-    const name = match[1] === '=' ? word.value.slice(word.value.indexOf('=') + 1) : (file?.value ?? '');
-    const raw = `git ${word.value}${match[1] === '=' ? '' : ` ${name}`}`;
-    if (!file || file.dynamic || file.glob || name === '') {
-      context.out.redirects.push({ op: '--output', raw, writes: true });
-      return;
-    }
-    const target = path.resolve(context.cwd, name.startsWith('~/') && context.home !== undefined ? context.home + name.slice(1) : name);
-    context.out.redirects.push({ op: '--output', target, raw, writes: !harmlessTargets.has(target) });
-  });
-}
-
-function checkGit(rest: FinishedWord[], context: Context): void {
-  for (const word of rest) {
-    const value = word.value;
-    if (!value.startsWith('-')) {
-      break;
-    }
-    if (value === '-c' || value.startsWith('-c') || value.startsWith('--config-env') || value.startsWith('--exec-path')
-      || value.startsWith('--git-dir') || value.startsWith('--work-tree') || value === '-C' || value.startsWith('--namespace')) {
-      concern(context, 'git', `\`git ${value}\` can change the configuration, repository or programs git runs`);
-      return;
-    }
-  }
 }

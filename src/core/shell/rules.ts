@@ -2,29 +2,42 @@
  * Terminal rules (`toolgate.autoApprove.terminal`) applied to a command's analysis. A key is a command prefix matched
  * word by word against one sub-command's resolved words, or a `/regex/flags` matched against one sub-command's text
  * (its resolved words joined by spaces). A line is allowed only if every sub-command is allowed by a `true` rule (or
- * an extra prefix), no sub-command (nor a wrapper it runs through) matches a `false` rule, no redirect writes outside
- * the workspace or into a protected path, and the analysis has no concern. Pure: no I/O.
+ * an extra prefix), no sub-command (nor a wrapper it runs through) matches a `false` rule, every form of a command
+ * that runs code or points elsewhere (commandTable.ts) is named word for word by the prefix rule that allows it, every
+ * file a command reads and every folder it runs in is inside the workspace, every file the line writes (a redirect,
+ * `--output`) is judged as `write_file` would be, and the analysis has no concern. No I/O of its own: paths are
+ * resolved through the context's ports.
  */
-import type { CommandAnalysis, SimpleCommand } from './analysis';
+import * as path from 'node:path';
+import { analyseCommand, type CommandAnalysis, type SimpleCommand } from './analysis';
 
 export interface RuleContext {
   rules: Readonly<Record<string, boolean>>;
   /** Command-prefix grants, matched word by word like `true` rules. */
   extraAllowPrefixes?: readonly string[];
-  /** Whether an absolute path is inside a workspace folder. */
+  /** Whether an absolute path (which may hold `..`) is inside a workspace folder, resolved as the kernel would. */
   isInsideWorkspace(absPath: string): boolean;
-  /** The protected glob an absolute path matches, if any. */
-  isProtected(absPath: string): string | undefined;
+  /** How a write to this file would be judged as `write_file`: allowed without asking, or why it asks. */
+  judgeWrite(absPath: string): { allowed: boolean; reason: string };
 }
+
+/** Why a sub-command or a line was judged as it was; nothing reads a verdict back from its wording. */
+export type CommandVerdictKind =
+  | 'allowed' | 'no-rule' | 'false-rule' | 'dynamic' | 'form' | 'unseen-arguments' | 'path-outside' | 'folder-outside'
+  | 'write' | 'redirect' | 'concern' | 'control-character' | 'parse-error' | 'empty';
 
 export interface SubVerdict {
   text: string;
   verdict: 'allow' | 'ask';
+  kind: CommandVerdictKind;
   reason: string;
+  /** The rule or grant that allowed it, as written. */
+  rule?: string;
 }
 
 export interface CommandVerdict {
   verdict: 'allow' | 'ask';
+  kind: CommandVerdictKind;
   reason: string;
   details: SubVerdict[];
 }
@@ -102,20 +115,25 @@ function prefixMatches(prefix: string, candidate: Candidate, allowing: boolean):
   );
 }
 
-function ruleMatches(key: string, candidate: Candidate, allowing: boolean): boolean {
+/**
+ * How many leading words a rule names when it matches (a prefix rule: its words; a regex: none, since it cannot be
+ * read as naming a form), or undefined when it does not match.
+ */
+function ruleMatches(key: string, candidate: Candidate, allowing: boolean): number | undefined {
   const regex = compiled(key);
   if (regex === null) {
-    return false;
+    return undefined;
   }
   if (regex === undefined) {
-    return prefixMatches(key, candidate, allowing);
+    return prefixMatches(key, candidate, allowing) ? splitWords(key).length : undefined;
   }
-  if (allowing && (candidate.globs.some(Boolean) || packageRunners.has(candidate.words[0] ?? ''))) {
-    // A glob may become any file name (`--output=x`), so a regex cannot vouch for it; npx needs a named prefix.
-    return false;
+  if (allowing && (packageRunners.has(candidate.words[0] ?? '') || candidate.globs.some((glob, index) => glob && /^[-*?[]/.test(candidate.words[index] ?? '')))) {
+    // npx needs a prefix that names the package; a glob that may expand to an option (`*` -> `--output=x`) is not
+    // text a regex can vouch for.
+    return undefined;
   }
   regex.lastIndex = 0;
-  return regex.test(candidate.text);
+  return regex.test(candidate.text) ? 0 : undefined;
 }
 
 /** The forms a `false` rule is checked against: the words, the command name without its folder, each wrapper. */
@@ -136,77 +154,150 @@ function denyCandidates(command: SimpleCommand): Candidate[] {
 
 const quote = (text: string): string => `\`${text.length > 80 ? `${text.slice(0, 80)}…` : text}\``;
 
-function judge(command: SimpleCommand, context: RuleContext): SubVerdict & { denied: boolean } {
+type Judged = SubVerdict & { denied: boolean };
+
+function judge(command: SimpleCommand, context: RuleContext): Judged {
   const text = command.text;
+  const result = (verdict: 'allow' | 'ask', kind: CommandVerdictKind, reason: string, rule?: string): Judged => ({
+    text, verdict, kind, reason, denied: kind === 'false-rule', ...(rule !== undefined ? { rule } : {}),
+  });
   const entries = Object.entries(context.rules);
   for (const candidate of denyCandidates(command)) {
-    const deny = entries.find(([key, allowed]) => !allowed && ruleMatches(key, candidate, false));
+    const deny = entries.find(([key, allowed]) => !allowed && ruleMatches(key, candidate, false) !== undefined);
     if (deny) {
-      return { text, verdict: 'ask', reason: `${quote(candidate.words[0] ?? text)} matches ${quote(deny[0])}, which is never auto-allowed`, denied: true };
+      return result('ask', 'false-rule', `${quote(candidate.words[0] ?? text)} matches ${quote(deny[0])}, which is never auto-allowed`);
     }
   }
   if (command.dynamic) {
-    return { text, verdict: 'ask', reason: `${quote(text)} depends on an expansion, so no rule can vouch for it`, denied: false };
+    return result('ask', 'dynamic', `${quote(text)} depends on an expansion, so no rule can vouch for it`);
+  }
+  if (command.implicit !== undefined) {
+    return result('allow', 'allowed', `${quote(text)} ${command.implicit}`);
   }
   const candidate: Candidate = { words: command.words, globs: command.globs, text };
-  const allow = entries.find(([key, allowed]) => allowed && ruleMatches(key, candidate, true));
-  if (allow) {
-    return { text, verdict: 'allow', reason: `${quote(text)} matches ${quote(allow[0])}`, denied: false };
+  let named: number | undefined;
+  let rule: string | undefined;
+  for (const [key, allowed] of entries) {
+    const matched = allowed ? ruleMatches(key, candidate, true) : undefined;
+    if (matched !== undefined && (named === undefined || matched > named)) {
+      named = matched;
+      rule = key;
+    }
   }
-  const grant = (context.extraAllowPrefixes ?? []).find((prefix) => prefixMatches(prefix, candidate, true));
-  if (grant !== undefined) {
-    return { text, verdict: 'allow', reason: `${quote(text)} starts with the granted ${quote(grant)}`, denied: false };
+  for (const prefix of context.extraAllowPrefixes ?? []) {
+    if (prefixMatches(prefix, candidate, true) && (named === undefined || splitWords(prefix).length > named)) {
+      named = splitWords(prefix).length;
+      rule = prefix;
+    }
   }
-  const name = command.words[0] ?? text;
-  const why = packageRunners.has(name)
-    ? `${quote(name)} runs package code: only a rule naming the package (\`${name} <pkg>\`) allows it`
-    : `${quote(name)} is not allowed by any rule`;
-  return { text, verdict: 'ask', reason: why, denied: false };
+  if (named === undefined || rule === undefined) {
+    const name = command.words[0] ?? text;
+    const why = packageRunners.has(name)
+      ? `${quote(name)} runs package code: only a rule naming the package (\`${name} <pkg>\`) allows it`
+      : `${quote(name)} is not allowed by any rule`;
+    return result('ask', 'no-rule', why);
+  }
+  const unnamed = command.forms.find((form) => form.at >= named);
+  if (unnamed) {
+    const fix = Number.isFinite(unnamed.at) ? ' (only a rule that names this form allows it)' : '';
+    return result('ask', 'form', `${unnamed.why}${fix}`);
+  }
+  if (command.openArgs && !command.anyArguments) {
+    return result('ask', 'unseen-arguments', `${quote(text)} is given arguments the analysis cannot see (from \`xargs\`)`);
+  }
+  const outside = command.paths.find((use) => !context.isInsideWorkspace(use.target));
+  if (outside) {
+    const what = outside.role === 'reads' ? 'reads' : 'works in';
+    return result('ask', 'path-outside', `${quote(text)} ${what} ${outside.target}, outside the workspace`);
+  }
+  return result('allow', 'allowed', `${quote(text)} matches ${quote(rule)}`, rule);
 }
+
+const harmlessDevices = new Set(['/dev/null', '/dev/stdin', '/dev/zero', '/dev/stdout', '/dev/stderr', '/dev/tty']);
 
 export function evaluateCommand(analysis: CommandAnalysis, context: RuleContext): CommandVerdict {
   const judged = analysis.commands.map((command) => judge(command, context));
-  const details: SubVerdict[] = judged.map(({ text, verdict, reason }) => ({ text, verdict, reason }));
+  const details: SubVerdict[] = judged.map(({ denied: _denied, ...detail }) => detail);
   const whole = analysis.commands.map((command) => command.text).join(' ; ');
+  const ask = (kind: CommandVerdictKind, reason: string): CommandVerdict => ({ verdict: 'ask', kind, reason: `asks: ${reason}`, details });
   if (analysis.parseError !== undefined) {
-    return { verdict: 'ask', reason: `asks: the command could not be parsed (${analysis.parseError})`, details };
+    return ask('parse-error', `the command could not be parsed (${analysis.parseError})`);
+  }
+  const control = analysis.concerns.find((item) => item.kind === 'control-character');
+  if (control) {
+    return ask('control-character', control.detail);
   }
   const denied = judged.find((detail) => detail.denied);
   if (denied) {
-    return { verdict: 'ask', reason: `asks: ${denied.reason}`, details };
+    return ask('false-rule', denied.reason);
   }
   for (const redirect of analysis.redirects) {
     if (!redirect.writes && redirect.target === undefined) {
       continue;
     }
     if (redirect.target === undefined) {
-      return { verdict: 'ask', reason: `asks: the redirect ${quote(redirect.raw)} writes to a file whose name depends on an expansion`, details };
+      return ask('redirect', `the redirect ${quote(redirect.raw)} writes to a file whose name depends on an expansion`);
     }
-    if (!context.isInsideWorkspace(redirect.target)) {
-      if (!redirect.writes && /^\/dev\/(null|stdin|zero)$/.test(redirect.target)) {
-        continue;
+    if (!redirect.writes) {
+      if (!harmlessDevices.has(path.normalize(redirect.target)) && !context.isInsideWorkspace(redirect.target)) {
+        return ask('redirect', `the redirect ${quote(redirect.raw)} reads ${redirect.target}, outside the workspace`);
       }
-      const what = redirect.writes ? 'writes' : 'reads';
-      return { verdict: 'ask', reason: `asks: the redirect ${quote(redirect.raw)} ${what} ${redirect.target}, outside the workspace`, details };
+      continue;
     }
-    const hit = redirect.writes ? context.isProtected(redirect.target) : undefined;
-    if (hit !== undefined) {
-      return { verdict: 'ask', reason: `asks: the redirect ${quote(redirect.raw)} writes ${redirect.target}, a protected path (${quote(hit)})`, details };
+    const write = context.judgeWrite(redirect.target);
+    if (!write.allowed) {
+      return ask('write', `${quote(redirect.raw)} writes ${redirect.target}, and ${write.reason}`);
     }
+  }
+  const away = analysis.cwds.find((cwd) => !context.isInsideWorkspace(cwd));
+  if (away !== undefined) {
+    return ask('folder-outside', `commands run in ${away}, outside the workspace`);
   }
   const first = analysis.concerns[0];
   if (first) {
     const more = analysis.concerns.length > 1 ? ` (and ${analysis.concerns.length - 1} more concern${analysis.concerns.length > 2 ? 's' : ''})` : '';
-    return { verdict: 'ask', reason: `asks: ${first.detail}${more}`, details };
+    return ask('concern', `${first.detail}${more}`);
   }
   const notAllowed = details.find((detail) => detail.verdict === 'ask');
   if (notAllowed) {
     const inLine = analysis.commands.length > 1 ? ` in ${quote(whole)}` : '';
-    return { verdict: 'ask', reason: `asks: ${notAllowed.reason}${inLine}`, details };
+    return ask(notAllowed.kind, `${notAllowed.reason}${inLine}`);
   }
-  if (details.length === 0) {
-    return { verdict: 'ask', reason: 'asks: the command runs nothing the analysis can vouch for', details };
+  if (details.every((detail) => detail.rule === undefined)) {
+    return ask('empty', 'the command runs nothing the analysis can vouch for');
   }
-  const rules = [...new Set(details.map((detail) => detail.reason.replace(/^.* (matches|starts with the granted) /, '')))];
-  return { verdict: 'allow', reason: `allowed: every sub-command matches a rule (${rules.join(', ')})`, details };
+  const rules = [...new Set(details.flatMap((detail) => (detail.rule === undefined ? [] : [quote(detail.rule)])))];
+  return { verdict: 'allow', kind: 'allowed', reason: `allowed: every sub-command matches a rule (${rules.join(', ')})`, details };
+}
+
+/**
+ * `true` rules that can never allow anything, and why: a prefix that is not one plain command as the analysis reads
+ * it (`sudo x`, `FOO=1 x`, `a && b`, `timeout 5 x`, quotes), or one a `false` rule always beats. Report them once,
+ * as broken regexes are. Needs the shell parser loaded.
+ */
+export function deadTerminalRules(rules: Readonly<Record<string, boolean>>): { key: string; why: string }[] {
+  const dead: { key: string; why: string }[] = [];
+  for (const [key, allowed] of Object.entries(rules)) {
+    if (!allowed || compiled(key) !== undefined) {
+      continue;
+    }
+    const analysis = analyseCommand(key, '/', '/');
+    const only = analysis.commands.length === 1 ? analysis.commands[0] : undefined;
+    const concern = analysis.concerns[0];
+    if (analysis.parseError !== undefined) {
+      dead.push({ key, why: `it does not parse as a command (${analysis.parseError})` });
+    } else if (!only) {
+      dead.push({ key, why: 'rules match one sub-command at a time, and this is not one command' });
+    } else if (concern) {
+      dead.push({ key, why: `a command like it always asks: ${concern.detail}` });
+    } else if (only.words.join(' ') !== splitWords(key).join(' ')) {
+      dead.push({ key, why: `commands are matched as the analysis reads them, here \`${only.words.join(' ')}\`${only.via.length > 0 ? ` (through ${only.via.join(', ')})` : ''}` });
+    } else {
+      const beaten = denyCandidates(only).flatMap((candidate) => Object.entries(rules).filter(([other, value]) => !value && ruleMatches(other, candidate, false) !== undefined));
+      if (beaten[0]) {
+        dead.push({ key, why: `the false rule \`${beaten[0][0]}\` always beats it` });
+      }
+    }
+  }
+  return dead;
 }

@@ -1,0 +1,480 @@
+/**
+ * What each known command's words mean, as data: which options run code, change configuration or point somewhere
+ * else, which operands are files it reads, which forms pass arguments on to a script. `formsOf()` reads a sub-command's
+ * words against this table; rules.ts then refuses to let a rule allow a form the rule does not name word for word.
+ *
+ * Long options match by abbreviation too (getopt_long, git's parse-options and npm's nopt all accept a prefix):
+ * `--scr=x` is `--script-shell=x` to npm, `--ou=x` is `--output=x` to git. Any prefix of a listed option counts, so an
+ * ambiguous abbreviation asks too. A one-letter option counts anywhere in a cluster (`-xC`), with its value attached
+ * (`-Cdir`) or in the next word.
+ */
+
+/** What using a form does: `form` needs a rule that names it; the others are paths the rules check. */
+export type OptionEffect = 'form' | 'reads' | 'writes' | 'folder';
+
+export interface OptionSpec {
+  /** `--name` spellings. */
+  long?: readonly string[];
+  /** One-letter spellings, without the dash. */
+  short?: readonly string[];
+  /** Whether it takes a value (attached with `=`/directly, or the next word). */
+  value?: boolean;
+  effect: OptionEffect;
+  why: string;
+}
+
+/** What the operands (non-option words) of a command are. */
+export type OperandKind =
+  /** files the command reads: each must be inside the workspace */
+  | 'reads'
+  /** the first is a script name (`npm run build`); any further operand is passed to that script: a form */
+  | 'script'
+  /** any operand is passed on to a script: a form (`npm test foo`) */
+  | 'passed'
+  /** the first operand is a program (awk): a form; the rest are files read */
+  | 'program'
+  /** files the command writes: each is judged as a file write */
+  | 'writes';
+
+export interface CommandSpec {
+  options?: readonly OptionSpec[];
+  /** When set, any option not listed here nor in `options` is a form (npm: its options are a long, open list). */
+  onlyOptions?: readonly string[];
+  operands?: OperandKind;
+  /** A `NAME=value` operand is a form, with this reason (make: a variable override can inject commands). */
+  assignments?: string;
+  /** Words from `--` on are a form, with this reason (npm: passed to the script). */
+  afterDoubleDash?: string;
+  /** With no operand (and none of `stdinUnless`), the command reads code from standard input: a form. */
+  stdinCode?: boolean;
+  stdinUnless?: readonly string[];
+  /** The whole command (or subcommand) is a form unless one of these words is present (`git config --get`). */
+  formUnless?: { words: readonly string[]; why: string };
+  /** The whole command (or subcommand) is a form. */
+  form?: string;
+  /** Its arguments can be anything without harm: it may be fed arguments it did not see (xargs). */
+  anyArguments?: boolean;
+  /** A subcommand comes first (after `global` options). */
+  subcommands?: {
+    global: readonly OptionSpec[];
+    /** Global flags that change nothing a rule cares about: dropped before rules match (`git --no-pager log`). */
+    neutral: readonly string[];
+    known: Readonly<Record<string, CommandSpec>>;
+    /** An unlisted subcommand (a git alias can be any program) is a form, with this reason. */
+    unknown?: string;
+  };
+}
+
+const runs = (why: string, long: string[], short: string[] = [], value = true): OptionSpec => ({ long, short, value, effect: 'form', why });
+const path = (effect: Exclude<OptionEffect, 'form'>, long: string[], short: string[] = [], why = ''): OptionSpec => ({ long, short, value: true, effect, why });
+
+const gitDiffOptions: OptionSpec[] = [
+  path('writes', ['--output'], [], 'writes its output to a file'),
+  runs('runs an external diff program', ['--ext-diff'], [], false),
+  runs('runs text conversion programs', ['--textconv'], [], false),
+  runs('compares files anywhere on disk, outside the repository', ['--no-index'], [], false),
+  path('reads', ['--orderfile'], ['O'], 'reads an order file'),
+];
+const gitNetwork: OptionSpec[] = [
+  runs('runs the given program on the other side', ['--upload-pack', '--receive-pack', '--exec']),
+  runs('sets configuration, which can run programs', ['--config']),
+];
+const plain: CommandSpec = {};
+const gitSub = (spec: CommandSpec, ...names: string[]): Record<string, CommandSpec> =>
+  Object.fromEntries(names.map((name) => [name, spec]));
+
+const git: CommandSpec = {
+  subcommands: {
+    global: [
+      runs('sets configuration, which can run programs', ['--config-env'], ['c']),
+      runs('runs git programs from another folder', ['--exec-path']),
+      path('folder', ['--git-dir', '--work-tree'], [], 'works on another repository'),
+      path('folder', [], ['C'], 'works in another folder'),
+      runs('changes the namespace', ['--namespace', '--super-prefix']),
+    ],
+    neutral: ['--no-pager', '-P', '--paginate', '-p', '--no-optional-locks', '--literal-pathspecs', '--glob-pathspecs',
+      '--noglob-pathspecs', '--icase-pathspecs', '--no-replace-objects', '--no-lazy-fetch', '--no-advice'],
+    known: {
+      ...gitSub({ options: gitDiffOptions }, 'diff', 'log', 'show', 'whatchanged', 'diff-tree', 'diff-files', 'diff-index', 'range-diff', 'shortlog', 'format-patch', 'stash'),
+      ...gitSub(plain, 'status', 'branch', 'tag', 'add', 'mv', 'rm', 'reset', 'restore', 'switch', 'checkout', 'commit',
+        'merge', 'revert', 'cherry-pick', 'cherry', 'describe', 'rev-parse', 'rev-list', 'ls-files', 'ls-tree', 'cat-file',
+        'show-ref', 'for-each-ref', 'reflog', 'notes', 'blame', 'annotate', 'clean', 'gc', 'fsck', 'count-objects',
+        'check-ignore', 'check-attr', 'check-mailmap', 'merge-base', 'name-rev', 'show-branch', 'stripspace', 'var',
+        'version', 'init', 'sparse-checkout', 'prune', 'repack', 'pack-refs', 'update-index', 'update-ref', 'symbolic-ref',
+        'write-tree', 'read-tree', 'commit-tree', 'mktree', 'mktag', 'verify-commit', 'verify-tag', 'interpret-trailers',
+        'column', 'fmt-merge-msg', 'merge-file', 'merge-tree', 'replace', 'rerere', 'am', 'request-pull', 'patch-id',
+        'fetch', 'pull', 'push', 'ls-remote', 'remote', 'clone', 'bundle', 'archive', 'apply', 'worktree', 'grep', 'help',
+        'config', 'submodule', 'rebase', 'bisect', 'hash-object', 'checkout-index'),
+      commit: { options: [path('reads', ['--file', '--template'], ['F', 't'], 'reads a message file')] },
+      tag: { options: [path('reads', ['--file'], ['F'], 'reads a message file')] },
+      notes: { options: [path('reads', ['--file'], ['F'], 'reads a message file')] },
+      blame: { options: [path('reads', ['--contents'], [], 'reads a file'), path('reads', [], ['S'], 'reads a file')] },
+      grep: {
+        options: [
+          runs('opens the matches in a program', ['--open-files-in-pager'], ['O']),
+          runs('searches files anywhere on disk, outside the repository', ['--no-index'], [], false),
+          path('reads', ['--file'], ['f'], 'reads patterns from a file'),
+        ],
+      },
+      config: {
+        formUnless: {
+          words: ['--get', '--get-all', '--get-regexp', '--get-urlmatch', '--list', '-l', 'get', 'list', '--get-color', '--get-colorbool'],
+          why: 'changes git configuration, which can run programs',
+        },
+        options: [path('reads', ['--file', '--blob'], ['f'], 'reads a configuration file')],
+      },
+      fetch: { options: gitNetwork },
+      pull: { options: gitNetwork },
+      push: { options: gitNetwork },
+      'ls-remote': { options: gitNetwork },
+      remote: { options: gitNetwork },
+      clone: {
+        options: [...gitNetwork, runs('runs the given program on the other side', [], ['u']),
+          runs('installs hooks from a template folder', ['--template']), path('folder', ['--separate-git-dir'], [], 'keeps the repository elsewhere'),
+          runs('sets configuration, which can run programs', [], ['c'])],
+      },
+      init: { options: [runs('installs hooks from a template folder', ['--template']), path('folder', ['--separate-git-dir'], [], 'keeps the repository elsewhere')] },
+      archive: { options: [...gitNetwork, runs('reads another repository', ['--remote']), path('writes', ['--output'], ['o'], 'writes an archive')] },
+      bundle: { form: 'writes or reads a bundle file anywhere' },
+      'format-patch': { options: [...gitDiffOptions, path('folder', ['--output-directory'], ['o'], 'writes patches into a folder')] },
+      apply: { options: [runs('writes outside the repository', ['--unsafe-paths'], [], false), path('folder', ['--directory'], [], 'applies under another folder')] },
+      worktree: { form: 'creates or moves a working tree, possibly outside the workspace' },
+      'checkout-index': { options: [runs('writes files under any prefix', ['--prefix'])] },
+      'hash-object': { operands: 'reads' },
+      rebase: { options: [runs('runs a command after each commit', ['--exec'], ['x'])] },
+      bisect: { formUnless: { words: ['start', 'good', 'bad', 'new', 'old', 'reset', 'log', 'skip', 'terms', 'visualize', 'view'], why: '`git bisect run` runs a program' } },
+      submodule: { formUnless: { words: ['status', 'summary'], why: 'fetches or runs code in submodules (`foreach`)' } },
+      help: { options: [runs('opens a browser or another program', ['--web', '--info', '--man'], ['w', 'i', 'm'], false)] },
+      // Run programs or send data by design.
+      ...gitSub({ form: 'runs other programs or sends data by design' }, 'filter-branch', 'difftool', 'mergetool', 'instaweb',
+        'daemon', 'send-email', 'send-pack', 'credential', 'credential-store', 'credential-cache', 'gui', 'citool',
+        'hook', 'maintenance', 'web--browse', 'upload-pack', 'receive-pack', 'fast-import', 'shell', 'imap-send', 'p4', 'svn', 'cvsimport', 'quiltimport'),
+    },
+    unknown: 'is not a git command, so it may be an alias, which can run any program',
+  },
+};
+
+const npmSafeOptions = ['--silent', '-s', '--quiet', '-q', '--if-present', '--ignore-scripts', '--foreground-scripts',
+  '--workspaces', '-ws', '--include-workspace-root', '--verbose', '--json', '--long', '-l', '--parseable', '-p',
+  '--no-color', '--color', '--no-audit', '--no-fund', '--dry-run', '--save-dev', '-D', '--save', '-S', '--save-exact', '-E',
+  '--no-save', '--prefer-offline', '--offline', '--omit', '--include', '--loglevel', '--production', '--legacy-peer-deps',
+  '--workspace', '-w', '--all', '-a', '--depth'];
+const npmScript: CommandSpec = { operands: 'script', onlyOptions: npmSafeOptions, afterDoubleDash: 'passes arguments to the script, which can change what it runs' };
+const npmFixed: CommandSpec = { operands: 'passed', onlyOptions: npmSafeOptions, afterDoubleDash: 'passes arguments to the script, which can change what it runs' };
+const npmOther: CommandSpec = { onlyOptions: npmSafeOptions };
+const npm: CommandSpec = {
+  subcommands: {
+    global: [
+      runs('changes the project npm works on', ['--prefix'], ['C']),
+      path('folder', ['--workspace'], ['w'], 'runs in a workspace folder'),
+    ],
+    neutral: ['--silent', '-s', '--quiet', '-q', '--no-color', '--loglevel'],
+    known: {
+      ...gitSub(npmScript, 'run', 'run-script', 'rum', 'urn'),
+      ...gitSub(npmFixed, 'test', 't', 'tst', 'start', 'stop', 'restart'),
+      ...gitSub(npmOther, 'install', 'i', 'ci', 'ls', 'list', 'outdated', 'view', 'info', 'show', 'why', 'explain', 'audit',
+        'fund', 'version', 'uninstall', 'remove', 'rm', 'update', 'up', 'dedupe', 'prune', 'pack', 'doctor', 'help', 'search',
+        'root', 'bin', 'prefix', 'query', 'sbom', 'add'),
+      ...gitSub({ form: 'runs package code, changes configuration or publishes by design' }, 'exec', 'x', 'explore', 'edit',
+        'config', 'c', 'set', 'get', 'publish', 'unpublish', 'adduser', 'login', 'logout', 'token', 'access', 'owner',
+        'deprecate', 'dist-tag', 'hook', 'team', 'org', 'star', 'link', 'ln', 'init', 'create', 'rebuild', 'pkg'),
+    },
+    unknown: 'is not an npm command Toolgate knows',
+  },
+};
+
+const makeOptions: OptionSpec[] = [
+  path('reads', ['--file', '--makefile'], ['f'], 'reads another makefile'),
+  path('folder', ['--directory'], ['C'], 'runs in another folder'),
+  path('folder', ['--include-dir'], ['I'], 'includes makefiles from another folder'),
+  runs('evaluates make code given on the command line', ['--eval'], ['E']),
+];
+
+const interpreterCode = (long: string[], short: string[]): CommandSpec => ({
+  options: [runs('runs code given on the command line', long, short)],
+  operands: 'reads',
+  stdinCode: true,
+});
+
+const reader: CommandSpec = { operands: 'reads' };
+const readers = ['cat', 'head', 'tail', 'less', 'more', 'ls', 'dir', 'wc', 'grep', 'egrep', 'fgrep', 'rg', 'ag', 'sort', 'uniq',
+  'diff', 'cmp', 'comm', 'file', 'stat', 'du', 'tree', 'od', 'xxd', 'hexdump', 'strings', 'nl', 'tac', 'cut', 'paste',
+  'base64', 'md5sum', 'sha1sum', 'sha256sum', 'sha512sum', 'cksum', 'jq', 'yq', 'bat', 'realpath', 'readlink', 'column',
+  'fold', 'fmt', 'expand', 'unexpand', 'rev', 'look', 'zcat', 'zless', 'bzcat', 'xzcat', 'iconv', 'join'];
+
+/** The table. A command not listed has no forms: a rule that names it allows it with any arguments. */
+export const commandTable: Readonly<Record<string, CommandSpec>> = {
+  ...Object.fromEntries(readers.map((name) => [name, reader])),
+  sort: { operands: 'reads', options: [path('writes', ['--output'], ['o'], 'writes its output to a file'), runs('runs a compression program', ['--compress-program'])] },
+  uniq: { operands: 'reads', options: [] },
+  find: { operands: 'reads' },
+  tee: { operands: 'writes' },
+  git,
+  npm,
+  make: { options: makeOptions, assignments: 'overrides a make variable, which can inject commands into recipes' },
+  gmake: { options: makeOptions, assignments: 'overrides a make variable, which can inject commands into recipes' },
+  python: { ...interpreterCode([], ['c']), stdinUnless: ['-m', '-V', '--version', '-h', '--help'] },
+  python3: { ...interpreterCode([], ['c']), stdinUnless: ['-m', '-V', '--version', '-h', '--help'] },
+  node: {
+    ...interpreterCode(['--eval', '--print', '--require', '--import', '--loader', '--experimental-loader', '--env-file', '--input-type'], ['e', 'p', 'r']),
+    stdinUnless: ['--test', '-v', '--version', '-h', '--help', '--run'],
+  },
+  ruby: interpreterCode([], ['e', 'r']),
+  perl: interpreterCode([], ['e', 'E', 'M', 'm']),
+  php: interpreterCode([], ['r', 'B', 'R', 'E']),
+  awk: { operands: 'program', options: [path('reads', ['--file'], ['f'], 'reads a program file')] },
+  gawk: { operands: 'program', options: [path('reads', ['--file'], ['f'], 'reads a program file')] },
+  mawk: { operands: 'program' },
+  nawk: { operands: 'program' },
+  sed: {
+    operands: 'program',
+    options: [runs('edits files in place', ['--in-place'], ['i'], false), runs('reads a script', ['--file', '--expression'], ['f', 'e'])],
+  },
+  echo: { anyArguments: true },
+  printf: { anyArguments: true },
+  true: { anyArguments: true },
+  false: { anyArguments: true },
+  basename: { anyArguments: true },
+  dirname: { anyArguments: true },
+  pwd: { anyArguments: true },
+};
+
+/** Whether `word` (`--name` or `--name=value`) spells `option`, abbreviations included. */
+export function longMatches(word: string, option: string): boolean {
+  const name = word.includes('=') ? word.slice(0, word.indexOf('=')) : word;
+  return name.length >= 3 && option.startsWith(name);
+}
+
+/** One word as the analysis resolved it. */
+export interface TableWord {
+  value: string;
+  dynamic: boolean;
+  glob: boolean;
+}
+
+/** A form of a command that a rule must name: a prefix rule with more than `at` words names it. */
+export interface Form {
+  /** Index of the word where the form starts; `Infinity` for a form no rule can name. */
+  at: number;
+  why: string;
+}
+
+export interface PathUse {
+  role: Exclude<OptionEffect, 'form'>;
+  /** As written (after quote removal); relative to the working folder unless absolute. */
+  value: string;
+  raw: string;
+}
+
+export interface CommandReading {
+  forms: Form[];
+  paths: PathUse[];
+  /** Indices of words that change nothing a rule cares about (`git --no-pager`): left out when rules match. */
+  neutral: number[];
+  anyArguments: boolean;
+}
+
+/** A glob that may expand to a word starting with `-`, which the command would read as an option. */
+export const mayBecomeOption = (word: TableWord): boolean => word.glob && /^[-*?[]/.test(word.value);
+/** The folder a glob word starts in (`src/*.ts` -> `src`, `*` -> `.`), which is what a reader reaches. */
+const globFolder = (value: string): string => {
+  const literal = value.slice(0, value.search(/[*?[]/));
+  const slash = literal.lastIndexOf('/');
+  return slash === -1 ? '.' : literal.slice(0, slash) || '/';
+};
+
+/** Reads a sub-command's words (the first is the command name) against the table. */
+export function readCommand(words: readonly TableWord[]): CommandReading {
+  const reading: CommandReading = { forms: [], paths: [], neutral: [], anyArguments: false };
+  const first = words[0];
+  if (!first) {
+    return reading;
+  }
+  const name = first.value.slice(first.value.lastIndexOf('/') + 1);
+  const spec = Object.hasOwn(commandTable, name) ? commandTable[name] : undefined;
+  if (!spec) {
+    return reading;
+  }
+  reading.anyArguments = spec.anyArguments === true;
+  let index = 1;
+  let active: CommandSpec = spec;
+  let label = name;
+  const subcommands = spec.subcommands;
+  if (subcommands) {
+    while (index < words.length) {
+      const word = words[index];
+      if (!word || word.dynamic || !word.value.startsWith('-') || word.value === '-' || word.value === '--') {
+        break;
+      }
+      if (word.glob) {
+        reading.forms.push({ at: index, why: `\`${word.value}\` may expand to a file name that \`${name}\` reads as an option` });
+        index++;
+        continue;
+      }
+      const bare = word.value.includes('=') ? word.value.slice(0, word.value.indexOf('=')) : word.value;
+      if (subcommands.neutral.includes(bare)) {
+        reading.neutral.push(index);
+        index++;
+        continue;
+      }
+      const used = matchOption(words, index, subcommands.global, label, reading);
+      if (used === 0) {
+        reading.forms.push({ at: index, why: `\`${name} ${word.value}\` is an option Toolgate does not know to be harmless` });
+        index++;
+      } else {
+        index += used;
+      }
+    }
+    const sub = words[index];
+    if (!sub) {
+      return reading;
+    }
+    const known = !sub.dynamic && Object.hasOwn(subcommands.known, sub.value) ? subcommands.known[sub.value] : undefined;
+    if (!known) {
+      reading.forms.push({ at: index, why: `\`${name} ${sub.value}\` ${subcommands.unknown ?? 'is not a subcommand Toolgate knows'}` });
+      return reading;
+    }
+    active = known;
+    label = `${name} ${sub.value}`;
+    index++;
+  }
+  readArguments(active, words, index, label, reading);
+  return reading;
+}
+
+function readArguments(spec: CommandSpec, words: readonly TableWord[], start: number, label: string, reading: CommandReading): void {
+  const rest = words.slice(start).map((word) => word.value);
+  if (spec.form !== undefined) {
+    reading.forms.push({ at: start - 1, why: `\`${label}\` ${spec.form}` });
+  }
+  if (spec.formUnless && !rest.some((word) => spec.formUnless?.words.includes(word))) {
+    reading.forms.push({ at: start - 1, why: `\`${label}\` ${spec.formUnless.why}` });
+  }
+  // Only where an option can do harm does a glob that may expand to one (`*` -> `--output=x`) matter.
+  const hasOptions = (spec.options?.length ?? 0) > 0 || spec.onlyOptions !== undefined;
+  const operands: number[] = [];
+  let optionsEnded = false;
+  for (let index = start; index < words.length; index++) {
+    const word = words[index];
+    if (!word) {
+      continue;
+    }
+    const value = word.value;
+    if (!optionsEnded && value === '--' && !word.dynamic) {
+      if (spec.afterDoubleDash !== undefined) {
+        reading.forms.push({ at: index, why: `\`${label} --\` ${spec.afterDoubleDash}` });
+        return;
+      }
+      optionsEnded = true;
+      continue;
+    }
+    if (hasOptions && mayBecomeOption(word)) {
+      reading.forms.push({ at: index, why: `\`${value}\` may expand to a file name that \`${label}\` reads as an option` });
+      continue;
+    }
+    if (!optionsEnded && !word.dynamic && value.startsWith('-') && value !== '-') {
+      const used = matchOption(words, index, spec.options ?? [], label, reading);
+      if (used > 0) {
+        index += used - 1;
+        continue;
+      }
+      const bare = value.includes('=') ? value.slice(0, value.indexOf('=')) : value;
+      if (spec.onlyOptions && !spec.onlyOptions.includes(bare)) {
+        reading.forms.push({ at: index, why: `\`${label} ${value}\` is an option Toolgate does not know to be harmless` });
+      } else if (spec.operands === 'reads' || spec.operands === 'program') {
+        // An attached value that names a file (`--exclude-from=../x`, `-f/etc/x`) is read too.
+        const attached = value.includes('=') ? value.slice(value.indexOf('=') + 1) : value.startsWith('--') ? '' : value.slice(2);
+        if (/^[~/.]|\//.test(attached)) {
+          reading.paths.push({ role: 'reads', value: attached, raw: value });
+        }
+      }
+      continue;
+    }
+    if (spec.assignments !== undefined && !word.dynamic && /^[A-Za-z_][A-Za-z0-9_]*=/.test(value)) {
+      reading.forms.push({ at: index, why: `\`${value}\` ${spec.assignments}` });
+      continue;
+    }
+    operands.push(index);
+  }
+  const operandWord = (index: number | undefined): TableWord | undefined => (index === undefined ? undefined : words[index]);
+  const use = (role: PathUse['role'], index: number): void => {
+    const word = operandWord(index);
+    if (word) {
+      reading.paths.push({ role, value: word.glob ? globFolder(word.value) : word.value, raw: word.value });
+    }
+  };
+  switch (spec.operands) {
+    case 'reads':
+    case 'writes':
+      operands.forEach((index) => use(spec.operands === 'reads' ? 'reads' : 'writes', index));
+      break;
+    case 'program': {
+      const [program, ...files] = operands;
+      if (program !== undefined) {
+        reading.forms.push({ at: program, why: `\`${label}\` runs the program given on the command line` });
+      }
+      files.forEach((index) => use('reads', index));
+      break;
+    }
+    case 'script': {
+      const passed = operands[1];
+      if (passed !== undefined) {
+        reading.forms.push({ at: passed, why: `\`${label}\` passes arguments to the script, which can change what it runs` });
+      }
+      break;
+    }
+    case 'passed': {
+      const passed = operands[0];
+      if (passed !== undefined) {
+        reading.forms.push({ at: passed, why: `\`${label}\` passes arguments to the script, which can change what it runs` });
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  if (spec.stdinCode === true && operands.length === 0 && !rest.some((word) => spec.stdinUnless?.includes(word))) {
+    reading.forms.push({ at: Infinity, why: `\`${label}\` with no script reads code from standard input` });
+  }
+}
+
+/** Matches an option at `index` against `specs`; records its form or path; returns how many words it used (0: none). */
+function matchOption(words: readonly TableWord[], index: number, specs: readonly OptionSpec[], label: string, reading: CommandReading): number {
+  const word = words[index];
+  if (!word) {
+    return 0;
+  }
+  const value = word.value;
+  let spec: OptionSpec | undefined;
+  let attached: string | undefined;
+  if (value.startsWith('--')) {
+    spec = specs.find((candidate) => candidate.long?.some((option) => longMatches(value, option)));
+    attached = value.includes('=') ? value.slice(value.indexOf('=') + 1) : undefined;
+  } else {
+    const letters = value.slice(1);
+    for (let at = 0; at < letters.length && !spec; at++) {
+      spec = specs.find((candidate) => candidate.short?.includes(letters.charAt(at)));
+      if (spec) {
+        attached = letters.slice(at + 1) || undefined;
+      }
+    }
+  }
+  if (!spec) {
+    return 0;
+  }
+  const next = spec.value === true && attached === undefined ? words[index + 1] : undefined;
+  const used = next ? 2 : 1;
+  const raw = next ? `${value} ${next.value}` : value;
+  if (spec.effect === 'form') {
+    reading.forms.push({ at: index, why: `\`${label} ${raw}\` ${spec.why}` });
+    return used;
+  }
+  const target = attached ?? next;
+  const targetWord: TableWord | undefined = typeof target === 'string' ? { value: target, dynamic: word.dynamic, glob: word.glob } : target;
+  if (!targetWord || targetWord.dynamic || targetWord.glob) {
+    reading.forms.push({ at: index, why: `\`${label} ${raw}\` ${spec.why}, somewhere the analysis cannot tell` });
+    return used;
+  }
+  reading.paths.push({ role: spec.effect, value: targetWord.value, raw });
+  return used;
+}
