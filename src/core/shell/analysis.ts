@@ -90,8 +90,10 @@ interface Context {
   home: string | undefined;
   out: CommandAnalysis;
   depth: number;
-  /** `cd` targets seen, static, as written. */
+  /** `cd` targets seen, static, as written: each runs at most once (a `cd` in a loop asks). */
   folderChanges: string[];
+  /** Inside a loop body, where a `cd` may run any number of times. */
+  inLoop: boolean;
 }
 
 /** Nested `bash -c`/`eval` deeper than this asks (a concern); it never allows. */
@@ -105,29 +107,26 @@ const maxFolders = 16;
  * may reach (whatever the order, loop or condition), so each path is judged from each folder it may be relative to.
  */
 export function analyseCommand(command: string, cwd: string, home?: string): CommandAnalysis {
-  let cwds = [cwd];
-  for (;;) {
-    const out = analyseFrom(command, cwds, home);
-    const reached = new Set(cwds);
-    for (const target of out.folderChanges) {
-      for (const from of cwds) {
-        reached.add(path.resolve(from, target));
-      }
-    }
-    if (reached.size === cwds.length) {
-      return out.analysis;
-    }
-    if (reached.size > maxFolders) {
-      out.analysis.concerns.push({ kind: 'folder', detail: `\`cd\` leads to more than ${maxFolders} folders, too many to judge` });
-      return out.analysis;
-    }
-    cwds = [...reached];
+  const first = analyseFrom(command, [cwd], home);
+  const targets = first.folderChanges;
+  if (targets.length === 0) {
+    return first.analysis;
   }
+  // Each `cd` runs at most once, in any order: n of them reach at most n steps from the start.
+  let reached = new Set([cwd]);
+  for (let step = 0; step < targets.length && reached.size <= maxFolders; step++) {
+    reached = new Set([...reached, ...[...reached].flatMap((from) => targets.map((target) => path.resolve(from, target)))]);
+  }
+  const again = analyseFrom(command, [...reached], home);
+  if (reached.size > maxFolders) {
+    again.analysis.concerns.push({ kind: 'folder', detail: `\`cd\` leads to more than ${maxFolders} folders, too many to judge` });
+  }
+  return again.analysis;
 }
 
 function analyseFrom(command: string, cwds: string[], home: string | undefined): { analysis: CommandAnalysis; folderChanges: string[] } {
   const out: CommandAnalysis = { commands: [], redirects: [], concerns: [], cwds };
-  const context: Context = { cwds, home, out, depth: 0, folderChanges: [] };
+  const context: Context = { cwds, home, out, depth: 0, folderChanges: [], inLoop: false };
   controlCharacters(command, context);
   try {
     analyseSource(command, context);
@@ -254,6 +253,10 @@ function visitStatement(node: ShellNode, context: Context): void {
     return;
   }
   if (containers.has(type)) {
+    if ((type === 'while_statement' || type === 'for_statement') && !context.inLoop) {
+      visitStatement(node, { ...context, inLoop: true });
+      return;
+    }
     if (type === 'function_definition') {
       const name = node.childForFieldName('name');
       concern(
@@ -543,8 +546,8 @@ function resolveWord(node: ShellNode, context: Context): Word {
       scanNested(node, context);
       return dynamicWord(node);
     case 'brace_expression':
-      concern(context, 'expansion', `\`${clip(node.text)}\` uses brace expansion`);
-      return dynamicWord(node);
+      // `{1..3}`: a sequence, expanded (or judged unknown) with the rest of its word.
+      return { value: node.text, mask: node.text, dynamic: false };
     default:
       concern(context, 'unsupported', `\`${clip(node.text)}\` is a word the analysis does not handle (${node.type})`);
       scanNested(node, context);
@@ -887,6 +890,10 @@ function changeFolder(name: string, rest: FinishedWord[], context: Context): voi
   const target = operands[0];
   if (operands.length > 1) {
     concern(context, 'folder', `\`${name}\` is given more than one folder`);
+    return;
+  }
+  if (context.inLoop) {
+    concern(context, 'folder', `\`${name}\` inside a loop may run any number of times`);
     return;
   }
   if (!target) {

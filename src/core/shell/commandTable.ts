@@ -471,7 +471,7 @@ function matchOption(words: readonly TableWord[], index: number, specs: readonly
   }
   const target = attached ?? next;
   const targetWord: TableWord | undefined = typeof target === 'string' ? { value: target, dynamic: word.dynamic, glob: word.glob } : target;
-  if (!targetWord || targetWord.dynamic || targetWord.glob) {
+  if (!targetWord || targetWord.dynamic || targetWord.glob || targetWord.value === '-') {
     reading.forms.push({ at: index, why: `\`${label} ${raw}\` ${spec.why}, somewhere the analysis cannot tell` });
     return used;
   }
