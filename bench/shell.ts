@@ -1,13 +1,15 @@
 /**
  * Shell analysis: commands analysed + evaluated per second against a naive baseline (split on `&&`, `||`, `;`, `|`,
- * prefix-match each part), and how many published bypasses (test/fixtures/shellCases.ts) each lets through.
+ * prefix-match each part), how many published bypasses (test/fixtures/shellCases.ts) and how many of our own attacks
+ * (test/fixtures/shellAttacks.ts) each lets through, and how many harmless lines each over-blocks.
  * Prints only; never asserts.
  */
 import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { analyseCommand, defaultWasmDir, initShellParser } from '../src/core/shell/analysis';
-import { compileTerminalRule, evaluateCommand } from '../src/core/shell/rules';
+import { compileTerminalRule, defaultTerminalRules, evaluateCommand } from '../src/core/shell/rules';
+import { type AttackRow, attackRows, commonRules } from '../test/fixtures/shellAttacks';
 import { prng } from '../test/fixtures/prng';
 import { shellCases, shellHome, shellRuleContext, shellTestRules, shellWorkspace } from '../test/fixtures/shellCases';
 import { type Row, kib, median } from './table';
@@ -109,6 +111,18 @@ export async function shellBench(): Promise<Row[]> {
   const naiveAllowed = allowCases.filter((entry) => naiveVerdict(entry.command, shellTestRules) === 'allow').length;
   const oursAllowed = allowCases.filter((entry) => ours(entry.command) === 'allow').length;
   const allowedInCorpus = corpus.filter((command) => ours(command) === 'allow').length;
+  // Our adversarial corpus (issue 9's classes) under the shipped defaults and under common rules, shell analysis only
+  // (the whole-policy version over a real workspace is the unit test).
+  const attacks = attackRows.filter((row) => row.harmlessUnder === undefined);
+  const harmlessRows = attackRows.filter((row) => row.harmlessUnder !== undefined);
+  const rulesOf = (row: AttackRow): Readonly<Record<string, boolean>> => (row.harmlessUnder === 'common' ? commonRules : defaultTerminalRules);
+  const judgedBy = (rules: Readonly<Record<string, boolean>>, command: string): 'allow' | 'ask' =>
+    evaluateCommand(analyseCommand(command, shellWorkspace, shellHome), shellRuleContext(rules)).verdict;
+  const letThrough = (rules: Readonly<Record<string, boolean>>, judge: (rules: Readonly<Record<string, boolean>>, command: string) => string): number =>
+    attacks.filter((row) => judge(rules, row.command) === 'allow').length;
+  const naiveJudge = (rules: Readonly<Record<string, boolean>>, command: string): string => naiveVerdict(command, rules);
+  const overBlocked = (judge: (rules: Readonly<Record<string, boolean>>, command: string) => string): number =>
+    harmlessRows.filter((row) => judge(rulesOf(row), row.command) !== 'allow').length;
 
   const dir = defaultWasmDir();
   const size = (file: string): number => statSync(path.join(dir, file)).size;
@@ -130,6 +144,22 @@ export async function shellBench(): Promise<Row[]> {
       baseline: String(naiveAllowed),
     },
     { metric: 'corpus lines allowed without asking', value: `${allowedInCorpus}/${corpus.length}` },
+    {
+      metric: `our attacks let through, shipped defaults (of ${attacks.length}; no symlinks here*)`,
+      value: String(letThrough(defaultTerminalRules, judgedBy)),
+      baseline: String(letThrough(defaultTerminalRules, naiveJudge)),
+    },
+    {
+      metric: `our attacks let through, common rules (of ${attacks.length}; no symlinks here*)`,
+      value: String(letThrough(commonRules, judgedBy)),
+      baseline: String(letThrough(commonRules, naiveJudge)),
+    },
+    {
+      metric: `harmless lines over-blocked (of ${harmlessRows.length})`,
+      value: String(overBlocked(judgedBy)),
+      baseline: String(overBlocked(naiveJudge)),
+    },
+    { metric: '* symlink attacks are caught by the policy (test/unit/shellAttacks.test.ts: 0 let through)', value: '' },
     { metric: 'parser init (tree-sitter runtime + bash grammar)', value: `${initMs.toFixed(1)} ms` },
     { metric: 'tree-sitter.wasm + tree-sitter-bash.wasm', value: kib(size('tree-sitter.wasm') + size('tree-sitter-bash.wasm')) },
   ];

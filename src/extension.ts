@@ -1,7 +1,7 @@
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { initShellParser } from './core/shell/analysis';
-import { brokenTerminalRules } from './core/shell/rules';
+import { configureShellParser, initShellParser } from './core/shell/analysis';
+import { brokenTerminalRules, deadTerminalRules } from './core/shell/rules';
 import { Emitter } from './core/disposable';
 import type { AuditEntry } from './core/audit/auditLog';
 import type { ToolgateApi } from './vscode/api';
@@ -26,8 +26,9 @@ const apiChatId = 'api';
 export function activate(context: vscode.ExtensionContext): ToolgateApi {
   const log = createLog();
   context.subscriptions.push(log);
-  // Terminal commands are analysed with tree-sitter's bash grammar; until it is loaded (milliseconds) they all ask.
-  initShellParser(path.join(context.extensionPath, 'dist')).catch((error: unknown) => {
+  // Terminal commands are analysed with tree-sitter's bash grammar; an analysis waits for it to load (milliseconds).
+  configureShellParser(path.join(context.extensionPath, 'dist'));
+  initShellParser().catch((error: unknown) => {
     log.error(`the shell parser did not load, so every terminal command will ask: ${String(error)}`);
   });
   const settings = new Settings(log);
@@ -209,17 +210,28 @@ export function activate(context: vscode.ExtensionContext): ToolgateApi {
     vscode.workspace.onDidGrantWorkspaceTrust(refreshViews),
   );
   const reportedRules = new Set<string>();
-  const reportBrokenRules = (): void => {
-    for (const key of brokenTerminalRules(settings.get('autoApprove.terminal'))) {
-      if (!reportedRules.has(key)) {
-        reportedRules.add(key);
-        log.warn(`toolgate.autoApprove.terminal: ${key} is not a valid regular expression; it matches nothing`);
-        void vscode.window.showWarningMessage(`Toolgate: the terminal rule ${key} is not a valid regular expression, so it matches nothing.`);
-      }
+  const reportRule = (key: string, why: string): void => {
+    if (!reportedRules.has(key)) {
+      reportedRules.add(key);
+      log.warn(`toolgate.autoApprove.terminal: ${key} ${why}`);
+      void vscode.window.showWarningMessage(`Toolgate: the terminal rule ${key} ${why}.`);
     }
   };
-  reportBrokenRules();
-  context.subscriptions.push(settings.onDidChange((affects) => affects('autoApprove.terminal') && reportBrokenRules()));
+  const reportBrokenRules = async (): Promise<void> => {
+    const rules = settings.get('autoApprove.terminal');
+    for (const key of brokenTerminalRules(rules)) {
+      reportRule(key, 'is not a valid regular expression, so it matches nothing');
+    }
+    await initShellParser();
+    for (const { key, why } of deadTerminalRules(rules)) {
+      reportRule(key, `can never allow a command: ${why}`);
+    }
+  };
+  const reportRules = (): void => {
+    reportBrokenRules().catch((error: unknown) => log.error(`could not check the terminal rules: ${String(error)}`));
+  };
+  reportRules();
+  context.subscriptions.push(settings.onDidChange((affects) => affects('autoApprove.terminal') && reportRules()));
   refreshViews();
   void mcp.reload().catch((error: unknown) => log.error(`MCP: ${String(error)}`));
   const manifest = context.extension.packageJSON as { version?: unknown };

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { analyseCommand, initShellParser, type CommandAnalysis } from '../../src/core/shell/analysis';
-import { brokenTerminalRules, defaultTerminalRules, evaluateCommand } from '../../src/core/shell/rules';
+import { brokenTerminalRules, deadTerminalRules, defaultTerminalRules, evaluateCommand } from '../../src/core/shell/rules';
 import { shellCases, shellHome, shellRuleContext, shellWorkspace } from '../fixtures/shellCases';
 
 const analyse = (command: string): CommandAnalysis => analyseCommand(command, shellWorkspace, shellHome);
@@ -151,6 +151,36 @@ describe('shell analysis', () => {
     it('lists broken regex rules, which match nothing', () => {
       assert.deepEqual(brokenTerminalRules({ '/(/': true, ls: true, '/^ok$/': false }), ['/(/']);
       assert.equal(verdictOf('ls', { '/(/': true }), 'ask');
+    });
+
+    it('reports a true rule that can never allow anything, and says why', () => {
+      const dead = deadTerminalRules({
+        'sudo apt update': true,
+        'npm test && npm run lint': true,
+        'timeout 5 npm test': true,
+        'FOO=1 make': true,
+        'rm -rf build': true,
+        rm: false,
+        'python -m pytest': true,
+        'npm test': true,
+        '/^git log/': true,
+        'curl x': false,
+      });
+      const why = Object.fromEntries(dead.map(({ key, why: reason }) => [key, reason]));
+      assert.deepEqual(Object.keys(why).sort(), ['FOO=1 make', 'npm test && npm run lint', 'rm -rf build', 'sudo apt update', 'timeout 5 npm test']);
+      assert.match(why['sudo apt update'] ?? '', /runs a command as another user/);
+      assert.match(why['npm test && npm run lint'] ?? '', /one sub-command at a time/);
+      assert.match(why['timeout 5 npm test'] ?? '', /`npm test` \(through timeout\)/);
+      assert.match(why['rm -rf build'] ?? '', /the false rule `rm` always beats it/);
+      assert.deepEqual(deadTerminalRules(defaultTerminalRules), []);
+    });
+
+    it('lets a rule for an interpreter apply, but not to code given on the command line or on standard input', () => {
+      assert.equal(verdictOf('python -m pytest -q', { 'python -m pytest': true }), 'allow');
+      assert.equal(verdictOf("python -c 'import os'", { python: true }), 'ask');
+      assert.equal(verdictOf('echo x | python', { python: true, echo: true }), 'ask');
+      assert.equal(verdictOf('node --test', { node: true }), 'allow');
+      assert.equal(verdictOf("node -e 'x'", { node: true }), 'ask');
     });
 
     it('ships default rules that allow read-only git and refuse writing or deleting forms', () => {

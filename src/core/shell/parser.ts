@@ -11,6 +11,12 @@ export type ShellNode = TreeSitter.Node;
 
 let parser: TreeSitter.Parser | undefined;
 let loading: Promise<void> | undefined;
+let configuredDir: string | undefined;
+
+/** Where a later load (on first use) finds the .wasm files; loads nothing itself. */
+export function configureShellParser(wasmDir: string): void {
+  configuredDir = wasmDir;
+}
 
 /** The folder holding `tree-sitter.wasm` and `tree-sitter-bash.wasm` inside node_modules. */
 export function defaultWasmDir(): string {
@@ -19,13 +25,16 @@ export function defaultWasmDir(): string {
   return path.dirname(require.resolve(grammar));
 }
 
-/** Loads the parser once. Safe to call many times; a failed load can be retried. */
+/**
+ * Loads the parser once; every analysis awaits this first, so an early caller waits instead of getting an answer the
+ * parser would not give. Safe to call many times; a failed load can be retried.
+ */
 export function initShellParser(wasmDir?: string): Promise<void> {
   if (parser) {
     return Promise.resolve();
   }
   loading ??= (async () => {
-    const dir = wasmDir ?? defaultWasmDir();
+    const dir = wasmDir ?? configuredDir ?? defaultWasmDir();
     await TreeSitter.Parser.init({ locateFile: (file: string) => path.join(dir, file) });
     const bash = await TreeSitter.Language.load(path.join(dir, 'tree-sitter-bash.wasm'));
     const created = new TreeSitter.Parser();
@@ -36,10 +45,6 @@ export function initShellParser(wasmDir?: string): Promise<void> {
     throw error;
   });
   return loading;
-}
-
-export function isShellParserReady(): boolean {
-  return parser !== undefined;
 }
 
 /**
