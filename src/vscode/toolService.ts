@@ -18,6 +18,7 @@ import type { McpModelTool } from '../core/mcp/tools';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parsePatch } from 'diff';
 import { analyseCommand, initShellParser } from '../core/shell/analysis';
+import { commandReport } from '../core/terminal/report';
 import { parseBuiltinCall, targetPathOf, type ParsedCall } from '../core/tools/definitions';
 import type { DiffPreview, DiffRow, Preview } from '../shared/approvals';
 import type { Log } from './log';
@@ -422,16 +423,10 @@ export class ToolService {
         case 'run_in_terminal': {
           const command = decision.edited ?? parsed.args.command;
           const cwd = item.input.call.target?.absolute ?? this.resolver().roots[0] ?? process.cwd();
-          const result = await this.terminal.run(command, cwd, this.settings.get('terminal.timeoutSeconds'), options.signal);
-          const lines = [
-            decision.edited !== undefined ? `The person edited the command before allowing it. What ran was: ${command}` : undefined,
-            result.timedOut ? `The command was stopped after ${this.settings.get('terminal.timeoutSeconds')} s.` : undefined,
-            result.cancelled ? 'The command was stopped because the task was cancelled.' : undefined,
-            `Exit code: ${result.exitCode ?? 'unknown'}`,
-            'Output:',
-            result.output.trim() === '' ? '(no output)' : result.output,
-          ].filter((line): line is string => line !== undefined);
-          return { ok: result.exitCode === 0, output: lines.join('\n'), decision };
+          const timeoutSeconds = this.settings.get('terminal.timeoutSeconds');
+          const result = await this.terminal.run(command, cwd, timeoutSeconds, options.signal);
+          const report = commandReport(result, { command, edited: decision.edited !== undefined, timeoutSeconds });
+          return { ok: report.ok, output: report.text, decision };
         }
         case 'ask_user':
           return { ok: false, output: 'Error: ask_user is answered in the chat, not run as a tool here.', decision };

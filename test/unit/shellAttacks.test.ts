@@ -10,6 +10,7 @@ import { decide, type PolicyContext } from '../../src/core/approval/policy';
 import { defaultGatedTools, defaultProtectedPaths } from '../../src/core/settings';
 import { analyseCommand, initShellParser } from '../../src/core/shell/analysis';
 import { defaultTerminalRules } from '../../src/core/shell/rules';
+import { runBash } from '../../src/core/terminal/bashRunner';
 import { attackRows, commonRules } from '../fixtures/shellAttacks';
 
 /**
@@ -141,7 +142,7 @@ describe('terminal rules against our adversarial corpus (the whole policy, a rea
     assert.equal(verdict('git config user.name x', commonRules).verdict, 'ask');
   });
 
-  it('runs every line it allows in bash without touching anything outside the workspace or any protected file', function () {
+  it('runs every line it allows through the production bash runner without touching anything outside the workspace or any protected file', async function () {
     this.timeout(120_000);
     const allowed = [...new Set(attackRows.flatMap((row) => [defaultTerminalRules, commonRules].filter((rules) => verdict(row.command, rules).verdict === 'allow').map(() => row.command)))];
     assert.ok(allowed.length >= 30, `only ${allowed.length} lines were allowed`);
@@ -152,8 +153,8 @@ describe('terminal rules against our adversarial corpus (the whole policy, a rea
     const elsewhereBefore = snapshot(world.outside);
     const vscodeBefore = snapshot(path.join(world.ws, '.vscode'));
     for (const command of allowed) {
-      // What the runner does: bash, not interactive, no rc files, the exact line as one program text.
-      spawnSync('/bin/bash', ['--noprofile', '--norc', '-c', command], { cwd: world.ws, env: { ...gitEnv(world.home), PWD: world.ws }, timeout: 20_000, stdio: 'ignore' });
+      // The runner run_in_terminal uses: bash, not interactive, no rc files, the exact line as one program text.
+      await runBash(command, { cwd: world.ws, timeoutMs: 20_000, env: gitEnv(world.home) });
     }
     assert.deepEqual(snapshot(world.home, ownFiles), outsideBefore, 'a file in the home folder changed');
     assert.deepEqual(snapshot(world.outside), elsewhereBefore, 'a file outside the workspace changed');

@@ -74,7 +74,8 @@ export const builtinTools: Readonly<Record<BuiltinToolName, ToolDefinition>> = {
   run_in_terminal: {
     name: 'run_in_terminal',
     risk: 'execute',
-    description: 'Run a shell command in a VS Code terminal and return its output and exit code. Needs approval.',
+    description:
+      'Run a command line with bash (non-interactive: no aliases, no rc files) in the workspace folder or `cwd`, shown in a VS Code terminal; returns its output and exit code. Needs approval.',
   },
   ask_user: {
     name: 'ask_user',
