@@ -159,9 +159,10 @@ const npmSafeOptions = ['--silent', '-s', '--quiet', '-q', '--if-present', '--ig
   '--no-color', '--color', '--no-audit', '--no-fund', '--dry-run', '--save-dev', '-D', '--save', '-S', '--save-exact', '-E',
   '--no-save', '--prefer-offline', '--offline', '--omit', '--include', '--loglevel', '--production', '--legacy-peer-deps',
   '--workspace', '-w', '--all', '-a', '--depth'];
-const npmScript: CommandSpec = { operands: 'script', onlyOptions: npmSafeOptions, afterDoubleDash: 'passes arguments to the script, which can change what it runs' };
-const npmFixed: CommandSpec = { operands: 'passed', onlyOptions: npmSafeOptions, afterDoubleDash: 'passes arguments to the script, which can change what it runs' };
-const npmOther: CommandSpec = { onlyOptions: npmSafeOptions };
+const npmWorkspace: OptionSpec[] = [path('folder', ['--workspace'], ['w'], 'runs in a workspace folder')];
+const npmScript: CommandSpec = { operands: 'script', options: npmWorkspace, onlyOptions: npmSafeOptions, afterDoubleDash: 'passes arguments to the script, which can change what it runs' };
+const npmFixed: CommandSpec = { operands: 'passed', options: npmWorkspace, onlyOptions: npmSafeOptions, afterDoubleDash: 'passes arguments to the script, which can change what it runs' };
+const npmOther: CommandSpec = { options: npmWorkspace, onlyOptions: npmSafeOptions };
 const npm: CommandSpec = {
   subcommands: {
     global: [
