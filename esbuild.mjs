@@ -27,7 +27,8 @@ const host = {
   outdir: 'dist',
   platform: 'node',
   format: 'cjs',
-  target: 'node20',
+  // The extension host of VS Code 1.101+ (engines.vscode) runs Node 22 or newer, which openai 7 needs.
+  target: 'node22',
   external: ['vscode'],
   mainFields: ['module', 'main'],
 };

@@ -3,52 +3,141 @@
  * and a demo workspace, on a loopback address it prints. Password-less only because it binds to 127.0.0.1.
  * Unless TOOLGATE_MODEL_BASE_URL is set, an offline demo model (a scripted OpenAI-compatible server on loopback,
  * clearly named as such) answers every task with a write, an edit, a command and a question, all through the panel.
- * Environment: PORT (default 8080), TOOLGATE_START_DIR (default .tmp/start in the repository),
- * TOOLGATE_MODEL_BASE_URL and TOOLGATE_MODEL_NAME (a real endpoint instead of the demo).
+ *
+ * The model settings go into this VS Code instance's machine settings (in its own user-data folder), not into the
+ * demo folder's: the folder opens in Restricted Mode, where VS Code ignores a workspace's `toolgate.model.baseUrl`,
+ * and the demo must work whether or not the person trusts it.
+ *
+ * `npm start -- --check` does the same first run without a person, then stops: in a fresh folder (unless
+ * TOOLGATE_START_DIR is set) on a free port (unless PORT is set), it waits for /healthz, opens the workbench in
+ * Chromium, waits for Toolgate to activate and its chat to show the model, gives the demo its first task and waits
+ * for the demo's first call to wait in the Approvals panel. Exit code 0 when all of that happened.
+ *
+ * Environment: PORT (default 8080), TOOLGATE_START_DIR (default .tmp/start in the repository), TOOLGATE_CACHE (where
+ * Node 24 and code-server are installed, default ~/.cache/toolgate), TOOLGATE_MODEL_BASE_URL and TOOLGATE_MODEL_NAME
+ * (a real endpoint instead of the demo).
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { ensureCodeServer, packagedVsix, repoRoot } from '../test/e2e/harness/codeServer';
+import { parseJsonc } from '../src/core/mcp/config';
+import { ChatDriver } from '../test/e2e/harness/chat';
+import { ensureCodeServer, freePort, killTree, packagedVsix, repoRoot, waitForHealth, type CodeServer } from '../test/e2e/harness/codeServer';
+import { ApprovalsPanelDriver } from '../test/e2e/harness/panel';
+import { closeBrowser, Workbench } from '../test/e2e/harness/workbench';
 import { demoModelName, demoTurns } from '../test/fixtures/demoScript';
 import { startFakeOpenAI } from '../test/fixtures/fakeOpenAI';
 
+const modelKeys = ['toolgate.model.baseUrl', 'toolgate.model.name'] as const;
+
+function readJsonObject(file: string): Record<string, unknown> | undefined {
+  if (!existsSync(file)) {
+    return {};
+  }
+  try {
+    const value = parseJsonc(readFileSync(file, 'utf8'));
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Merges `values` into a settings file of this instance; what the person changed there is kept. */
+function mergeSettings(file: string, defaults: Record<string, unknown>, values: Record<string, unknown>): void {
+  const current = readJsonObject(file);
+  if (current === undefined) {
+    throw new Error(`${file} is not a JSON object: fix or delete it, then run npm start again`);
+  }
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify({ ...defaults, ...current, ...values }, null, 2));
+}
+
+/**
+ * Earlier versions of this script wrote the model into the demo folder's settings. Once the folder is trusted those
+ * would win over the user settings with a stale port, so they are taken out.
+ */
+function dropWorkspaceModelSettings(workspace: string): void {
+  const file = path.join(workspace, '.vscode', 'settings.json');
+  const current = readJsonObject(file);
+  if (current === undefined || !modelKeys.some((key) => key in current)) {
+    return;
+  }
+  const rest = Object.fromEntries(Object.entries(current).filter(([key]) => !(modelKeys as readonly string[]).includes(key)));
+  if (Object.keys(rest).length === 0) {
+    rmSync(file);
+  } else {
+    writeFileSync(file, JSON.stringify(rest, null, 2));
+  }
+}
+
+/** The --check run: what a person would see first, found in the real workbench. Resolves with what it proved. */
+async function checkFirstRun(server: CodeServer, expected: { baseUrl: string; name: string }, demo: boolean): Promise<string[]> {
+  const proved: string[] = [];
+  const workbench = await Workbench.open(server);
+  try {
+    proved.push('the workbench loaded in Chromium');
+    const chat = new ChatDriver(workbench);
+    const frame = await chat.frame();
+    const model = (await frame.locator('[data-field="model"]').innerText()).replace(/\s+/g, ' ');
+    if (!model.includes(`${expected.name} at ${expected.baseUrl}`)) {
+      throw new Error(`the chat shows "${model}", not the model ${expected.name} at ${expected.baseUrl}`);
+    }
+    await workbench.waitForLog(/Toolgate .* activated/, 30_000);
+    proved.push(`Toolgate activated; its chat shows the model ${expected.name} at ${expected.baseUrl}`);
+    if (demo) {
+      await chat.say('Show me what you can do');
+      const panel = new ApprovalsPanelDriver(workbench);
+      const card = await panel.waitForCall('write_file', 'NOTES.md', 60_000);
+      proved.push("the demo's first task reached the model, and its first call (write_file NOTES.md) waits in the Approvals panel");
+      await panel.act(card, 'deny');
+    }
+    await workbench.screenshot('npm-start-check');
+    return proved;
+  } catch (error) {
+    const shot = await workbench.screenshot('npm-start-check-failed').catch(() => '(no screenshot)');
+    throw new Error(`${error instanceof Error ? error.message : String(error)} (screenshot: ${shot})`, { cause: error });
+  } finally {
+    await workbench.close();
+    await closeBrowser();
+  }
+}
+
 async function main(): Promise<void> {
-  const port = Number(process.env['PORT'] ?? 8080);
-  const base = process.env['TOOLGATE_START_DIR'] ?? path.join(repoRoot, '.tmp', 'start');
+  const check = process.argv.includes('--check');
+  const started = Date.now();
+  if (check) {
+    // `npm start` checked the machine for itself; the check also needs what drives the workbench (Chromium).
+    execFileSync(process.execPath, [path.join(repoRoot, 'scripts', 'preflight.mjs'), 'check'], { stdio: 'inherit' });
+  }
+  const givenDir = process.env['TOOLGATE_START_DIR'];
+  const base = givenDir ?? (check ? mkdtempSync(path.join(os.tmpdir(), 'toolgate-start-check-')) : path.join(repoRoot, '.tmp', 'start'));
+  const port = process.env['PORT'] !== undefined ? Number(process.env['PORT']) : check ? await freePort() : 8080;
   const userDataDir = path.join(base, 'user-data');
   const extensionsDir = path.join(base, 'extensions');
   const workspace = path.join(base, 'demo-workspace');
 
   const realBaseUrl = process.env['TOOLGATE_MODEL_BASE_URL'];
   const demo = realBaseUrl === undefined ? await startFakeOpenAI({ models: [demoModelName], refill: demoTurns }) : undefined;
+  const model = {
+    baseUrl: realBaseUrl ?? demo?.baseUrl ?? '',
+    name: realBaseUrl === undefined ? demoModelName : (process.env['TOOLGATE_MODEL_NAME'] ?? 'gpt-4o-mini'),
+  };
   const launcher = ensureCodeServer();
   mkdirSync(extensionsDir, { recursive: true });
-  mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
   if (!existsSync(workspace)) {
     cpSync(path.join(repoRoot, 'test', 'fixtures', 'workspaces', 'demo'), workspace, { recursive: true });
   }
-  const userSettings = path.join(userDataDir, 'User', 'settings.json');
-  if (!existsSync(userSettings)) {
-    writeFileSync(userSettings, JSON.stringify({ 'workbench.startupEditor': 'none', 'telemetry.telemetryLevel': 'off' }, null, 2));
-  }
-  // The workspace's model settings: the demo model, or the endpoint given in the environment.
-  mkdirSync(path.join(workspace, '.vscode'), { recursive: true });
-  writeFileSync(
-    path.join(workspace, '.vscode', 'settings.json'),
-    JSON.stringify(
-      {
-        'toolgate.model.baseUrl': realBaseUrl ?? demo?.baseUrl,
-        'toolgate.model.name': realBaseUrl === undefined ? demoModelName : (process.env['TOOLGATE_MODEL_NAME'] ?? 'gpt-4o-mini'),
-      },
-      null,
-      2,
-    ),
-  );
+  dropWorkspaceModelSettings(workspace);
+  mergeSettings(path.join(userDataDir, 'User', 'settings.json'), { 'workbench.startupEditor': 'none', 'telemetry.telemetryLevel': 'off' }, {});
+  // The machine's settings ("Remote" in the Settings editor): code-server reads `machine-overridable` settings such as
+  // toolgate.model.baseUrl from there, not from the user settings.
+  mergeSettings(path.join(userDataDir, 'Machine', 'settings.json'), {}, { 'toolgate.model.baseUrl': model.baseUrl, 'toolgate.model.name': model.name });
+  const env = { ...process.env, XDG_CONFIG_HOME: path.join(base, 'config') };
   execFileSync(
     launcher,
     ['--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, '--install-extension', packagedVsix(), '--force'],
-    { stdio: 'inherit' },
+    { stdio: ['ignore', check ? 'ignore' : 'inherit', 'inherit'], env },
   );
 
   const child = spawn(
@@ -62,27 +151,56 @@ async function main(): Promise<void> {
       '--extensions-dir', extensionsDir,
       workspace,
     ],
-    { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, XDG_CONFIG_HOME: path.join(base, 'config') } },
+    { stdio: ['ignore', 'ignore', check ? 'pipe' : 'inherit'], env, detached: true },
   );
-  console.log(`\nToolgate is running in VS Code at http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+  let output = '';
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async (): Promise<void> => {
+    killTree(child);
+    await demo?.close();
+  };
+  try {
+    await waitForHealth(url, child, 60_000);
+  } catch (error) {
+    await stop();
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${output}`, { cause: error });
+  }
+
+  if (check) {
+    const server: CodeServer = { url, port, workspace, userDataDir, extensionsDir, output: () => output, stop };
+    try {
+      const proved = await checkFirstRun(server, model, demo !== undefined);
+      console.log(`toolgate: npm start works (${((Date.now() - started) / 1000).toFixed(0)} s):`);
+      for (const line of [`code-server served ${url} and /healthz answered`, ...proved]) {
+        console.log(`  - ${line}`);
+      }
+    } finally {
+      await stop();
+      if (givenDir === undefined) {
+        rmSync(base, { recursive: true, force: true, maxRetries: 3 });
+      }
+    }
+    return;
+  }
+
+  console.log(`\nToolgate is running in VS Code at ${url}/?folder=${encodeURIComponent(workspace)}`);
   console.log('Bound to loopback only (no password). Press Ctrl+C to stop.');
   console.log(
     demo
-      ? `Model: the offline demo model at ${demo.baseUrl} (scripted; set TOOLGATE_MODEL_BASE_URL for a real one).\n`
-      : `Model: ${realBaseUrl ?? ''}\n`,
+      ? `Model: the offline demo model at ${demo.baseUrl} (scripted; set TOOLGATE_MODEL_BASE_URL for a real one).`
+      : `Model: ${model.name} at ${model.baseUrl}`,
   );
-  const stop = (): void => {
-    child.kill('SIGTERM');
-    void demo?.close();
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  console.log('The demo folder opens in Restricted Mode (Workspace Trust): every call asks; VS Code asks you to trust the folder before a terminal runs.\n');
+  const onSignal = (): void => void stop();
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   child.on('exit', (code) => {
     process.exit(code ?? 0);
   });
 }
 
 main().catch((error: unknown) => {
-  console.error(error);
+  console.error(`toolgate: npm start failed: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });

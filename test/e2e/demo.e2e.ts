@@ -7,7 +7,7 @@ import { ChatDriver } from './harness/chat';
 import { ApprovalsPanelDriver } from './harness/panel';
 import { useCodeServer } from './harness/session';
 
-describe('the offline demo model of npm start', function () {
+describe('the offline demo model of npm start, in the Restricted Mode it opens in', function () {
   this.timeout(180_000);
   let demo: FakeOpenAI | undefined;
   before(async () => {
@@ -16,9 +16,11 @@ describe('the offline demo model of npm start', function () {
   after(async () => {
     await demo?.close();
   });
+  // As npm start opens it: Workspace Trust on and the folder not trusted, the model in the machine's settings.
   const session = useCodeServer(() => ({
     workspace: 'demo',
-    settings: { 'toolgate.model.baseUrl': demo?.baseUrl ?? '', 'toolgate.model.name': demoModelName },
+    workspaceTrust: true,
+    machineSettings: { 'toolgate.model.baseUrl': demo?.baseUrl ?? '', 'toolgate.model.name': demoModelName },
   }));
 
   it('walks a write, an edit, a command and a question through the panel and the chat', async () => {
@@ -30,6 +32,8 @@ describe('the offline demo model of npm start', function () {
     await panel.act(await panel.waitForCall('write_file', 'NOTES.md'), 'allow-once');
     await panel.act(await panel.waitForCall('edit_file', 'Number(a) + Number(b)'), 'allow-once');
     await panel.act(await panel.waitForCall('run_in_terminal', 'npm test'), 'allow-once');
+    // VS Code itself asks before it creates a terminal in a folder that is not trusted; the person trusts it.
+    await session.workbench.trustFolderWhenAsked();
     await frame.locator('[data-entry="question"] [data-action="answer"][data-option="Clear"]').click();
     await frame.locator('[data-entry="assistant"]', { hasText: 'That was the whole script' }).waitFor({ timeout: 60_000 });
     const workspace = session.server.workspace;

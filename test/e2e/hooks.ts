@@ -1,6 +1,15 @@
-/** Root hooks of the e2e suite: a screenshot of the workbench on every failure, and one browser for all files. */
+/**
+ * Root hooks of the e2e suite: the real VS Code installed (once, cached) before any test, a screenshot of the
+ * workbench on every failure, and one browser for all files.
+ */
 import type { Context } from 'mocha';
+import { ensureCodeServer } from './harness/codeServer';
 import { closeBrowser, currentWorkbench } from './harness/workbench';
+
+/** Before the first test and outside every test's timeout: from an empty cache the install takes minutes. */
+export function mochaGlobalSetup(): void {
+  ensureCodeServer();
+}
 
 export const mochaHooks = {
   async afterEach(this: Context): Promise<void> {

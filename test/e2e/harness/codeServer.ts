@@ -20,6 +20,11 @@ export interface CodeServerOptions {
   files?: Record<string, string>;
   /** More user settings (User/settings.json), for example MCP servers of origin 'user'. */
   userSettings?: Record<string, unknown>;
+  /**
+   * Settings of the machine code-server runs on (Machine/settings.json, "Remote" in the Settings editor). A setting of
+   * scope `machine-overridable`, such as `toolgate.model.baseUrl`, is read from here and not from the user settings.
+   */
+  machineSettings?: Record<string, unknown>;
   /** Leave Workspace Trust on (the default turns it off with --disable-workspace-trust). */
   workspaceTrust?: boolean;
   /** Extra environment for code-server and so for the extension host. */
@@ -76,7 +81,7 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function waitForHealth(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+export async function waitForHealth(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastError = '';
   while (Date.now() < deadline) {
@@ -142,6 +147,11 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
     ),
   );
 
+  if (options.machineSettings) {
+    mkdirSync(path.join(userDataDir, 'Machine'), { recursive: true });
+    writeFileSync(path.join(userDataDir, 'Machine', 'settings.json'), JSON.stringify(options.machineSettings, null, 2));
+  }
+
   const env = { ...process.env, XDG_CONFIG_HOME: configDir, ...options.env };
   const installs = [packagedVsix(), ...(options.extraExtensions ?? [])].flatMap((vsix) => ['--install-extension', vsix]);
   execFileSync(launcher, ['--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, ...installs], {
@@ -192,7 +202,7 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
   };
 }
 
-function killTree(child: ChildProcess): void {
+export function killTree(child: ChildProcess): void {
   if (child.pid === undefined || child.exitCode !== null) {
     return;
   }

@@ -69,22 +69,36 @@ export class Workbench {
   /** Runs a command by its palette label ("Toolgate: Open Approvals"). */
   async runCommand(label: string): Promise<void> {
     const input = this.page.locator('.quick-input-widget input.input');
-    for (let attempt = 0; attempt < 3; attempt++) {
+    const row = this.page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
+    // The palette lists the commands known when it opens: on a fresh start, extension contributions can arrive a
+    // little later, so an open palette that does not show the command is closed and opened again.
+    const deadline = Date.now() + 30_000;
+    for (;;) {
       await this.page.keyboard.press('Escape');
       await this.page.keyboard.press('F1');
       try {
         await input.waitFor({ state: 'visible', timeout: 5_000 });
+        await input.fill(`>${label}`);
+        await row.waitFor({ state: 'visible', timeout: 5_000 });
         break;
       } catch (error) {
-        if (attempt === 2) {
+        if (Date.now() > deadline) {
           throw error;
         }
       }
     }
-    await input.fill(`>${label}`);
-    const row = this.page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
-    await row.waitFor({ state: 'visible', timeout: 15_000 });
     await row.click();
+  }
+
+  /**
+   * Answers VS Code's own Workspace Trust dialog ("Do you trust the authors of the files in this folder?"), which an
+   * untrusted folder shows when something needs trust, for example creating a terminal.
+   */
+  async trustFolderWhenAsked(timeoutMs = 30_000): Promise<void> {
+    const dialog = this.page.locator('.monaco-dialog-box', { hasText: 'Do you trust the authors' });
+    await dialog.waitFor({ state: 'visible', timeout: timeoutMs });
+    await dialog.locator('.monaco-button', { hasText: 'Trust Folder & Continue' }).click();
+    await dialog.waitFor({ state: 'detached', timeout: 10_000 });
   }
 
   /** Types an answer into the open input box (showInputBox) and accepts it. */

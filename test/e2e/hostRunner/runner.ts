@@ -38,7 +38,8 @@ export function activate(context: vscode.ExtensionContext): void {
   const result: HostTestResult = { passes: [], failures: [], pending: [], durationMs: 0 };
   const write = (): void => {
     result.durationMs = Date.now() - started;
-    writeFileSync(resultFile, JSON.stringify(result, null, 2));
+    writeFileSync(`${resultFile}.tmp`, JSON.stringify(result, null, 2));
+    renameSync(`${resultFile}.tmp`, resultFile);
   };
   try {
     // mocha comes from the repository's own node_modules; the extension folder holds only the bundles.
@@ -82,7 +83,9 @@ async function measureActivation(resultFile: string): Promise<void> {
     await extension.activate();
     timings[id] = performance.now() - started;
   }
-  writeFileSync(resultFile, JSON.stringify(timings));
+  // Written whole, then renamed: the harness polls for the file and must never read half of it.
+  writeFileSync(`${resultFile}.tmp`, JSON.stringify(timings));
+  renameSync(`${resultFile}.tmp`, resultFile);
 }
 
 interface ToolgateApi {
