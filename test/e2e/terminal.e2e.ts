@@ -136,7 +136,7 @@ for (const shell of shells) {
       await panel().act(await panel().waitForCall('run_in_terminal', 'sleep 30'), 'allow-once');
       const frame = await chat().frame();
       await frame.locator('[data-entry="tool"][data-status="running"]').waitFor({ timeout: 20_000 });
-      await waitForTerminalText(session.workbench, ['$ echo sleeping; sleep 30', 'sleeping']);
+      await waitForTerminalText(session.workbench, ['$ echo sleeping; sleep 30', 'sleeping\n']);
       const stoppedAt = Date.now();
       await frame.locator('[data-action="stop"]').click();
       await chat().idle();
