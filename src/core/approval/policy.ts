@@ -212,6 +212,10 @@ function decideCommand(call: GateCall, context: PolicyContext, gated: boolean, w
     extraAllowPrefixes: prefixes,
     isInsideWorkspace: (absolute) => context.locate(absolute).root !== undefined,
     judgeWrite,
+    isProtected: (absolute) => {
+      const relative = context.locate(absolute).relative;
+      return relative === undefined ? undefined : context.protectedPaths.find((glob) => globMatches(glob, relative));
+    },
   };
   const verdict = evaluateCommand(analysis, ruleContext);
   const commandDetails = verdict.details;

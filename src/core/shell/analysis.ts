@@ -43,7 +43,8 @@ export interface SimpleCommand {
 }
 
 export interface PathReference {
-  role: 'reads' | 'folder';
+  /** `reads` and `folder` must be inside the workspace; `touches` must also not be protected. */
+  role: 'reads' | 'folder' | 'touches';
   /** Absolute, as the shell would pass it to the kernel (`..` not yet applied: the policy resolves symlinks first). */
   target: string;
   raw: string;
@@ -115,13 +116,24 @@ export function analyseCommand(command: string, cwd: string, home?: string): Com
   // Each `cd` runs at most once, in any order: n of them reach at most n steps from the start.
   let reached = new Set([cwd]);
   for (let step = 0; step < targets.length && reached.size <= maxFolders; step++) {
-    reached = new Set([...reached, ...[...reached].flatMap((from) => targets.map((target) => path.resolve(from, target)))]);
+    reached = new Set([...reached, ...[...reached].flatMap((from) => targets.flatMap((target) => foldersAfterCd(from, target)))]);
   }
   const again = analyseFrom(command, [...reached], home);
   if (reached.size > maxFolders) {
     again.analysis.concerns.push({ kind: 'folder', detail: `\`cd\` leads to more than ${maxFolders} folders, too many to judge` });
   }
   return again.analysis;
+}
+
+/**
+ * Where `cd TARGET` from `from` may land: bash's logical `cd` applies `..` to the text (`vsub/..` is back here), `cd -P`
+ * and the fallback when that folder does not exist apply it after symlinks, as the kernel does: that second folder is
+ * kept unnormalised for the policy to resolve.
+ */
+function foldersAfterCd(from: string, target: string): string[] {
+  const logical = path.resolve(from, target);
+  const hasParent = target.split(/[\\/]/).includes('..');
+  return hasParent && !path.isAbsolute(target) ? [logical, `${from}${from.endsWith(path.sep) ? '' : path.sep}${target}`] : [logical];
 }
 
 function analyseFrom(command: string, cwds: string[], home: string | undefined): { analysis: CommandAnalysis; folderChanges: string[] } {

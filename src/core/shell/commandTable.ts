@@ -9,8 +9,12 @@
  * (`-Cdir`) or in the next word.
  */
 
-/** What using a form does: `form` needs a rule that names it; the others are paths the rules check. */
-export type OptionEffect = 'form' | 'reads' | 'writes' | 'folder';
+/**
+ * What using a form does: `form` needs a rule that names it; the others are paths the rules check: `reads` and
+ * `folder` must be inside the workspace, `touches` (deleted, moved, created empty, restored by git) must be inside and
+ * not protected, `writes` is judged as `write_file` would be.
+ */
+export type OptionEffect = 'form' | 'reads' | 'writes' | 'folder' | 'touches';
 
 export interface OptionSpec {
   /** `--name` spellings. */
@@ -34,7 +38,11 @@ export type OperandKind =
   /** the first operand is a program (awk): a form; the rest are files read */
   | 'program'
   /** files the command writes: each is judged as a file write */
-  | 'writes';
+  | 'writes'
+  /** files or folders it deletes, moves, copies over or creates: each must be inside and not protected */
+  | 'touches'
+  /** the first operand names a repository: a URL or a path is a form (`git pull https://…`) */
+  | 'remote';
 
 export interface CommandSpec {
   options?: readonly OptionSpec[];
@@ -52,6 +60,8 @@ export interface CommandSpec {
   formUnless?: { words: readonly string[]; why: string };
   /** The whole command (or subcommand) is a form. */
   form?: string;
+  /** The command is a form when one of these words is present (`git hash-object -w`). */
+  formIf?: { words: readonly string[]; why: string };
   /** Its arguments can be anything without harm: it may be fed arguments it did not see (xargs). */
   anyArguments?: boolean;
   /** A subcommand comes first (after `global` options). */
@@ -102,9 +112,17 @@ const git: CommandSpec = {
         'check-ignore', 'check-attr', 'check-mailmap', 'merge-base', 'name-rev', 'show-branch', 'stripspace', 'var',
         'version', 'init', 'sparse-checkout', 'prune', 'repack', 'pack-refs', 'update-index', 'update-ref', 'symbolic-ref',
         'write-tree', 'read-tree', 'commit-tree', 'mktree', 'mktag', 'verify-commit', 'verify-tag', 'interpret-trailers',
-        'column', 'fmt-merge-msg', 'merge-file', 'merge-tree', 'replace', 'rerere', 'am', 'request-pull', 'patch-id',
-        'fetch', 'pull', 'push', 'ls-remote', 'remote', 'clone', 'bundle', 'archive', 'apply', 'worktree', 'grep', 'help',
+        'column', 'fmt-merge-msg', 'merge-file', 'merge-tree', 'rerere', 'request-pull', 'patch-id',
+        'fetch', 'pull', 'push', 'ls-remote', 'remote', 'bundle', 'archive', 'worktree', 'grep', 'help',
         'config', 'submodule', 'rebase', 'bisect', 'hash-object', 'checkout-index'),
+      // Working-tree writers: a path they name must not be protected (`git checkout -- .vscode/settings.json`).
+      ...gitSub({ operands: 'touches' }, 'rm', 'mv', 'restore'),
+      checkout: { operands: 'touches', options: [path('touches', ['--pathspec-from-file'], [], 'reads paths from a file')] },
+      clean: { formUnless: { words: ['-n', '--dry-run'], why: 'deletes untracked files, protected ones included' } },
+      // Content from outside the repository's history, which can then be checked out over any file, protected ones too.
+      ...gitSub({ form: 'writes objects, the index or refs from content the line supplies, which a checkout can then write over any file' },
+        'update-index', 'update-ref', 'symbolic-ref', 'mktree', 'mktag', 'commit-tree', 'read-tree', 'unpack-objects',
+        'replace', 'apply', 'am', 'clone', 'fast-import', 'merge-file'),
       commit: { options: [path('reads', ['--file', '--template'], ['F', 't'], 'reads a message file')] },
       tag: { options: [path('reads', ['--file'], ['F'], 'reads a message file')] },
       notes: { options: [path('reads', ['--file'], ['F'], 'reads a message file')] },
@@ -123,24 +141,18 @@ const git: CommandSpec = {
         },
         options: [path('reads', ['--file', '--blob'], ['f'], 'reads a configuration file')],
       },
-      fetch: { options: gitNetwork },
-      pull: { options: gitNetwork },
+      fetch: { options: gitNetwork, operands: 'remote' },
+      pull: { options: gitNetwork, operands: 'remote' },
+      remote: { options: gitNetwork, formUnless: { words: ['-v', '--verbose', 'show', 'get-url'], why: 'changes where git fetches from' } },
       push: { options: gitNetwork },
       'ls-remote': { options: gitNetwork },
-      remote: { options: gitNetwork },
-      clone: {
-        options: [...gitNetwork, runs('runs the given program on the other side', [], ['u']),
-          runs('installs hooks from a template folder', ['--template']), path('folder', ['--separate-git-dir'], [], 'keeps the repository elsewhere'),
-          runs('sets configuration, which can run programs', [], ['c'])],
-      },
       init: { options: [runs('installs hooks from a template folder', ['--template']), path('folder', ['--separate-git-dir'], [], 'keeps the repository elsewhere')] },
       archive: { options: [...gitNetwork, runs('reads another repository', ['--remote']), path('writes', ['--output'], ['o'], 'writes an archive')] },
       bundle: { form: 'writes or reads a bundle file anywhere' },
       'format-patch': { options: [...gitDiffOptions, path('folder', ['--output-directory'], ['o'], 'writes patches into a folder')] },
-      apply: { options: [runs('writes outside the repository', ['--unsafe-paths'], [], false), path('folder', ['--directory'], [], 'applies under another folder')] },
       worktree: { form: 'creates or moves a working tree, possibly outside the workspace' },
       'checkout-index': { options: [runs('writes files under any prefix', ['--prefix'])] },
-      'hash-object': { operands: 'reads' },
+      'hash-object': { operands: 'reads', formIf: { words: ['-w', '--stdin', '--stdin-paths'], why: 'writes an object from content the line supplies' } },
       rebase: { options: [runs('runs a command after each commit', ['--exec'], ['x'])] },
       bisect: { formUnless: { words: ['start', 'good', 'bad', 'new', 'old', 'reset', 'log', 'skip', 'terms', 'visualize', 'view'], why: '`git bisect run` runs a program' } },
       submodule: { formUnless: { words: ['status', 'summary'], why: 'fetches or runs code in submodules (`foreach`)' } },
@@ -210,6 +222,7 @@ export const commandTable: Readonly<Record<string, CommandSpec>> = {
   uniq: { operands: 'reads', options: [] },
   find: { operands: 'reads' },
   tee: { operands: 'writes' },
+  ...Object.fromEntries(['rm', 'rmdir', 'mv', 'cp', 'ln', 'install', 'touch', 'mkdir', 'truncate', 'unlink', 'shred'].map((name) => [name, { operands: 'touches' } satisfies CommandSpec])),
   git,
   npm,
   make: { options: makeOptions, assignments: 'overrides a make variable, which can inject commands into recipes' },
@@ -351,6 +364,10 @@ function readArguments(spec: CommandSpec, words: readonly TableWord[], start: nu
   if (spec.formUnless && !rest.some((word) => spec.formUnless?.words.includes(word))) {
     reading.forms.push({ at: start - 1, why: `\`${label}\` ${spec.formUnless.why}` });
   }
+  const present = spec.formIf && rest.find((word) => spec.formIf?.words.includes(word));
+  if (spec.formIf && present !== undefined) {
+    reading.forms.push({ at: start + rest.indexOf(present), why: `\`${label} ${present}\` ${spec.formIf.why}` });
+  }
   // Only where an option can do harm does a glob that may expand to one (`*` -> `--output=x`) matter.
   const hasOptions = (spec.options?.length ?? 0) > 0 || spec.onlyOptions !== undefined;
   const operands: number[] = [];
@@ -407,8 +424,18 @@ function readArguments(spec: CommandSpec, words: readonly TableWord[], start: nu
   switch (spec.operands) {
     case 'reads':
     case 'writes':
-      operands.forEach((index) => use(spec.operands === 'reads' ? 'reads' : 'writes', index));
+    case 'touches': {
+      const role = spec.operands;
+      operands.forEach((index) => use(role, index));
       break;
+    }
+    case 'remote': {
+      const remote = operandWord(operands[0]);
+      if (remote && (remote.dynamic || /[:/\\@]|^\./.test(remote.value))) {
+        reading.forms.push({ at: operands[0] ?? Infinity, why: `\`${label} ${remote.value}\` fetches from a repository named by URL or path, whose content can then be checked out` });
+      }
+      break;
+    }
     case 'program': {
       const [program, ...files] = operands;
       if (program !== undefined) {

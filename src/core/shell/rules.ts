@@ -19,6 +19,8 @@ export interface RuleContext {
   isInsideWorkspace(absPath: string): boolean;
   /** How a write to this file would be judged as `write_file`: allowed without asking, or why it asks. */
   judgeWrite(absPath: string): { allowed: boolean; reason: string };
+  /** The protected glob an absolute path (which may hold `..`) matches, if any. */
+  isProtected(absPath: string): string | undefined;
 }
 
 /** Why a sub-command or a line was judged as it was; nothing reads a verdict back from its wording. */
@@ -207,8 +209,14 @@ function judge(command: SimpleCommand, context: RuleContext): Judged {
   }
   const outside = command.paths.find((use) => !context.isInsideWorkspace(use.target));
   if (outside) {
-    const what = outside.role === 'reads' ? 'reads' : 'works in';
+    const what = outside.role === 'reads' ? 'reads' : outside.role === 'touches' ? 'changes' : 'works in';
     return result('ask', 'path-outside', `${quote(text)} ${what} ${outside.target}, outside the workspace`);
+  }
+  for (const use of command.paths.filter((candidate) => candidate.role === 'touches')) {
+    const hit = context.isProtected(use.target);
+    if (hit !== undefined) {
+      return result('ask', 'path-outside', `${quote(text)} changes ${use.raw}, a protected path (\`${hit}\`)`);
+    }
   }
   return result('allow', 'allowed', `${quote(text)} matches ${quote(rule)}`, rule);
 }

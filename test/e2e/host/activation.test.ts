@@ -6,11 +6,15 @@ import { defaultTerminalRules } from '../../../src/core/shell/rules';
 const extensionId = 'toolgate.toolgate';
 
 describe('Toolgate in the extension host', () => {
-  it('is installed and activates', async () => {
-    const extension = vscode.extensions.getExtension(extensionId);
+  it('is installed, activates, and answers a terminal call the moment activate() resolves', async () => {
+    const extension = vscode.extensions.getExtension<{ evaluate(call: { tool: string; args: unknown }): Promise<{ verdict: string; reason: string }> }>(extensionId);
     assert.ok(extension, `${extensionId} is not installed`);
-    await extension.activate();
+    const wasActive = extension.isActive;
+    const api = await extension.activate();
+    // Asked before the shell parser can have loaded (when this activates it cold): the answer must not depend on it.
+    const first = await api.evaluate({ tool: 'run_in_terminal', args: { command: 'git status' } });
     assert.equal(extension.isActive, true);
+    assert.equal(first.verdict, 'allow', `${first.reason} (Toolgate was ${wasActive ? 'already' : 'not yet'} active)`);
   });
 
   it('registers its commands', async () => {
