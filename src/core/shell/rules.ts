@@ -177,8 +177,10 @@ function judge(command: SimpleCommand, context: RuleContext): Judged {
     return result('allow', 'allowed', `${quote(text)} ${command.implicit}`);
   }
   const candidate: Candidate = { words: command.words, globs: command.globs, text };
+  // The rule or grant that names the most words wins: it is the one that may name a dangerous form.
   let named: number | undefined;
   let rule: string | undefined;
+  let granted = false;
   for (const [key, allowed] of entries) {
     const matched = allowed ? ruleMatches(key, candidate, true) : undefined;
     if (matched !== undefined && (named === undefined || matched > named)) {
@@ -190,6 +192,7 @@ function judge(command: SimpleCommand, context: RuleContext): Judged {
     if (prefixMatches(prefix, candidate, true) && (named === undefined || splitWords(prefix).length > named)) {
       named = splitWords(prefix).length;
       rule = prefix;
+      granted = true;
     }
   }
   if (named === undefined || rule === undefined) {
@@ -218,7 +221,7 @@ function judge(command: SimpleCommand, context: RuleContext): Judged {
       return result('ask', 'path-outside', `${quote(text)} changes ${use.raw}, a protected path (\`${hit}\`)`);
     }
   }
-  return result('allow', 'allowed', `${quote(text)} matches ${quote(rule)}`, rule);
+  return result('allow', 'allowed', `${quote(text)} ${granted ? 'starts with the granted' : 'matches'} ${quote(rule)}`, rule);
 }
 
 const harmlessDevices = new Set(['/dev/null', '/dev/stdin', '/dev/zero', '/dev/stdout', '/dev/stderr', '/dev/tty']);
