@@ -71,20 +71,6 @@ for (const shell of shells) {
     const file = (relative: string): string => path.join(session.server.workspace, relative);
     const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
     const chat = (): ChatDriver => new ChatDriver(session.workbench);
-    before(async () => {
-      // The chat view's focus command can be missing from the palette for a moment after the workbench appears.
-      for (let attempt = 1; ; attempt++) {
-        try {
-          await chat().frame();
-          return;
-        } catch (error) {
-          if (attempt === 3) {
-            throw error;
-          }
-        }
-      }
-    });
-
     it('`echo hi # ; touch pwned` runs as bash reads it: the model gets `hi` and exit code 0, and nothing is touched', async () => {
       const fake = model.fake;
       fake.script([

@@ -23,8 +23,18 @@ export class ChatDriver {
     try {
       return await this.workbench.webviewFrame(selector, 2_000);
     } catch {
-      // The focus command only ever opens the view (an activity bar click would close an open container).
-      await this.workbench.runCommand('Toolgate: Focus on Chat View');
+      // The focus command only ever opens the view (an activity bar click would close an open container). On a busy
+      // machine it reaches the command palette a while after the workbench shows, so look for it again.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.workbench.runCommand('Toolgate: Focus on Chat View');
+          break;
+        } catch (error) {
+          if (attempt === 3) {
+            throw error;
+          }
+        }
+      }
       return await this.workbench.webviewFrame(selector, 30_000);
     }
   }
