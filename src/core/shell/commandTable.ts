@@ -56,8 +56,11 @@ export interface CommandSpec {
   /** With no operand (and none of `stdinUnless`), the command reads code from standard input: a form. */
   stdinCode?: boolean;
   stdinUnless?: readonly string[];
-  /** The whole command (or subcommand) is a form unless one of these words is present (`git config --get`). */
-  formUnless?: { words: readonly string[]; why: string };
+  /**
+   * The whole command (or subcommand) is a form unless one of these words is present (`git config --get`), or it has
+   * at most `operandsAtMost` operands (`git config user.name` reads, `git config user.name x` writes).
+   */
+  formUnless?: { words: readonly string[]; why: string; operandsAtMost?: number };
   /** The whole command (or subcommand) is a form. */
   form?: string;
   /** The command is a form when one of these words is present (`git hash-object -w`). */
@@ -103,7 +106,8 @@ const git: CommandSpec = {
       runs('changes the namespace', ['--namespace', '--super-prefix']),
     ],
     neutral: ['--no-pager', '-P', '--paginate', '-p', '--no-optional-locks', '--literal-pathspecs', '--glob-pathspecs',
-      '--noglob-pathspecs', '--icase-pathspecs', '--no-replace-objects', '--no-lazy-fetch', '--no-advice'],
+      '--noglob-pathspecs', '--icase-pathspecs', '--no-replace-objects', '--no-lazy-fetch', '--no-advice', '--version',
+      '-v', '--help', '-h', '--html-path', '--man-path', '--info-path'],
     known: {
       ...gitSub({ options: gitDiffOptions }, 'diff', 'log', 'show', 'whatchanged', 'diff-tree', 'diff-files', 'diff-index', 'range-diff', 'shortlog', 'format-patch', 'stash'),
       ...gitSub(plain, 'status', 'branch', 'tag', 'add', 'mv', 'rm', 'reset', 'restore', 'switch', 'checkout', 'commit',
@@ -138,6 +142,7 @@ const git: CommandSpec = {
         formUnless: {
           words: ['--get', '--get-all', '--get-regexp', '--get-urlmatch', '--list', '-l', 'get', 'list', '--get-color', '--get-colorbool'],
           why: 'changes git configuration, which can run programs',
+          operandsAtMost: 1,
         },
         options: [path('reads', ['--file', '--blob'], ['f'], 'reads a configuration file')],
       },
@@ -181,7 +186,7 @@ const npm: CommandSpec = {
       runs('changes the project npm works on', ['--prefix'], ['C']),
       path('folder', ['--workspace'], ['w'], 'runs in a workspace folder'),
     ],
-    neutral: ['--silent', '-s', '--quiet', '-q', '--no-color', '--loglevel'],
+    neutral: ['--silent', '-s', '--quiet', '-q', '--no-color', '--loglevel', '--version', '-v', '--help', '-h'],
     known: {
       ...gitSub(npmScript, 'run', 'run-script', 'rum', 'urn'),
       ...gitSub(npmFixed, 'test', 't', 'tst', 'start', 'stop', 'restart'),
@@ -361,9 +366,7 @@ function readArguments(spec: CommandSpec, words: readonly TableWord[], start: nu
   if (spec.form !== undefined) {
     reading.forms.push({ at: start - 1, why: `\`${label}\` ${spec.form}` });
   }
-  if (spec.formUnless && !rest.some((word) => spec.formUnless?.words.includes(word))) {
-    reading.forms.push({ at: start - 1, why: `\`${label}\` ${spec.formUnless.why}` });
-  }
+
   const present = spec.formIf && rest.find((word) => spec.formIf?.words.includes(word));
   if (spec.formIf && present !== undefined) {
     reading.forms.push({ at: start + rest.indexOf(present), why: `\`${label} ${present}\` ${spec.formIf.why}` });
@@ -413,6 +416,11 @@ function readArguments(spec: CommandSpec, words: readonly TableWord[], start: nu
       continue;
     }
     operands.push(index);
+  }
+  const unless = spec.formUnless;
+  const reassured = unless && (rest.some((word) => unless.words.includes(word)) || (unless.operandsAtMost !== undefined && operands.length <= unless.operandsAtMost && rest.every((word) => !word.startsWith('-') || unless.words.includes(word) || /^--(global|local|system|worktree|show-origin|show-scope|null|name-only)$/.test(word))));
+  if (unless && !reassured) {
+    reading.forms.push({ at: start - 1, why: `\`${label}\` ${unless.why}` });
   }
   const operandWord = (index: number | undefined): TableWord | undefined => (index === undefined ? undefined : words[index]);
   const use = (role: PathUse['role'], index: number): void => {
