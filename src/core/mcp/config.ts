@@ -1,8 +1,10 @@
 /**
  * MCP server configuration: `.vscode/mcp.json` (VS Code's format) and the `toolgate.mcp.servers` setting (the same
  * shape plus `requireApproval` and `tools`). Each bad server yields one error naming the source, the server and the
- * field; the other servers still parse.
+ * field; the other servers still parse. Each server is validated by a zod schema, like the other settings.
  */
+import * as jsonc from 'jsonc-parser';
+import * as z from 'zod';
 
 export type McpServerOrigin = 'workspace' | 'user';
 export type McpRequireApproval = 'all' | 'none' | readonly string[];
@@ -52,8 +54,6 @@ export interface McpConfigParseResult {
   notes: string[];
 }
 
-class FieldError extends Error {}
-
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -70,8 +70,8 @@ export function parseMcpConfig(raw: unknown, source: McpConfigSource): McpConfig
       result.errors.push(`${source.label}: must be a JSON object with a "servers" object`);
       return result;
     }
-    servers = raw.servers;
-    if (raw.inputs !== undefined && !Array.isArray(raw.inputs)) {
+    servers = raw['servers'];
+    if (raw['inputs'] !== undefined && !Array.isArray(raw['inputs'])) {
       result.errors.push(`${source.label}: "inputs" must be an array`);
     }
   }
@@ -83,127 +83,100 @@ export function parseMcpConfig(raw: unknown, source: McpConfigSource): McpConfig
     return result;
   }
   for (const [name, value] of Object.entries(servers)) {
-    try {
-      result.servers.push(parseServer(name, value, source, origin, result.notes));
-    } catch (error) {
-      if (!(error instanceof FieldError)) {
-        throw error;
+    const parsed = parseServer(name, value, origin, source);
+    if (parsed.ok) {
+      result.servers.push(parsed.server);
+      if (parsed.note !== undefined) {
+        result.notes.push(parsed.note);
       }
-      result.errors.push(`${source.label}: server "${name}": ${error.message}`);
+    } else {
+      result.errors.push(`${source.label}: server "${name}": ${parsed.error}`);
     }
   }
   return result;
 }
 
-function parseServer(
-  name: string,
-  value: unknown,
-  source: McpConfigSource,
-  origin: McpServerOrigin,
-  notes: string[],
-): McpServerConfig {
+// The shape of one server, schema first. Each message reads after the field's name: `"args[1]" must be a string`.
+const nonEmpty = z.string({ error: 'must be a non-empty string' }).refine((text) => text.trim() !== '', { error: 'must be a non-empty string' });
+const strings = z.array(z.string({ error: 'must be a string' }), { error: 'must be an array of strings' });
+const common = {
+  requireApproval: z
+    .union([z.literal('all'), z.literal('none'), z.array(z.string())], { error: 'must be "all", "none" or an array of tool names' })
+    .optional(),
+  tools: strings.optional(),
+};
+const stdioSchema = z.object({
+  ...common,
+  command: nonEmpty,
+  args: strings.default([]),
+  env: z.record(z.string(), z.union([z.string(), z.null()], { error: 'must be a string or null' }), { error: 'must be an object of strings' }).default({}),
+  cwd: z.string({ error: 'must be a non-empty string' }).min(1, { error: 'must be a non-empty string' }).optional(),
+});
+const remoteSchema = z.object({
+  ...common,
+  url: nonEmpty.superRefine((url, context) => {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      context.addIssue({ code: 'custom', message: `is not a valid URL (${JSON.stringify(url)})` });
+      return;
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      context.addIssue({ code: 'custom', message: `must be http: or https: (got ${parsed.protocol})` });
+    }
+  }),
+  headers: z.record(z.string(), z.string({ error: 'must be a string' }), { error: 'must be an object of strings' }).default({}),
+});
+
+/** `"env.X"`, `"args[1]"`: the field a zod issue is about, as a person would write it. */
+function fieldOf(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((text, key) => (typeof key === 'number' ? `${text}[${String(key)}]` : text === '' ? String(key) : `${text}.${String(key)}`), '');
+}
+
+type ParsedServer = { ok: true; server: McpServerConfig; note?: string } | { ok: false; error: string };
+
+function parseServer(name: string, value: unknown, origin: McpServerOrigin, source: McpConfigSource): ParsedServer {
   if (name.trim() === '') {
-    throw new FieldError('the server name must not be empty');
+    return { ok: false, error: 'the server name must not be empty' };
   }
   if (!isRecord(value)) {
-    throw new FieldError('must be an object');
+    return { ok: false, error: 'must be an object' };
   }
-  const type = value.type ?? (value.command !== undefined ? 'stdio' : value.url !== undefined ? 'http' : undefined);
+  // VS Code infers the type from `command` or `url` when it is left out.
+  const type = value['type'] ?? (value['command'] !== undefined ? 'stdio' : value['url'] !== undefined ? 'http' : undefined);
   if (type !== 'stdio' && type !== 'http' && type !== 'sse') {
-    throw new FieldError(
-      type === undefined
+    return {
+      ok: false,
+      error: type === undefined
         ? '"type" is missing and there is no "command" or "url" to infer it from'
         : `"type" must be "stdio", "http" or "sse" (got ${JSON.stringify(type)})`,
-    );
+    };
+  }
+  const parsed = type === 'stdio' ? stdioSchema.safeParse(value) : remoteSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return { ok: false, error: issue ? `"${fieldOf(issue.path)}" ${issue.message}` : 'is not a valid server definition' };
+  }
+  let requireApproval: McpRequireApproval = parsed.data.requireApproval ?? 'all';
+  let note: string | undefined;
+  if (source.kind === 'workspace-file' && requireApproval !== 'all') {
+    // A workspace file may never relax approval.
+    note = `${source.label}: server "${name}": "requireApproval" is ignored in a workspace file; every tool asks (set it in toolgate.mcp.servers instead)`;
+    requireApproval = 'all';
   }
   const base = {
     name,
     origin,
     source: source.label,
-    requireApproval: parseRequireApproval(value.requireApproval, source, name, notes),
-    ...(value.tools !== undefined ? { tools: stringArray(value.tools, 'tools') } : {}),
+    requireApproval,
+    ...(parsed.data.tools !== undefined ? { tools: parsed.data.tools } : {}),
   };
-  if (type === 'stdio') {
-    const command = value.command;
-    if (typeof command !== 'string' || command.trim() === '') {
-      throw new FieldError('"command" must be a non-empty string');
-    }
-    const cwd = value.cwd;
-    if (cwd !== undefined && (typeof cwd !== 'string' || cwd === '')) {
-      throw new FieldError('"cwd" must be a non-empty string');
-    }
-    return {
-      ...base,
-      type,
-      command,
-      args: value.args === undefined ? [] : stringArray(value.args, 'args'),
-      env: value.env === undefined ? {} : stringMap(value.env, 'env', true),
-      ...(cwd !== undefined ? { cwd } : {}),
-    };
-  }
-  const url = value.url;
-  if (typeof url !== 'string' || url === '') {
-    throw new FieldError('"url" must be a non-empty string');
-  }
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new FieldError(`"url" is not a valid URL (${JSON.stringify(url)})`);
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new FieldError(`"url" must be http: or https: (got ${parsed.protocol})`);
-  }
-  const headers = value.headers === undefined ? {} : stringMap(value.headers, 'headers', false);
-  return { ...base, type, url, headers: headers as Record<string, string> };
-}
-
-function parseRequireApproval(value: unknown, source: McpConfigSource, name: string, notes: string[]): McpRequireApproval {
-  if (value === undefined) {
-    return 'all';
-  }
-  let parsed: McpRequireApproval;
-  if (value === 'all' || value === 'none') {
-    parsed = value;
-  } else if (Array.isArray(value)) {
-    parsed = stringArray(value, 'requireApproval');
-  } else {
-    throw new FieldError('"requireApproval" must be "all", "none" or an array of tool names');
-  }
-  if (source.kind === 'workspace-file' && parsed !== 'all') {
-    notes.push(
-      `${source.label}: server "${name}": "requireApproval" is ignored in a workspace file; every tool asks (set it in toolgate.mcp.servers instead)`,
-    );
-    return 'all';
-  }
-  return parsed;
-}
-
-function stringArray(value: unknown, field: string): string[] {
-  if (!Array.isArray(value)) {
-    throw new FieldError(`"${field}" must be an array of strings`);
-  }
-  value.forEach((item: unknown, index) => {
-    if (typeof item !== 'string') {
-      throw new FieldError(`"${field}[${String(index)}]" must be a string`);
-    }
-  });
-  return value as string[];
-}
-
-function stringMap(value: unknown, field: string, allowNull: boolean): Record<string, string | null> {
-  if (!isRecord(value)) {
-    throw new FieldError(`"${field}" must be an object of strings`);
-  }
-  const out: Record<string, string | null> = {};
-  for (const [key, item] of Object.entries(value)) {
-    if (typeof item === 'string' || (allowNull && item === null)) {
-      out[key] = item;
-    } else {
-      throw new FieldError(`"${field}.${key}" must be a string${allowNull ? ' or null' : ''}`);
-    }
-  }
-  return out;
+  const data = parsed.data;
+  const server: McpServerConfig = 'command' in data
+    ? { ...base, type: 'stdio', command: data.command, args: data.args, env: data.env, ...(data.cwd !== undefined ? { cwd: data.cwd } : {}) }
+    : { ...base, type: type === 'sse' ? 'sse' : 'http', url: data.url, headers: data.headers };
+  return note === undefined ? { ok: true, server } : { ok: true, server, note };
 }
 
 /**
@@ -256,60 +229,15 @@ export function sameLaunch(a: McpServerConfig, b: McpServerConfig): boolean {
 }
 
 /**
- * JSON with comments and trailing commas (as in `.vscode/mcp.json`) to a value. Comments and trailing commas are
- * removed outside strings only; anything else that is not JSON throws a SyntaxError.
+ * JSON with comments and trailing commas (as in `.vscode/mcp.json`) to a value, with `jsonc-parser`, the parser VS Code
+ * itself reads its settings files with. Anything else that is not JSON throws a SyntaxError naming what and where.
  */
 export function parseJsonc(text: string): unknown {
-  return JSON.parse(stripJsonc(text)) as unknown;
-}
-
-export function stripJsonc(text: string): string {
-  let out = '';
-  let i = 0;
-  const n = text.length;
-  // Index in `out` of the last comma outside strings that has only whitespace/comments after it so far.
-  let pendingComma = -1;
-  while (i < n) {
-    const ch = text.charAt(i);
-    const next = text.charAt(i + 1);
-    if (ch === '"') {
-      let j = i + 1;
-      while (j < n && text.charAt(j) !== '"') {
-        j += text.charAt(j) === '\\' ? 2 : 1;
-      }
-      out += text.slice(i, j + 1);
-      i = j + 1;
-      pendingComma = -1;
-    } else if (ch === '/' && next === '/') {
-      while (i < n && text.charAt(i) !== '\n') {
-        i += 1;
-      }
-    } else if (ch === '/' && next === '*') {
-      const end = text.indexOf('*/', i + 2);
-      if (end === -1) {
-        throw new SyntaxError('unterminated /* comment');
-      }
-      // Keep line breaks so JSON.parse positions stay roughly right.
-      out += text.slice(i, end + 2).replace(/[^\n]/g, ' ');
-      i = end + 2;
-    } else if (ch === ',') {
-      pendingComma = out.length;
-      out += ch;
-      i += 1;
-    } else if (ch === '}' || ch === ']') {
-      if (pendingComma !== -1) {
-        out = `${out.slice(0, pendingComma)} ${out.slice(pendingComma + 1)}`;
-      }
-      pendingComma = -1;
-      out += ch;
-      i += 1;
-    } else {
-      if (!/\s/.test(ch)) {
-        pendingComma = -1;
-      }
-      out += ch;
-      i += 1;
-    }
+  const errors: jsonc.ParseError[] = [];
+  const value = jsonc.parse(text, errors, { allowTrailingComma: true, disallowComments: false }) as unknown;
+  const first = errors[0];
+  if (first) {
+    throw new SyntaxError(`${jsonc.printParseErrorCode(first.error)} at offset ${String(first.offset)}`);
   }
-  return out;
+  return value;
 }
