@@ -238,7 +238,7 @@ export class ToolService {
     const parsed = parseBuiltinCall(request.tool, request.args);
     const resolver = this.resolver();
     if (!parsed.ok) {
-      if (source !== 'agent' && !parsed.error.startsWith('unknown tool')) {
+      if (source !== 'agent' && parsed.kind !== 'unknown-tool') {
         return { kind: 'error', message: parsed.error };
       }
       if (source === 'agent') {

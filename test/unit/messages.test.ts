@@ -16,7 +16,8 @@ describe('the host <-> webview contract', () => {
   const invalid: [string, unknown][] = [
     ['a string', 'ready'],
     ['null', null],
-    ['an unknown type', { type: 'decide', callId: 'x', argsHash: 'y' }],
+    ['an unknown type', { type: 'grant-everything', requestId: 'r', view: 'chat' }],
+    ['a known type without its fields', { type: 'decide', callId: 'x', argsHash: 'y' }],
     ['a request id with spaces', { type: 'ready', requestId: 'a b', view: 'chat' }],
     ['an empty request id', { type: 'ready', requestId: '', view: 'chat' }],
     ['an overlong request id', { type: 'ready', requestId: 'x'.repeat(65), view: 'chat' }],

@@ -231,10 +231,12 @@ function decideCommand(call: GateCall, context: PolicyContext, gated: boolean, w
   }
   if (verdict.verdict === 'allow') {
     const byRulesAlone = evaluateCommand(analysis, { ...ruleContext, extraAllowPrefixes: [] }).verdict === 'allow';
-    const grant = byRulesAlone ? undefined : terminalGrants.find((candidate) => candidate.matcher.kind === 'command');
+    // The grant a sub-command was allowed by, as the verdict names it (not read back from its wording).
+    const used = new Set(commandDetails.flatMap((detail) => (detail.rule === undefined ? [] : [detail.rule])));
+    const grant = byRulesAlone ? undefined : terminalGrants.find((candidate) => candidate.matcher.kind === 'command' && used.has(candidate.matcher.prefix));
     return {
       verdict: 'allow',
-      reason: grant ? `allowed: ${describeGrant(grant)} (${verdict.reason.replace(/^allowed: /, '')})` : verdict.reason,
+      reason: grant ? `allowed: ${describeGrant(grant)} (every sub-command is covered by a rule or grant)` : verdict.reason,
       decidedBy: byRulesAlone ? 'rule' : 'grant',
       warnings,
       grantable: true,

@@ -11,7 +11,7 @@ export const AuditEntry = z.strictObject({
   tool: z.string(),
   argsHash: z.string(),
   verdict: z.enum(['allow', 'deny', 'ask']),
-  decidedBy: z.enum(['person', 'rule', 'grant', 'setting', 'policy', 'timeout', 'cancel', 'api']),
+  decidedBy: z.enum(['person', 'rule', 'grant', 'setting', 'policy', 'timeout', 'cancel']),
   scope: z.enum(['once', 'session', 'workspace']).optional(),
   reason: z.string(),
   source: z.string(),

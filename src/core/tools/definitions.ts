@@ -90,7 +90,7 @@ export function isBuiltinTool(name: string): name is BuiltinToolName {
 
 export type ParsedCall =
   | { [T in BuiltinToolName]: { ok: true; tool: T; args: ToolArgs<T> } }[BuiltinToolName]
-  | { ok: false; error: string };
+  | { ok: false; kind: 'unknown-tool' | 'invalid-json' | 'invalid-arguments'; error: string };
 
 /**
  * Parses a built-in tool's arguments from `unknown` (a JSON string from the model, or an object from the API).
@@ -98,14 +98,14 @@ export type ParsedCall =
  */
 export function parseBuiltinCall(tool: string, rawArgs: unknown): ParsedCall {
   if (!isBuiltinTool(tool)) {
-    return { ok: false, error: `unknown tool '${tool}'. Known tools: ${Object.keys(toolParams).join(', ')}` };
+    return { ok: false, kind: 'unknown-tool', error: `unknown tool '${tool}'. Known tools: ${Object.keys(toolParams).join(', ')}` };
   }
   let value = rawArgs;
   if (typeof rawArgs === 'string') {
     try {
       value = JSON.parse(rawArgs === '' ? '{}' : rawArgs) as unknown;
     } catch (error) {
-      return { ok: false, error: `${tool}: the arguments are not valid JSON (${(error as Error).message})` };
+      return { ok: false, kind: 'invalid-json', error: `${tool}: the arguments are not valid JSON (${(error as Error).message})` };
     }
   }
   const parsed = toolParams[tool].safeParse(value);
@@ -113,7 +113,7 @@ export function parseBuiltinCall(tool: string, rawArgs: unknown): ParsedCall {
     const problems = parsed.error.issues
       .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'arguments'}: ${issue.message}`)
       .join('; ');
-    return { ok: false, error: `${tool}: invalid arguments: ${problems}` };
+    return { ok: false, kind: 'invalid-arguments', error: `${tool}: invalid arguments: ${problems}` };
   }
   return { ok: true, tool, args: parsed.data } as ParsedCall;
 }
