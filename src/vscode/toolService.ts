@@ -110,6 +110,8 @@ export class ToolService {
     private readonly terminal: TerminalRunner,
     private readonly log: Log,
     private readonly paths: WorkspacePaths,
+    /** Resolves once the shell parser is loaded (on first use), so that no command is analysed before it is. */
+    private readonly shellParserReady: () => Promise<void>,
     private readonly mcp?: McpBridge,
   ) {}
 
@@ -265,6 +267,7 @@ export class ToolService {
           };
         }
         case 'run_in_terminal': {
+          await this.shellParserReady();
           const call = this.gateCall(parsed.tool, parsed.args, resolver);
           const cwd = call.target?.absolute ?? resolver.roots[0] ?? process.cwd();
           const preview: Preview = {
