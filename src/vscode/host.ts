@@ -25,6 +25,7 @@ import { Settings } from './settings';
 import { TerminalRunner } from './tools/terminal';
 import { ToolService } from './toolService';
 import { WorkspacePaths } from './workspacePaths';
+import { ignoredWorkspaceValues } from './workspaceSettings';
 
 /** The chat whose session grants apply to calls that come through the API. */
 const apiChatId = 'api';
@@ -67,7 +68,13 @@ export function createToolgateHost(context: vscode.ExtensionContext, onDecide: (
     grants,
     apiKeys,
     log,
-    () => mcp.modelTools().specs,
+    {
+      specs: () => mcp.modelTools().specs,
+      servers: () => mcp.servers(),
+      whenConfigured: (deadline) => mcp.whenConfigured(deadline),
+      whenSettled: (deadline, signal) => mcp.whenSettled(deadline, signal),
+    },
+    () => ignoredWorkspaceValues('toolgate.model.baseUrl'),
   );
   const chat = new ChatViewProvider(
     context.extensionUri,

@@ -119,6 +119,8 @@ const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 export class McpManager implements Disposable {
   private readonly entries = new Map<string, Entry>();
   private readonly changed = new Emitter<McpServerStatus>();
+  /** Fires when servers are removed, which `changed` does not report (a removed server has no status). */
+  private readonly removed = new Emitter<void>();
   private disposed = false;
   private closing: Promise<void> | undefined;
   private readonly log: (server: string, line: string) => void;
@@ -156,6 +158,7 @@ export class McpManager implements Disposable {
         entry.removed = true;
         this.entries.delete(name);
         work.push(this.stopEntry(entry));
+        this.removed.fire();
       }
     }
     for (const config of wanted.values()) {
@@ -215,6 +218,33 @@ export class McpManager implements Disposable {
     return this.callOnce(entry, tool, args, options.signal, timeoutMs, deadline, true);
   }
 
+  /**
+   * Resolves once no server is starting (a first start, a restart, or a launch waiting for the person's approval),
+   * or at `deadline` (ms since epoch), or when `signal` aborts, whichever comes first. Never rejects.
+   */
+  async whenSettled(deadline: number, signal?: AbortSignal): Promise<void> {
+    const starting = (): boolean => [...this.entries.values()].some((entry) => entry.state === 'starting');
+    if (!starting() || signal?.aborted === true) {
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      const finish = (): void => {
+        listeners.forEach((listener) => listener.dispose());
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', finish);
+        resolve();
+      };
+      const check = (): void => {
+        if (!starting()) {
+          finish();
+        }
+      };
+      const listeners = [this.changed.event(check), this.removed.event(check)];
+      const timer = setTimeout(finish, Math.max(0, deadline - Date.now()));
+      signal?.addEventListener('abort', finish);
+    });
+  }
+
   /** Starts closing everything (see close()); for a DisposableStore. */
   dispose(): void {
     void this.close();
@@ -230,6 +260,8 @@ export class McpManager implements Disposable {
     this.disposed = true;
     const entries = [...this.entries.values()];
     this.entries.clear();
+    this.removed.fire();
+    this.removed.dispose();
     await Promise.all(
       entries.map((entry) => {
         entry.removed = true;
