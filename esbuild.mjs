@@ -54,10 +54,8 @@ const splitImports = {
   },
 };
 
-/** @type {esbuild.BuildOptions} */
-const host = {
+const node = {
   ...base,
-  entryPoints: Object.fromEntries([['extension', 'src/extension.ts'], ...splitPoints.map((point) => [point.out, point.entry])]),
   outdir: 'dist',
   platform: 'node',
   format: 'cjs',
@@ -65,10 +63,24 @@ const host = {
   target: 'node22',
   external: ['vscode'],
   mainFields: ['module', 'main'],
+};
+
+/** Toolgate's own bundles: the entry and the host, each importing the next parts with import(). */
+/** @type {esbuild.BuildOptions} */
+const host = {
+  ...node,
+  entryPoints: Object.fromEntries([['extension', 'src/extension.ts'], ...splitPoints.filter((point) => point.out === 'host').map((point) => [point.out, point.entry])]),
   plugins: [splitImports],
   // `import()` of another bundle becomes a deferred require(), as for bundled modules: one module system throughout.
   supported: { 'dynamic-import': false },
   metafile: true,
+};
+
+/** The packages loaded on first use, each bundled whole; their own import() stays native (tree-sitter needs it). */
+/** @type {esbuild.BuildOptions} */
+const lazy = {
+  ...node,
+  entryPoints: Object.fromEntries(splitPoints.filter((point) => point.out !== 'host').map((point) => [point.out, point.entry])),
 };
 
 /** A split point reached by a static import would be loaded with its importer: fail the build instead. */
@@ -129,7 +141,7 @@ await rm('dist-test', { recursive: true, force: true });
 await mkdir('dist-test/hostRunner', { recursive: true });
 await cp('test/e2e/hostRunner/package.json', 'dist-test/hostRunner/package.json');
 await copyStaticAssets();
-const configs = [host, webview, hostTests];
+const configs = [host, lazy, webview, hostTests];
 if (watch) {
   const contexts = await Promise.all(configs.map((c) => esbuild.context(c)));
   await Promise.all(contexts.map((c) => c.watch()));

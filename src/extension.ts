@@ -1,7 +1,8 @@
 /**
- * The extension entry. Activation only registers what VS Code needs at once (the contributed commands) and returns
- * the API; the rest of Toolgate (src/vscode/host.ts: the gate, the tools, the agent, MCP, the views) is its own
- * bundle, loaded right after activation returns. Every command and API call waits for it, so the API answers
+ * The extension entry. Activation only registers what VS Code calls into (the contributed commands, the chat view,
+ * the approvals panel's serializer, the MCP Servers view) and returns the API. The rest of Toolgate
+ * (src/vscode/host.ts: the gate, the tools, the agent, MCP) is its own bundle, loaded on first use: when VS Code
+ * resolves a view or runs a command, or another extension calls the API. Each of those waits for it, so the API answers
  * correctly from the moment `activate()` resolves.
  */
 import * as vscode from 'vscode';
@@ -9,25 +10,47 @@ import type { AuditEntry } from './core/audit/auditLog';
 import type { ToolgateApi } from './vscode/api';
 import { commandIds } from './vscode/commandIds';
 import type { ToolgateHost } from './vscode/host';
+import type { McpServersNode } from './vscode/mcpServersView';
 
 let host: Promise<ToolgateHost> | undefined;
 
 export function activate(context: vscode.ExtensionContext): ToolgateApi {
   const onDidDecide = new vscode.EventEmitter<AuditEntry>();
+  const mcpServersChanged = new vscode.EventEmitter<undefined>();
   const loadHost = (): Promise<ToolgateHost> => {
-    host ??= import('./vscode/host').then(({ createToolgateHost }) => createToolgateHost(context, (entry) => onDidDecide.fire(entry)));
+    if (host === undefined) {
+      host = import('./vscode/host').then(({ createToolgateHost }) => {
+        const loaded = createToolgateHost(context, (entry) => onDidDecide.fire(entry));
+        context.subscriptions.push(loaded.mcpServers.onDidChangeTreeData(() => mcpServersChanged.fire(undefined)));
+        return loaded;
+      });
+      host.catch((error: unknown) => {
+        void vscode.window.showErrorMessage(`Toolgate failed to start: ${error instanceof Error ? error.message : String(error)}`);
+      });
+    }
     return host;
   };
   context.subscriptions.push(
     onDidDecide,
+    mcpServersChanged,
     ...commandIds.map((id) => vscode.commands.registerCommand(id, async (...args: unknown[]) => (await loadHost()).commands[id](...args))),
+    vscode.window.registerWebviewViewProvider('toolgate.chat', {
+      resolveWebviewView: async (view, resolveContext, token) => {
+        await (await loadHost()).chat.resolveWebviewView(view, resolveContext, token);
+      },
+    }),
+    // After a window reload VS Code hands back the approvals panel it had open.
+    vscode.window.registerWebviewPanelSerializer('toolgate.approvals', {
+      deserializeWebviewPanel: async (panel) => {
+        (await loadHost()).approvals.revive(panel);
+      },
+    }),
+    vscode.window.registerTreeDataProvider<McpServersNode>('toolgate.mcpServers', {
+      onDidChangeTreeData: mcpServersChanged.event,
+      getChildren: async (node) => (await loadHost()).mcpServers.getChildren(node),
+      getTreeItem: async (node) => (await loadHost()).mcpServers.getTreeItem(node),
+    }),
   );
-  // Off the activation path, but at once: MCP servers start, settings are checked and the views are served.
-  setTimeout(() => {
-    loadHost().catch((error: unknown) => {
-      void vscode.window.showErrorMessage(`Toolgate failed to start: ${error instanceof Error ? error.message : String(error)}`);
-    });
-  }, 0);
   return {
     requestApproval: async (call) => (await loadHost()).api.requestApproval(call),
     evaluate: async (call) => (await loadHost()).api.evaluate(call),

@@ -1,7 +1,8 @@
 /**
  * Toolgate's host side, wired together: the gate, the tools, the agent, MCP, the views and the commands' handlers.
- * The extension entry (src/extension.ts) loads this module right after activation, so that activation itself only
- * registers what VS Code needs at once; everything here answers from the moment `createToolgateHost()` returns.
+ * The extension entry (src/extension.ts) loads this module on first use (a view, a command, an API call), so that
+ * activation itself only registers what VS Code calls into; everything here answers once `createToolgateHost()`
+ * returns.
  */
 import path from 'node:path';
 import * as vscode from 'vscode';
@@ -18,7 +19,7 @@ import type { CommandId } from './commandIds';
 import { createGateHost } from './gateHost';
 import { createLog } from './log';
 import { McpHost } from './mcpHost';
-import { McpServersView } from './mcpServersView';
+import { McpServersView, type McpServersNode } from './mcpServersView';
 import { ProposedContentProvider } from './proposedContent';
 import { ApiKeyStore } from './secrets';
 import { Settings } from './settings';
@@ -35,6 +36,10 @@ export interface ToolgateHost {
   api: Omit<ToolgateApi, 'onDidDecide'>;
   /** The handler of each contributed command. */
   commands: Record<CommandId, (...args: unknown[]) => unknown>;
+  /** What VS Code asks of the views, through the providers the entry registered at activation. */
+  chat: vscode.WebviewViewProvider;
+  approvals: Pick<ApprovalsPanel, 'revive'>;
+  mcpServers: vscode.TreeDataProvider<McpServersNode> & { onDidChangeTreeData: vscode.Event<undefined> };
   /** Stops everything; MCP servers are closed (stdin, then terminate, then kill) before it resolves. */
   dispose(): Promise<void>;
 }
@@ -42,12 +47,15 @@ export interface ToolgateHost {
 export function createToolgateHost(context: vscode.ExtensionContext, onDecide: (entry: AuditEntry) => void): ToolgateHost {
   const store = new DisposableStore();
   const log = store.add(createLog());
-  // Terminal commands are analysed with tree-sitter's bash grammar, loaded with the first command to analyse rather
-  // than at activation. If it cannot load, the analysis reports that and every command asks; the next one retries.
+  // Terminal commands are analysed with tree-sitter's bash grammar: not loaded at activation, but as soon as this
+  // host has answered what it was loaded for, so that the first command analysis does not wait for it. A command
+  // analysed before that waits for it. If it cannot load, every command asks, saying why; the next one retries.
   const shellParserReady = (): Promise<void> =>
     initShellParser(path.join(context.extensionPath, 'dist')).catch((error: unknown) => {
       log.error(`the shell parser did not load, so terminal commands ask: ${String(error)}`);
     });
+  const warmUp = setTimeout(() => void shellParserReady(), 0);
+  store.add({ dispose: () => clearTimeout(warmUp) });
   const settings = new Settings(log);
   const apiKeys = new ApiKeyStore(context.secrets);
   const paths = new WorkspacePaths();
@@ -164,12 +172,10 @@ export function createToolgateHost(context: vscode.ExtensionContext, onDecide: (
     terminal,
     gate,
     agent,
-    vscode.window.registerTreeDataProvider('toolgate.mcpServers', new McpServersView(mcp)),
     agent.onDidChange(() => chat.refresh()),
     audit.onDidRecord(onDecide),
     gate.onDidChange(refreshViews),
     vscode.workspace.registerTextDocumentContentProvider(ProposedContentProvider.scheme, proposed),
-    vscode.window.registerWebviewViewProvider(ChatViewProvider.viewType, chat),
     settings.onDidChange(refreshViews),
     vscode.workspace.onDidGrantWorkspaceTrust(refreshViews),
   ]) {
@@ -273,6 +279,9 @@ export function createToolgateHost(context: vscode.ExtensionContext, onDecide: (
   return {
     api,
     commands,
+    chat,
+    approvals,
+    mcpServers: new McpServersView(mcp),
     dispose: async () => {
       store.dispose();
       // Last, and awaited: the servers' processes must be gone before the extension host exits.
