@@ -20,10 +20,42 @@ const base = {
   define: { 'process.env.NODE_ENV': JSON.stringify(production ? 'production' : 'development') },
 };
 
-/** @type {esbuild.BuildOptions} */
-const host = {
+/**
+ * What activation does not need is loaded later, each part as its own bundle reached only through `import()`, so that
+ * activation neither parses nor runs it (the build fails if something imports one statically):
+ *   dist/extension.js         activation: registers the commands, returns the API
+ *   dist/host.js              the rest of Toolgate (src/vscode/host.ts), loaded right after activation
+ *   dist/lazy/openai.js       the model client's package, on the first model request
+ *   dist/lazy/mcp-sdk.js      the MCP SDK (with ajv and the protocol's schemas), when the first MCP server starts
+ *   dist/lazy/tree-sitter.js  tree-sitter's runtime, when the first terminal command is analysed
+ */
+const splitPoints = [
+  { out: 'host', specifier: './vscode/host', importer: /src[\\/]extension\.ts$/, entry: 'src/vscode/host.ts' },
+  { out: 'lazy/openai', specifier: 'openai', entry: 'openai' },
+  { out: 'lazy/mcp-sdk', specifier: './sdk', importer: /src[\\/]core[\\/]mcp[\\/]manager\.ts$/, entry: 'src/core/mcp/sdk.ts' },
+  { out: 'lazy/tree-sitter', specifier: '@vscode/tree-sitter-wasm', entry: '@vscode/tree-sitter-wasm' },
+];
+// Only the bundles directly in dist/ import others, so every path is relative to dist/.
+const splitPath = (point) => `./${point.out}.js`;
+
+/** @type {esbuild.Plugin} */
+const splitImports = {
+  name: 'split-points',
+  setup(build) {
+    build.onResolve({ filter: /.*/ }, (args) => {
+      if (args.kind === 'entry-point') {
+        return undefined;
+      }
+      const point = splitPoints.find(
+        (candidate) => candidate.specifier === args.path && (candidate.importer === undefined || candidate.importer.test(args.importer)),
+      );
+      return point === undefined ? undefined : { path: splitPath(point), external: true };
+    });
+  },
+};
+
+const node = {
   ...base,
-  entryPoints: { extension: 'src/extension.ts' },
   outdir: 'dist',
   platform: 'node',
   format: 'cjs',
@@ -32,6 +64,37 @@ const host = {
   external: ['vscode'],
   mainFields: ['module', 'main'],
 };
+
+/** Toolgate's own bundles: the entry and the host, each importing the next parts with import(). */
+/** @type {esbuild.BuildOptions} */
+const host = {
+  ...node,
+  entryPoints: Object.fromEntries([['extension', 'src/extension.ts'], ...splitPoints.filter((point) => point.out === 'host').map((point) => [point.out, point.entry])]),
+  plugins: [splitImports],
+  // `import()` of another bundle becomes a deferred require(), as for bundled modules: one module system throughout.
+  supported: { 'dynamic-import': false },
+  metafile: true,
+};
+
+/** The packages loaded on first use, each bundled whole; their own import() stays native (tree-sitter needs it). */
+/** @type {esbuild.BuildOptions} */
+const lazy = {
+  ...node,
+  entryPoints: Object.fromEntries(splitPoints.filter((point) => point.out !== 'host').map((point) => [point.out, point.entry])),
+};
+
+/** A split point reached by a static import would be loaded with its importer: fail the build instead. */
+function checkSplitImports(result) {
+  const eager = Object.entries(result.metafile?.inputs ?? {}).flatMap(([file, input]) =>
+    input.imports
+      .filter((item) => splitPoints.some((point) => splitPath(point) === item.path) && item.kind !== 'dynamic-import')
+      .map((item) => `${file} imports ${item.path} (${item.kind})`),
+  );
+  if (eager.length > 0) {
+    console.error(`A bundle would load at once what it should load later: ${eager.join('; ')}. Use import() where it is needed.`);
+    process.exit(1);
+  }
+}
 
 /** @type {esbuild.BuildOptions} */
 const webview = {
@@ -78,11 +141,12 @@ await rm('dist-test', { recursive: true, force: true });
 await mkdir('dist-test/hostRunner', { recursive: true });
 await cp('test/e2e/hostRunner/package.json', 'dist-test/hostRunner/package.json');
 await copyStaticAssets();
-const configs = [host, webview, hostTests];
+const configs = [host, lazy, webview, hostTests];
 if (watch) {
   const contexts = await Promise.all(configs.map((c) => esbuild.context(c)));
   await Promise.all(contexts.map((c) => c.watch()));
   console.log('[watch] watching for changes');
 } else {
-  await Promise.all(configs.map((c) => esbuild.build(c)));
+  const [hostResult] = await Promise.all(configs.map((c) => esbuild.build(c)));
+  checkSplitImports(hostResult);
 }

@@ -56,7 +56,7 @@ async function loopOverhead(): Promise<Row[]> {
   for (let run = 0; run < 4; run++) {
     remaining = rounds;
     const started = performance.now();
-    await runAgent({ model, tools: [], runner, systemPrompt: '', maxSteps: rounds + 5 }, [], 'bench', new AbortController().signal, () => undefined);
+    await runAgent({ model, tools: () => [], runner, systemPrompt: '', maxSteps: rounds + 5 }, [], 'bench', new AbortController().signal, () => undefined);
     loopSamples.push((performance.now() - started) / rounds);
     const directStart = performance.now();
     for (let i = 0; i < rounds; i++) {

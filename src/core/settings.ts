@@ -75,3 +75,57 @@ export function parseSetting<K extends SettingKey>(key: K, raw: unknown): Parsed
   const detail = parsed.error.issues[0]?.message ?? 'invalid value';
   return { value: settingDefaults[key], problem: `toolgate.${key} is invalid (${detail}); using the default` };
 }
+
+/**
+ * The settings VS Code takes only from the user (and machine) settings while the workspace is not trusted: the
+ * manifest's `capabilities.untrustedWorkspaces.restrictedConfigurations` (a unit test keeps the two lists equal).
+ */
+export const restrictedSettings = [
+  'toolgate.model.baseUrl',
+  'toolgate.gatedTools',
+  'toolgate.autoApprove.terminal',
+  'toolgate.autoApprove.edits',
+  'toolgate.protectedPaths',
+  'toolgate.approval.timeoutSeconds',
+  'toolgate.mcp.servers',
+  'toolgate.terminal.timeoutSeconds',
+] as const;
+export type RestrictedSetting = (typeof restrictedSettings)[number];
+
+/** A settings file of the workspace (a folder's .vscode/settings.json, or the `settings` of a .code-workspace). */
+export interface WorkspaceSettingsFile {
+  /** How the person knows it: `.vscode/settings.json`, `app/.vscode/settings.json`, `team.code-workspace`. */
+  label: string;
+  /** Its parsed content; anything that is not an object holds no setting. */
+  values: unknown;
+}
+
+export interface IgnoredSetting {
+  key: RestrictedSetting;
+  value: unknown;
+  file: string;
+}
+
+/** What the workspace's settings files give to `key`: VS Code ignores it while the workspace is not trusted. */
+export function workspaceValuesOf(key: RestrictedSetting, files: readonly WorkspaceSettingsFile[]): IgnoredSetting[] {
+  return files.flatMap((file) => {
+    const values = file.values;
+    if (typeof values !== 'object' || values === null || Array.isArray(values) || !Object.hasOwn(values, key)) {
+      return [];
+    }
+    return [{ key, value: (values as Record<string, unknown>)[key], file: file.label }];
+  });
+}
+
+/**
+ * Why a setting did not take effect, in words for the person: the workspace sets it, VS Code ignores that while the
+ * folder is not trusted, so `effective` (the user's value or the default) was used. `where`: the settings that the
+ * person can set it in instead (a machine-scoped setting of a remote window lives in its Remote settings).
+ */
+export function ignoredSettingNote(ignored: IgnoredSetting, effective: unknown, where = 'your user settings'): string {
+  return (
+    `This folder's ${ignored.file} sets ${ignored.key} to ${JSON.stringify(ignored.value)}, but VS Code ignores that ` +
+    `setting while the folder is not trusted (Restricted Mode), so ${JSON.stringify(effective)} was used. ` +
+    `Trust the folder, or set ${ignored.key} in ${where}.`
+  );
+}

@@ -13,7 +13,17 @@ export type ViewKind = z.infer<typeof ViewKind>;
 export const RequestId = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/);
 
 /** Host commands a webview may ask for. Anything else is not in the contract and is dropped. */
-export const hostCommands = ['openApprovals', 'showAuditLog', 'setApiKey', 'focusChat', 'resetWorkspaceApprovals'] as const;
+export const hostCommands = [
+  'openApprovals',
+  'showAuditLog',
+  'setApiKey',
+  'focusChat',
+  'resetWorkspaceApprovals',
+  // VS Code's Workspace Trust editor, where the folder can be trusted.
+  'manageWorkspaceTrust',
+  // The Settings editor at toolgate.model.baseUrl.
+  'openModelSettings',
+] as const;
 export const HostCommand = z.enum(hostCommands);
 export type HostCommand = z.infer<typeof HostCommand>;
 
@@ -87,7 +97,15 @@ export const ChatEntry = z.discriminatedUnion('kind', [
     allowFreeText: z.boolean(),
     answer: z.string().optional(),
   }),
-  z.strictObject({ kind: z.literal('notice'), id: z.string(), v: z.number(), level: z.enum(['info', 'error']), text: z.string() }),
+  z.strictObject({
+    kind: z.literal('notice'),
+    id: z.string(),
+    v: z.number(),
+    level: z.enum(['info', 'error']),
+    text: z.string(),
+    /** Buttons that run a host command: what the person can do about it, in one click. */
+    actions: z.array(z.strictObject({ command: HostCommand, label: z.string() })).optional(),
+  }),
 ]);
 export type ChatEntry = z.infer<typeof ChatEntry>;
 

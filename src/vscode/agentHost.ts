@@ -11,10 +11,14 @@ import { parseChatDecision } from '../core/agent/chatDecisions';
 import type { Gate } from '../core/approval/gate';
 import type { GrantStore, KeyValueStore } from '../core/approval/grants';
 import { Emitter } from '../core/disposable';
-import { OpenAICompatibleModel, type ChatMessage, type ChatModel, type ToolCall, type ToolSpec } from '../core/llm/client';
+import { OpenAICompatibleModel, type ChatMessage, type ChatModel, type ModelErrorKind, type ToolCall, type ToolSpec } from '../core/llm/client';
+import type { McpServerStatus } from '../core/mcp/manager';
+import { failureKey, mcpStartupWaitMs, settledNotices, startingNotice } from '../core/mcp/startup';
+import { ignoredSettingNote, type IgnoredSetting } from '../core/settings';
 import { parseBuiltinCall } from '../core/tools/definitions';
 import { builtinToolSpecs } from '../core/tools/specs';
 import { ChatEntry } from '../shared/messages';
+import { isRemoteWindow } from './commandBridge';
 import type { Log } from './log';
 import type { ApiKeyStore } from './secrets';
 import type { Settings } from './settings';
@@ -44,6 +48,16 @@ const StoredChats = z.strictObject({
   currentId: z.string(),
   chats: z.array(ChatRecord),
 });
+
+/** What a task needs of MCP: the tools the model may call now, the servers' states, and a bounded wait for them. */
+export interface McpForAgent {
+  specs(): ToolSpec[];
+  servers(): McpServerStatus[];
+  /** Resolves once the servers of the configuration are known (or at `deadline`, ms since epoch). */
+  whenConfigured(deadline: number): Promise<void>;
+  /** Resolves once no server is starting (or at `deadline`, or when `signal` aborts). */
+  whenSettled(deadline: number, signal: AbortSignal): Promise<void>;
+}
 
 export const chatsKey = 'toolgate.chats';
 const maxChats = 20;
@@ -110,8 +124,9 @@ export class AgentHost implements vscode.Disposable {
     private readonly grants: GrantStore,
     private readonly apiKeys: ApiKeyStore,
     private readonly log: Log,
-    /** More tools for the model (MCP), read at the start of each task. */
-    private readonly extraTools: () => ToolSpec[] = () => [],
+    private readonly mcp: McpForAgent,
+    /** What the workspace sets for toolgate.model.baseUrl that VS Code ignores (the workspace is not trusted). */
+    private readonly ignoredModelUrl: () => Promise<IgnoredSetting[]>,
   ) {
     const raw = store.get(chatsKey);
     const parsed = raw === undefined ? undefined : StoredChats.safeParse(raw);
@@ -187,8 +202,56 @@ export class AgentHost implements vscode.Disposable {
     this.changed();
   }
 
-  private notice(text: string, level: 'info' | 'error' = 'info'): void {
-    this.push({ kind: 'notice', id: `n-${randomUUID()}`, v: 1, level, text });
+  private notice(text: string, level: 'info' | 'error' = 'info', actions?: Extract<ChatEntry, { kind: 'notice' }>['actions']): Extract<ChatEntry, { kind: 'notice' }> {
+    return this.push({ kind: 'notice', id: `n-${randomUUID()}`, v: 1, level, text, ...(actions !== undefined ? { actions } : {}) }) as Extract<
+      ChatEntry,
+      { kind: 'notice' }
+    >;
+  }
+
+  /** MCP failures already reported, per chat: the same failure is said once. */
+  private readonly reportedMcpFailures = new Map<string, Set<string>>();
+
+  /**
+   * Before the first model turn: waits (bounded) for MCP servers that are starting, so that the model is offered
+   * their tools, saying so in the chat; then reports what failed or is still starting. The task goes on either way.
+   */
+  private async awaitMcpServers(chatId: string, signal: AbortSignal): Promise<void> {
+    const began = Date.now();
+    const deadline = began + mcpStartupWaitMs;
+    await this.mcp.whenConfigured(deadline);
+    const starting = startingNotice(this.mcp.servers());
+    if (starting !== undefined) {
+      this.notice(starting.text);
+    }
+    await this.mcp.whenSettled(deadline, signal);
+    if (signal.aborted) {
+      return;
+    }
+    const servers = this.mcp.servers();
+    const reported = this.reportedMcpFailures.get(chatId) ?? new Set<string>();
+    this.reportedMcpFailures.set(chatId, reported);
+    for (const notice of settledNotices(servers, starting?.servers ?? [], Date.now() - began, reported)) {
+      this.notice(notice.text, notice.level);
+    }
+    for (const server of servers.filter((candidate) => candidate.state === 'failed')) {
+      reported.add(failureKey(server));
+    }
+  }
+
+  /** A model error, with why when the workspace's toolgate.model.baseUrl was ignored, and what to do about it. */
+  private async modelFailed(error: string, kind: ModelErrorKind | undefined): Promise<void> {
+    const ignored = kind !== undefined && this.settings.get('model.provider') === 'openai-compatible' ? await this.ignoredModelUrl() : [];
+    const first = ignored[0];
+    if (first === undefined) {
+      this.notice(`The model failed: ${error}`, 'error');
+      return;
+    }
+    const where = isRemoteWindow() ? 'the Remote settings of this window' : 'your user settings';
+    this.notice(`The model failed: ${error}. ${ignoredSettingNote(first, this.settings.get('model.baseUrl'), where)}`, 'error', [
+      { command: 'manageWorkspaceTrust', label: 'Trust this folder…' },
+      { command: 'openModelSettings', label: 'Open the setting' },
+    ]);
   }
 
   private async model(): Promise<ChatModel> {
@@ -272,11 +335,13 @@ export class AgentHost implements vscode.Disposable {
     const toolEntries = new Map<string, Extract<ChatEntry, { kind: 'tool' }>>();
     let assistant: Extract<ChatEntry, { kind: 'assistant' }> | undefined;
     const runner: ToolRunner = { run: (calls, options) => this.runCalls(calls, chat.id, running, options) };
+    let failure: { error: string; kind: ModelErrorKind | undefined } | undefined;
     try {
       const result = await runAgent(
         {
           model: await this.model(),
-          tools: [...builtinToolSpecs(), ...this.extraTools()],
+          tools: () => [...builtinToolSpecs(), ...this.mcp.specs()],
+          beforeFirstTurn: (signal) => this.awaitMcpServers(chat.id, signal),
           runner,
           systemPrompt: defaultSystemPrompt,
           maxSteps: this.settings.get('agent.maxSteps'),
@@ -320,7 +385,7 @@ export class AgentHost implements vscode.Disposable {
                 this.update(assistant, { streaming: false });
               }
               if (event.reason === 'error') {
-                this.notice(`The model failed: ${event.error ?? 'unknown error'}`, 'error');
+                failure = { error: event.error ?? 'unknown error', kind: event.errorKind };
               } else if (event.reason === 'cancelled') {
                 this.notice('Stopped. Waiting calls were denied and nothing else will run.');
               } else if (event.reason === 'step-limit') {
@@ -331,6 +396,9 @@ export class AgentHost implements vscode.Disposable {
         },
       );
       chat.messages = result.messages;
+      if (failure !== undefined) {
+        await this.modelFailed(failure.error, failure.kind);
+      }
       return {
         reason: result.reason,
         answer: result.answer,

@@ -24,16 +24,11 @@ export class ApprovalsPanel implements vscode.Disposable {
     private readonly log: Log,
     private readonly getState: () => ApprovalsState,
     private readonly handle: (message: PanelRequest) => Promise<Outcome>,
-  ) {
-    // After a window reload VS Code hands back the panel it had open; attach to it instead of leaving it blank.
-    this.store.add(
-      vscode.window.registerWebviewPanelSerializer(ApprovalsPanel.viewType, {
-        deserializeWebviewPanel: (panel: vscode.WebviewPanel) => {
-          this.attach(panel);
-          return Promise.resolve();
-        },
-      }),
-    );
+  ) {}
+
+  /** After a window reload VS Code hands back the panel it had open (the entry's serializer): attach to it. */
+  revive(panel: vscode.WebviewPanel): void {
+    this.attach(panel);
   }
 
   /** Opens the panel, or reveals it; `preserveFocus` keeps the keyboard where the person is typing. */

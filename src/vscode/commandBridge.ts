@@ -3,13 +3,25 @@ import type { HostCommand, InboundFor, ViewKind, WebviewToHost } from '../shared
 import type { Log } from './log';
 import type { WebviewChannel } from './webviewChannel';
 
-const commandIds: Record<HostCommand, string> = {
-  openApprovals: 'toolgate.openApprovals',
-  showAuditLog: 'toolgate.showAuditLog',
-  setApiKey: 'toolgate.setApiKey',
-  focusChat: 'toolgate.chat.focus',
-  resetWorkspaceApprovals: 'toolgate.resetWorkspaceApprovals',
+/** The VS Code command (and its arguments) behind each host command of the contract. */
+const commandIds: Record<HostCommand, () => [string, ...unknown[]]> = {
+  openApprovals: () => ['toolgate.openApprovals'],
+  showAuditLog: () => ['toolgate.showAuditLog'],
+  setApiKey: () => ['toolgate.setApiKey'],
+  focusChat: () => ['toolgate.chat.focus'],
+  resetWorkspaceApprovals: () => ['toolgate.resetWorkspaceApprovals'],
+  manageWorkspaceTrust: () => ['workbench.trust.manage'],
+  // toolgate.model.baseUrl is machine-scoped: a remote window (code-server, SSH, WSL) takes it from its Remote settings.
+  openModelSettings: () => [
+    isRemoteWindow() ? 'workbench.action.openRemoteSettings' : 'workbench.action.openSettings',
+    { query: 'toolgate.model.baseUrl' },
+  ],
 };
+
+/** Whether this window's extensions run on another machine (code-server, SSH, WSL, a container). */
+export function isRemoteWindow(): boolean {
+  return vscode.env.remoteName !== undefined;
+}
 
 type CommandRequest = Extract<WebviewToHost, { type: 'command' }>;
 const isCommand = (message: { type: string }): message is CommandRequest => message.type === 'command';
@@ -29,7 +41,7 @@ export function answerRequests<V extends ViewKind>(
   const subscription = channel.onDidReceive((message) => {
     const run = async (): Promise<Outcome> => {
       if (isCommand(message)) {
-        await vscode.commands.executeCommand(commandIds[message.command]);
+        await vscode.commands.executeCommand(...commandIds[message.command]());
         return { ok: true };
       }
       return await handle(message as ViewRequest<V>);

@@ -32,6 +32,8 @@ export class McpHost implements vscode.Disposable {
   private readonly reported = new Set<string>();
   private readonly onDidChangeEmitter = new Emitter<void>();
   readonly onDidChange = this.onDidChangeEmitter.event;
+  /** The configuration being read (servers are registered with the manager when it resolves). */
+  private configuring: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly state: vscode.Memento,
@@ -84,6 +86,28 @@ export class McpHost implements vscode.Disposable {
 
   /** Reads both sources and starts, stops or restarts servers to match. */
   async reload(): Promise<void> {
+    const reading = this.readServers();
+    this.configuring = reading.then(
+      () => undefined,
+      () => undefined,
+    );
+    await this.manager.setServers(await reading);
+  }
+
+  /** Resolves once the configuration being read is known to the manager, or at `deadline` (ms since epoch). */
+  async whenConfigured(deadline: number): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([this.configuring, new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()))))]);
+    clearTimeout(timer);
+  }
+
+  /** Resolves once no server is starting, or at `deadline`, or when `signal` aborts. Never rejects. */
+  whenSettled(deadline: number, signal?: AbortSignal): Promise<void> {
+    return this.manager.whenSettled(deadline, signal);
+  }
+
+  /** The servers of both sources, checked (problems reported once) and with their variables substituted. */
+  private async readServers(): Promise<McpServerConfig[]> {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const fromFile = { servers: [] as McpServerConfig[], errors: [] as string[], notes: [] as string[] };
     if (folder) {
@@ -124,7 +148,7 @@ export class McpHost implements vscode.Disposable {
     for (const note of [...fromFile.notes, ...fromSetting.notes, ...merged.notes]) {
       this.report(note, 'info');
     }
-    await this.manager.setServers(merged.servers.map((config) => substituteVariables(config, folder)));
+    return merged.servers.map((config) => substituteVariables(config, folder));
   }
 
   private async startAllowed(config: McpServerConfig): Promise<boolean> {

@@ -2,7 +2,8 @@ import * as vscode from 'vscode';
 import type { McpServerStatus, McpToolInfo } from '../core/mcp/manager';
 import type { McpHost } from './mcpHost';
 
-type Node = { kind: 'server'; status: McpServerStatus; server: string } | { kind: 'tool'; server: string; tool: McpToolInfo };
+export type McpServersNode = { kind: 'server'; status: McpServerStatus; server: string } | { kind: 'tool'; server: string; tool: McpToolInfo };
+type Node = McpServersNode;
 
 const stateIcons: Record<McpServerStatus['state'], string> = {
   starting: 'loading~spin',

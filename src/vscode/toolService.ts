@@ -17,7 +17,7 @@ import { isMcpModelName } from '../core/mcp/names';
 import type { McpModelTool } from '../core/mcp/tools';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parsePatch } from 'diff';
-import { analyseCommand, initShellParser } from '../core/shell/analysis';
+import { analyseCommand } from '../core/shell/analysis';
 import { commandReport } from '../core/terminal/report';
 import { parseBuiltinCall, targetPathOf, type ParsedCall } from '../core/tools/definitions';
 import type { DiffPreview, DiffRow, Preview } from '../shared/approvals';
@@ -111,6 +111,8 @@ export class ToolService {
     private readonly terminal: TerminalRunner,
     private readonly log: Log,
     private readonly paths: WorkspacePaths,
+    /** Resolves once the shell parser is loaded (on first use), so that no command is analysed before it is. */
+    private readonly shellParserReady: () => Promise<void>,
     private readonly mcp?: McpBridge,
   ) {}
 
@@ -268,7 +270,7 @@ export class ToolService {
         case 'run_in_terminal': {
           // However soon after activation this is asked, the analysis waits for the parser rather than asking for a
           // reason the parser would not give. A parser that cannot load leaves the analysis a parse error: it asks.
-          await initShellParser().catch(() => undefined);
+          await this.shellParserReady();
           const call = this.gateCall(parsed.tool, parsed.args, resolver);
           const cwd = call.target?.absolute ?? resolver.roots[0] ?? process.cwd();
           const preview: Preview = {

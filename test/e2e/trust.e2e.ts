@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { ChatDriver, useFakeModel } from './harness/chat';
 import { Control } from './harness/control';
 import { ApprovalsPanelDriver } from './harness/panel';
 import { useCodeServer } from './harness/session';
@@ -35,5 +36,56 @@ describe('an untrusted workspace (Workspace Trust on, folder not trusted)', func
     await panel.act(card, 'deny');
     assert.equal((await result).ok, false);
     assert.equal(existsSync(path.join(session.server.workspace, 'untrusted.txt')), false);
+  });
+});
+
+describe('a first task in a folder that is not trusted, whose settings name the model endpoint', function () {
+  this.timeout(180_000);
+  const model = useFakeModel();
+  const session = useCodeServer(() => ({ workspaceTrust: true, settings: model.workspaceSettings() }));
+
+  it('says that VS Code ignores the endpoint until the folder is trusted, and offers the setting and the trust in one click', async () => {
+    const chat = new ChatDriver(session.workbench);
+    await chat.say('Say hello');
+    const frame = await chat.frame();
+    const notice = frame.locator('[data-entry="notice"]', { hasText: 'The model failed' });
+    await notice.waitFor({ timeout: 60_000 });
+    const text = await notice.innerText();
+    assert.match(text, /cannot reach the model endpoint http:\/\/127\.0\.0\.1:11434\/v1/);
+    assert.ok(
+      text.includes(
+        `This folder's .vscode/settings.json sets toolgate.model.baseUrl to "${model.fake.baseUrl}", but VS Code ignores that setting ` +
+          'while the folder is not trusted (Restricted Mode), so "http://127.0.0.1:11434/v1" was used. ' +
+          'Trust the folder, or set toolgate.model.baseUrl in the Remote settings of this window.',
+      ),
+      text,
+    );
+    assert.equal(model.fake.requests.length, 0);
+    await session.workbench.screenshot('untrusted-model-endpoint');
+
+    await notice.locator('[data-action="host-command"][data-command="openModelSettings"]').click();
+    const page = session.workbench.page;
+    // code-server is a remote window: the setting (machine-scoped) opens in its Remote settings, where it can be set.
+    const settingsEditor = page.locator('.settings-editor');
+    await settingsEditor.waitFor({ state: 'visible', timeout: 30_000 });
+    await settingsEditor.locator('.setting-item-contents', { hasText: 'Base URL of an OpenAI-compatible' }).first().waitFor({ timeout: 30_000 });
+    await session.workbench.screenshot('untrusted-model-endpoint-setting');
+    await page.locator('.monaco-modal-editor-block').click({ position: { x: 5, y: 5 } });
+    await settingsEditor.waitFor({ state: 'hidden', timeout: 10_000 });
+
+    await notice.locator('[data-action="host-command"][data-command="manageWorkspaceTrust"]').click();
+    const trustEditor = page.locator('.workspace-trust-editor');
+    await trustEditor.waitFor({ state: 'visible', timeout: 30_000 });
+    await trustEditor.locator('.monaco-button', { hasText: /^Trust$/ }).first().click();
+    await trustEditor.getByText('You trust this folder').waitFor({ timeout: 30_000 });
+    // The editor opens as a modal: a click beside it closes it.
+    await page.locator('.monaco-modal-editor-block').click({ position: { x: 5, y: 5 } });
+    await trustEditor.waitFor({ state: 'hidden', timeout: 10_000 });
+    // Trusted: the folder's endpoint applies at once.
+    await frame.locator('[data-field="model"]', { hasText: model.fake.baseUrl }).waitFor({ timeout: 30_000 });
+
+    model.fake.script([{ text: 'Hello from the endpoint the folder named.' }]);
+    await chat.task('Say hello again');
+    await frame.locator('[data-entry="assistant"]', { hasText: 'Hello from the endpoint the folder named.' }).waitFor({ timeout: 60_000 });
   });
 });

@@ -46,7 +46,7 @@ function runner(outcome: (id: string, name: string) => Omit<ToolOutcome, 'id'>):
   };
 }
 
-const options = (model: ChatModel, toolRunner: ToolRunner, maxSteps = 10) => ({ model, tools: [], runner: toolRunner, systemPrompt: 'sys', maxSteps });
+const options = (model: ChatModel, toolRunner: ToolRunner, maxSteps = 10) => ({ model, tools: () => [], runner: toolRunner, systemPrompt: 'sys', maxSteps });
 
 describe('the agent loop', () => {
   it('finishes when the model answers without tools', async () => {
@@ -92,11 +92,78 @@ describe('the agent loop', () => {
     assert.match(result.error ?? '', /stopped after 2 steps/);
   });
 
-  it('reports a model error with its message', async () => {
+  it('reports a model error with its message and kind', async () => {
     const model = new ScriptedModel([new ModelError('auth', "the endpoint refused the API key: run 'Toolgate: Set API Key'")]);
-    const result = await runAgent(options(model, runner(() => ({ ok: true, output: '', status: 'done' }))), [], 'go', new AbortController().signal, () => undefined);
+    const events: AgentEvent[] = [];
+    const result = await runAgent(options(model, runner(() => ({ ok: true, output: '', status: 'done' }))), [], 'go', new AbortController().signal, (e) => events.push(e));
     assert.equal(result.reason, 'error');
     assert.match(result.error ?? '', /Set API Key/);
+    assert.equal(result.errorKind, 'auth');
+    assert.deepEqual(events.at(-1), { type: 'done', reason: 'error', error: result.error, errorKind: 'auth' });
+    const other = await runAgent(options(new ScriptedModel([new Error('a bug')]), runner(() => ({ ok: true, output: '', status: 'done' }))), [], 'go', new AbortController().signal, () => undefined);
+    assert.deepEqual([other.reason, other.error, other.errorKind], ['error', 'a bug', undefined]);
+  });
+
+  it('waits for beforeFirstTurn, then offers the tools as they are at each turn', async () => {
+    const order: string[] = [];
+    const offered: string[][] = [];
+    let tools = [{ name: 'read_file', description: '', parameters: {} }];
+    const model: ChatModel = {
+      complete: (_messages, specs) => {
+        order.push('turn');
+        offered.push(specs.map((spec) => spec.name));
+        return Promise.resolve(offered.length === 1 ? calls(['c1', 'read_file', { path: 'a' }]) : text('done'));
+      },
+    };
+    const result = await runAgent(
+      {
+        ...options(
+          model,
+          runner(() => {
+            // A server that came up while the first turn's calls ran: the next turn offers its tool.
+            tools = [...tools, { name: 'mcp__git__status', description: '', parameters: {} }];
+            return { ok: true, output: 'x', status: 'done' };
+          }),
+        ),
+        tools: () => tools,
+        beforeFirstTurn: async () => {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          order.push('waited');
+          tools = [...tools, { name: 'mcp__fs__write_file', description: '', parameters: {} }];
+        },
+      },
+      [],
+      'go',
+      new AbortController().signal,
+      () => undefined,
+    );
+    assert.equal(result.reason, 'finished');
+    assert.deepEqual(order, ['waited', 'turn', 'turn']);
+    assert.deepEqual(offered, [
+      ['read_file', 'mcp__fs__write_file'],
+      ['read_file', 'mcp__fs__write_file', 'mcp__git__status'],
+    ]);
+  });
+
+  it('is cancelled while it waits before the first turn, and asks the model nothing', async () => {
+    const controller = new AbortController();
+    const model = new ScriptedModel([text('must not be asked')]);
+    const result = await runAgent(
+      {
+        ...options(model, runner(() => ({ ok: true, output: '', status: 'done' }))),
+        beforeFirstTurn: (signal) =>
+          new Promise<void>((resolve) => {
+            signal.addEventListener('abort', () => resolve());
+            controller.abort();
+          }),
+      },
+      [],
+      'go',
+      controller.signal,
+      () => undefined,
+    );
+    assert.equal(result.reason, 'cancelled');
+    assert.equal(model.seen.length, 0);
   });
 
   it('is cancelled while the model streams', async () => {

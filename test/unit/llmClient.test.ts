@@ -214,6 +214,7 @@ describe('OpenAI-compatible model client (against the fake server)', () => {
     const error = await modelErrorOf(nowhere.complete(user, [], {}), 'unreachable');
     assert.ok(error.message.includes(baseUrl), error.message);
     assert.match(error.message, /ECONNREFUSED/);
+    assert.match(error.message, /: check that the server is running and that 'toolgate\.model\.baseUrl' points to it$/);
   });
 
   it('cancels promptly when aborted during a slow stream', async () => {

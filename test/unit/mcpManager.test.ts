@@ -313,6 +313,42 @@ describe('McpManager', function () {
     assert.deepEqual(manager.servers(), []);
   });
 
+  it('whenSettled resolves once no server is starting: after a slow start, a failed start and a removal', async () => {
+    // The fixture, delayed by a shell before it starts: still starting when whenSettled is called.
+    const slow: McpStdioServerConfig = { ...fixture('slow'), command: 'sh', args: ['-c', 'sleep 1; exec "$0" "$@"', process.execPath, ...fixture('slow').args] };
+    const missing: McpStdioServerConfig = { ...fixture('missing'), command: 'toolgate-no-such-command' };
+    const setting = manager.setServers([slow, missing]);
+    assert.deepEqual(manager.servers().map((status) => status.state), ['starting', 'starting']);
+    const started = Date.now();
+    await manager.whenSettled(Date.now() + 20_000);
+    assert.deepEqual(manager.servers().map((status) => [status.name, status.state]), [['slow', 'running'], ['missing', 'failed']]);
+    assert.ok(Date.now() - started >= 900, 'it waited for the slow start');
+    await setting;
+
+    // Removing the only server that is starting settles it too.
+    const hanging: McpStdioServerConfig = { ...fixture('hanging'), command: 'sh', args: ['-c', 'sleep 30'] };
+    void manager.setServers([hanging]);
+    const waiting = manager.whenSettled(Date.now() + 20_000);
+    const removedAt = Date.now();
+    await manager.setServers([]);
+    await waiting;
+    assert.ok(Date.now() - removedAt < 5_000, 'it did not wait for the deadline');
+  });
+
+  it('whenSettled gives up at its deadline and when its signal aborts', async () => {
+    const hanging: McpStdioServerConfig = { ...fixture('hanging'), command: 'sh', args: ['-c', 'sleep 30'] };
+    void manager.setServers([hanging]);
+    const started = Date.now();
+    await manager.whenSettled(Date.now() + 300);
+    assert.ok(Date.now() - started >= 250 && Date.now() - started < 5_000);
+    assert.equal(manager.server('hanging')?.state, 'starting');
+    const controller = new AbortController();
+    const waiting = manager.whenSettled(Date.now() + 20_000, controller.signal);
+    setTimeout(() => controller.abort(), 100);
+    await waiting;
+    assert.ok(Date.now() - started < 5_000);
+  });
+
   it('runs the published filesystem server against a temporary folder', async () => {
     writeFileSync(path.join(root, 'hello.txt'), 'hello from disk');
     await manager.setServers([published('filesystem', 'server-filesystem', [root])]);

@@ -1,5 +1,13 @@
 import * as assert from 'node:assert/strict';
-import { defaultGatedTools, parseSetting, settingDefaults } from '../../src/core/settings';
+import { readFileSync } from 'node:fs';
+import {
+  defaultGatedTools,
+  ignoredSettingNote,
+  parseSetting,
+  restrictedSettings,
+  settingDefaults,
+  workspaceValuesOf,
+} from '../../src/core/settings';
 
 describe('settings parsing', () => {
   it('uses the default when a setting is absent', () => {
@@ -30,5 +38,42 @@ describe('settings parsing', () => {
     for (const tool of ['write_file', 'edit_file', 'run_in_terminal']) {
       assert.equal(defaultGatedTools[tool], true, tool);
     }
+  });
+});
+
+describe('workspace values of restricted settings', () => {
+  it('lists exactly the restricted settings of the manifest', () => {
+    const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as {
+      capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } };
+    };
+    assert.deepEqual([...restrictedSettings].sort(), [...manifest.capabilities.untrustedWorkspaces.restrictedConfigurations].sort());
+  });
+
+  it('finds the value each workspace settings file gives, and nothing in files that do not set it', () => {
+    const files = [
+      { label: 'team.code-workspace', values: { 'toolgate.model.baseUrl': 'http://a/v1' } },
+      { label: '.vscode/settings.json', values: { 'editor.tabSize': 2 } },
+      { label: 'broken', values: undefined },
+      { label: 'a list', values: ['toolgate.model.baseUrl'] },
+      { label: 'app/.vscode/settings.json', values: { 'toolgate.model.baseUrl': null } },
+    ];
+    assert.deepEqual(workspaceValuesOf('toolgate.model.baseUrl', files), [
+      { key: 'toolgate.model.baseUrl', value: 'http://a/v1', file: 'team.code-workspace' },
+      { key: 'toolgate.model.baseUrl', value: null, file: 'app/.vscode/settings.json' },
+    ]);
+    assert.deepEqual(workspaceValuesOf('toolgate.gatedTools', files), []);
+  });
+
+  it('says which file sets what, that Restricted Mode ignores it, what was used instead and what to do', () => {
+    const note = ignoredSettingNote(
+      { key: 'toolgate.model.baseUrl', value: 'http://127.0.0.1:4000/v1', file: '.vscode/settings.json' },
+      'http://127.0.0.1:11434/v1',
+    );
+    assert.equal(
+      note,
+      'This folder\'s .vscode/settings.json sets toolgate.model.baseUrl to "http://127.0.0.1:4000/v1", but VS Code ignores that ' +
+        'setting while the folder is not trusted (Restricted Mode), so "http://127.0.0.1:11434/v1" was used. ' +
+        'Trust the folder, or set toolgate.model.baseUrl in your user settings.',
+    );
   });
 });

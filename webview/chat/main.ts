@@ -90,8 +90,18 @@ function renderEntry(entry: ChatEntry): HTMLElement {
       body.hidden = entry.text === '' && !entry.streaming;
       return body;
     }
-    case 'notice':
-      return h('p', { class: `entry notice ${entry.level === 'error' ? 'error' : ''}`, 'data-entry': 'notice', role: entry.level === 'error' ? 'alert' : 'status' }, entry.text);
+    case 'notice': {
+      const notice = h('div', { class: `entry notice ${entry.level === 'error' ? 'error' : ''}`, 'data-entry': 'notice', role: entry.level === 'error' ? 'alert' : 'status' }, h('p', {}, entry.text));
+      if (entry.actions !== undefined && entry.actions.length > 0) {
+        const buttons = entry.actions.map(({ command, label }) => {
+          const button = h('vscode-button', { 'data-action': 'host-command', 'data-command': command, secondary: true }, label);
+          button.addEventListener('click', () => bridge.command(command));
+          return button;
+        });
+        notice.append(h('div', { class: 'actions' }, ...buttons));
+      }
+      return notice;
+    }
     case 'tool': {
       const card = h('div', { class: `entry tool status-${entry.status}`, 'data-entry': 'tool', 'data-tool': entry.name, 'data-status': entry.status },
         h('vscode-icon', { name: statusIcons[entry.status] ?? 'tools', 'aria-hidden': 'true', ...(entry.status === 'running' ? { spin: true } : {}) }),

@@ -3,7 +3,7 @@
  * It stops when the model answers without tools, at the step limit, on cancel, or on a model error; it never waits
  * for ever on anything it can cancel.
  */
-import type { ChatMessage, ChatModel, ToolCall, ToolSpec } from '../llm/client';
+import type { ChatMessage, ChatModel, ModelErrorKind, ToolCall, ToolSpec } from '../llm/client';
 import { ModelError } from '../llm/client';
 
 export type ToolStatus = 'waiting' | 'running' | 'done' | 'denied' | 'failed';
@@ -13,7 +13,7 @@ export type AgentEvent =
   | { type: 'text'; delta: string }
   | { type: 'toolCalls'; calls: ToolCall[] }
   | { type: 'toolStatus'; callId: string; status: ToolStatus; output?: string }
-  | { type: 'done'; reason: AgentStopReason; error?: string };
+  | { type: 'done'; reason: AgentStopReason; error?: string; errorKind?: ModelErrorKind };
 
 export type AgentStopReason = 'finished' | 'step-limit' | 'cancelled' | 'error';
 
@@ -33,7 +33,10 @@ export interface ToolRunner {
 
 export interface AgentOptions {
   model: ChatModel;
-  tools: ToolSpec[];
+  /** The tools offered to the model, read before every turn: a tool source that grows during a task joins it. */
+  tools: () => ToolSpec[];
+  /** Awaited before the first model turn (for example MCP servers that are still starting); cancelled with the task. */
+  beforeFirstTurn?: (signal: AbortSignal) => Promise<void>;
   runner: ToolRunner;
   systemPrompt: string;
   maxSteps: number;
@@ -42,6 +45,8 @@ export interface AgentOptions {
 export interface AgentResult {
   reason: AgentStopReason;
   error?: string;
+  /** For a model error: what kind (see ModelError). */
+  errorKind?: ModelErrorKind;
   /** The whole conversation, including this task: the next task of the same chat continues from it. */
   messages: ChatMessage[];
   /** The model's final answer (its last text). */
@@ -66,10 +71,20 @@ export async function runAgent(
     { role: 'user', content: prompt },
   ];
   let answer = '';
-  const finish = (reason: AgentStopReason, error?: string): AgentResult => {
-    onEvent({ type: 'done', reason, ...(error !== undefined ? { error } : {}) });
-    return { reason, messages, answer, ...(error !== undefined ? { error } : {}) };
+  const finish = (reason: AgentStopReason, error?: string, errorKind?: ModelErrorKind): AgentResult => {
+    const detail = { ...(error !== undefined ? { error } : {}), ...(errorKind !== undefined ? { errorKind } : {}) };
+    onEvent({ type: 'done', reason, ...detail });
+    return { reason, messages, answer, ...detail };
   };
+  if (options.beforeFirstTurn) {
+    try {
+      await options.beforeFirstTurn(signal);
+    } catch (error) {
+      if (!isAborted(signal)) {
+        return finish('error', error instanceof Error ? error.message : String(error));
+      }
+    }
+  }
   for (let step = 1; step <= options.maxSteps; step++) {
     if (isAborted(signal)) {
       return finish('cancelled');
@@ -77,7 +92,7 @@ export async function runAgent(
     onEvent({ type: 'turnStart', step });
     let turn;
     try {
-      turn = await options.model.complete(messages, options.tools, {
+      turn = await options.model.complete(messages, options.tools(), {
         signal,
         onText: (delta) => onEvent({ type: 'text', delta }),
       });
@@ -85,7 +100,7 @@ export async function runAgent(
       if (isAborted(signal) || (error instanceof ModelError && error.kind === 'cancelled')) {
         return finish('cancelled');
       }
-      return finish('error', error instanceof Error ? error.message : String(error));
+      return finish('error', error instanceof Error ? error.message : String(error), error instanceof ModelError ? error.kind : undefined);
     }
     if (turn.text !== '') {
       answer = turn.text;

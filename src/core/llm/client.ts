@@ -2,12 +2,25 @@
  * The model client behind a small interface: one streamed chat turn against any OpenAI-compatible endpoint
  * (OpenAI, Ollama, LM Studio, vLLM, OpenRouter), with its failures mapped to `ModelError`s a person can act on.
  */
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import type { APIError, OpenAI } from 'openai';
+import type * as OpenAIPackage from 'openai';
 import type {
   ChatCompletionChunk,
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
+
+type OpenAIModule = typeof OpenAIPackage;
+let openaiLoading: Promise<OpenAIModule> | undefined;
+
+/**
+ * The openai package, loaded on the first model request: it is the largest part of the host bundle and activation
+ * does not need it. The extension bundles it as its own file (see esbuild.mjs), imported with `import()`.
+ */
+function loadOpenAI(): Promise<OpenAIModule> {
+  openaiLoading ??= import('openai');
+  return openaiLoading;
+}
 
 export interface ToolCall {
   id: string;
@@ -192,14 +205,18 @@ class TurnAssembler {
 }
 
 export class OpenAICompatibleModel implements ChatModel {
-  private readonly client: OpenAI;
+  private client: OpenAI | undefined;
   private readonly baseUrl: string;
   private readonly model: string;
 
-  constructor(options: OpenAICompatibleModelOptions) {
+  constructor(private readonly options: OpenAICompatibleModelOptions) {
     this.baseUrl = options.baseUrl;
     this.model = options.model;
-    this.client = new OpenAI({
+  }
+
+  private createClient(openai: OpenAIModule): OpenAI {
+    const options = this.options;
+    this.client ??= new openai.OpenAI({
       baseURL: options.baseUrl,
       apiKey: options.apiKey ?? 'not-needed',
       // Never send the OPENAI_ORG_ID / OPENAI_PROJECT_ID of the environment to some other endpoint.
@@ -210,6 +227,7 @@ export class OpenAICompatibleModel implements ChatModel {
       logLevel: 'off',
       ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
     });
+    return this.client;
   }
 
   async complete(messages: ChatMessage[], tools: ToolSpec[], options: CompleteOptions): Promise<TurnResult> {
@@ -217,6 +235,8 @@ export class OpenAICompatibleModel implements ChatModel {
     if (isAborted(signal)) {
       throw new ModelError('cancelled', 'the request to the model was cancelled');
     }
+    const openai = await loadOpenAI();
+    const client = this.createClient(openai);
     const body = {
       model: this.model,
       messages: messages.map(toOpenAIMessage),
@@ -225,7 +245,7 @@ export class OpenAICompatibleModel implements ChatModel {
     };
     const turn = new TurnAssembler();
     try {
-      const stream = await this.client.chat.completions.create(body, signal === undefined ? {} : { signal });
+      const stream = await client.chat.completions.create(body, signal === undefined ? {} : { signal });
       for await (const chunk of stream) {
         const delta = turn.add(chunk);
         if (delta !== '' && onText !== undefined) {
@@ -233,7 +253,7 @@ export class OpenAICompatibleModel implements ChatModel {
         }
       }
     } catch (error) {
-      throw this.toModelError(error, signal);
+      throw this.toModelError(openai, error, signal);
     }
     // The openai package ends the iteration quietly, without an error, when the signal aborts it.
     if (isAborted(signal)) {
@@ -249,7 +269,8 @@ export class OpenAICompatibleModel implements ChatModel {
   }
 
   /** Maps what the openai package throws to a `ModelError`; anything else (a bug in `onText`, say) is returned as is. */
-  private toModelError(error: unknown, signal: AbortSignal | undefined): unknown {
+  private toModelError(openai: OpenAIModule, error: unknown, signal: AbortSignal | undefined): unknown {
+    const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } = openai;
     if (error instanceof ModelError) {
       return error;
     }
@@ -259,7 +280,7 @@ export class OpenAICompatibleModel implements ChatModel {
     if (error instanceof APIConnectionTimeoutError) {
       return new ModelError(
         'unreachable',
-        `the model endpoint ${this.baseUrl} did not answer in time: check that the server is running and 'toolgate.model.baseUrl'`,
+        `the model endpoint ${this.baseUrl} did not answer in time: check that the server is running and that 'toolgate.model.baseUrl' points to it`,
         { cause: error },
       );
     }
@@ -267,7 +288,7 @@ export class OpenAICompatibleModel implements ChatModel {
       const reason = describeCause(error.cause);
       return new ModelError(
         'unreachable',
-        `cannot reach the model endpoint ${this.baseUrl}${reason === '' ? '' : ` (${reason})`}: check that the server is running and 'toolgate.model.baseUrl'`,
+        `cannot reach the model endpoint ${this.baseUrl}${reason === '' ? '' : ` (${reason})`}: check that the server is running and that 'toolgate.model.baseUrl' points to it`,
         { cause: error },
       );
     }

@@ -3,22 +3,23 @@
  * lists and re-lists their tools, calls tools with a per-call timeout, restarts a stdio server that dies with
  * exponential backoff, and closes everything on dispose. Pure Node: no vscode.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  type CallToolResult,
-  ErrorCode,
-  McpError,
-  type Tool,
-  type ToolAnnotations,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { Emitter, type Disposable } from '../disposable';
 import { sameLaunch, type McpServerConfig, type McpServerOrigin } from './config';
 import { definitionHash } from './names';
+import type * as Sdk from './sdk';
+
+type SdkModule = typeof Sdk;
+let sdkLoading: Promise<SdkModule> | undefined;
+
+/** The MCP SDK, loaded when it is first needed (a server starts), never at activation. */
+function loadSdk(): Promise<SdkModule> {
+  sdkLoading ??= import('./sdk');
+  return sdkLoading;
+}
 
 export type McpServerState = 'starting' | 'running' | 'failed' | 'stopped';
 
@@ -118,6 +119,8 @@ const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 export class McpManager implements Disposable {
   private readonly entries = new Map<string, Entry>();
   private readonly changed = new Emitter<McpServerStatus>();
+  /** Fires when servers are removed, which `changed` does not report (a removed server has no status). */
+  private readonly removed = new Emitter<void>();
   private disposed = false;
   private closing: Promise<void> | undefined;
   private readonly log: (server: string, line: string) => void;
@@ -155,6 +158,7 @@ export class McpManager implements Disposable {
         entry.removed = true;
         this.entries.delete(name);
         work.push(this.stopEntry(entry));
+        this.removed.fire();
       }
     }
     for (const config of wanted.values()) {
@@ -214,6 +218,33 @@ export class McpManager implements Disposable {
     return this.callOnce(entry, tool, args, options.signal, timeoutMs, deadline, true);
   }
 
+  /**
+   * Resolves once no server is starting (a first start, a restart, or a launch waiting for the person's approval),
+   * or at `deadline` (ms since epoch), or when `signal` aborts, whichever comes first. Never rejects.
+   */
+  async whenSettled(deadline: number, signal?: AbortSignal): Promise<void> {
+    const starting = (): boolean => [...this.entries.values()].some((entry) => entry.state === 'starting');
+    if (!starting() || signal?.aborted === true) {
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      const finish = (): void => {
+        listeners.forEach((listener) => listener.dispose());
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', finish);
+        resolve();
+      };
+      const check = (): void => {
+        if (!starting()) {
+          finish();
+        }
+      };
+      const listeners = [this.changed.event(check), this.removed.event(check)];
+      const timer = setTimeout(finish, Math.max(0, deadline - Date.now()));
+      signal?.addEventListener('abort', finish);
+    });
+  }
+
   /** Starts closing everything (see close()); for a DisposableStore. */
   dispose(): void {
     void this.close();
@@ -229,6 +260,8 @@ export class McpManager implements Disposable {
     this.disposed = true;
     const entries = [...this.entries.values()];
     this.entries.clear();
+    this.removed.fire();
+    this.removed.dispose();
     await Promise.all(
       entries.map((entry) => {
         entry.removed = true;
@@ -373,7 +406,7 @@ export class McpManager implements Disposable {
     }, wait);
   }
 
-  private createTransports(entry: Entry): (() => Transport)[] {
+  private createTransports(sdk: SdkModule, entry: Entry): (() => Transport)[] {
     const config = entry.config;
     if (config.type === 'stdio') {
       return [
@@ -384,7 +417,7 @@ export class McpManager implements Disposable {
               env[key] = value;
             }
           }
-          const transport = new StdioClientTransport({
+          const transport = new sdk.StdioClientTransport({
             command: config.command,
             args: [...config.args],
             env,
@@ -399,12 +432,12 @@ export class McpManager implements Disposable {
     const url = new URL(config.url);
     const requestInit = { headers: { ...config.headers } };
     // eslint-disable-next-line @typescript-eslint/no-deprecated -- `type: "sse"` servers still exist; VS Code supports them too.
-    const sse = (): Transport => new SSEClientTransport(url, { requestInit });
+    const sse = (): Transport => new sdk.SSEClientTransport(url, { requestInit });
     if (config.type === 'sse') {
       return [sse];
     }
     // Streamable HTTP first; an older server that only speaks HTTP+SSE answers its POST with a 4xx.
-    return [() => new StreamableHTTPClientTransport(url, { requestInit }), sse];
+    return [() => new sdk.StreamableHTTPClientTransport(url, { requestInit }), sse];
   }
 
   private pipeStderr(entry: Entry, transport: StdioClientTransport): void {
@@ -436,16 +469,17 @@ export class McpManager implements Disposable {
 
   private async open(entry: Entry, generation: number): Promise<Connection> {
     const name = entry.config.name;
-    const factories = this.createTransports(entry);
+    const sdk = await loadSdk();
+    const factories = this.createTransports(sdk, entry);
     let lastError: unknown;
     for (const [index, factory] of factories.entries()) {
       try {
-        return await this.openWith(entry, generation, factory());
+        return await this.openWith(sdk, entry, generation, factory());
       } catch (error) {
         lastError = error;
         const fallBack =
           index < factories.length - 1 &&
-          error instanceof StreamableHTTPError &&
+          error instanceof sdk.StreamableHTTPError &&
           error.code !== undefined &&
           error.code >= 400 &&
           error.code < 500 &&
@@ -460,10 +494,10 @@ export class McpManager implements Disposable {
     throw lastError;
   }
 
-  private async openWith(entry: Entry, generation: number, transport: Transport): Promise<Connection> {
+  private async openWith(sdk: SdkModule, entry: Entry, generation: number, transport: Transport): Promise<Connection> {
     const name = entry.config.name;
-    const stdio = transport instanceof StdioClientTransport;
-    const client = new Client(this.options.clientInfo ?? { name: 'toolgate', version: '0.1.0' }, { capabilities: {} });
+    const stdio = transport instanceof sdk.StdioClientTransport;
+    const client = new sdk.Client(this.options.clientInfo ?? { name: 'toolgate', version: '0.1.0' }, { capabilities: {} });
     let started = false;
     let startupError: string | undefined;
     entry.stderrTail = [];
@@ -487,7 +521,7 @@ export class McpManager implements Disposable {
     client.onclose = (): void => {
       this.onClosed(entry, generation, client);
     };
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => {
       void this.relist(entry, generation, client);
     });
     try {
@@ -499,18 +533,18 @@ export class McpManager implements Disposable {
       await client.close().catch(() => undefined);
       // Let the last lines of stderr arrive before quoting them.
       await new Promise((resolve) => setImmediate(resolve));
-      throw new Error(this.describeStartError(entry, startupError ?? messageOf(error), error), { cause: error });
+      throw new Error(this.describeStartError(sdk, entry, startupError ?? messageOf(error), error), { cause: error });
     }
     started = true;
-    const pid = transport instanceof StdioClientTransport ? transport.pid : null;
+    const pid = transport instanceof sdk.StdioClientTransport ? transport.pid : null;
     return { client, transport, ...(pid !== null ? { pid } : {}) };
   }
 
-  private describeStartError(entry: Entry, message: string, error: unknown): string {
+  private describeStartError(sdk: SdkModule, entry: Entry, message: string, error: unknown): string {
     let reason = message;
-    if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number)) {
+    if (error instanceof sdk.McpError && error.code === (sdk.ErrorCode.RequestTimeout as number)) {
       reason = `it did not answer "initialize" within ${String(this.startTimeoutMs)} ms`;
-    } else if (error instanceof McpError && error.code === (ErrorCode.ConnectionClosed as number) && reason === error.message) {
+    } else if (error instanceof sdk.McpError && error.code === (sdk.ErrorCode.ConnectionClosed as number) && reason === error.message) {
       reason = 'it exited before it finished starting';
     } else if ((error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT' && entry.config.type === 'stdio') {
       reason = `command not found: ${entry.config.command}`;
@@ -567,8 +601,9 @@ export class McpManager implements Disposable {
   }
 
   private async closeConnection(name: string, connection: Connection): Promise<void> {
+    const sdk = await loadSdk();
     try {
-      if (connection.transport instanceof StreamableHTTPClientTransport && connection.transport.sessionId !== undefined) {
+      if (connection.transport instanceof sdk.StreamableHTTPClientTransport && connection.transport.sessionId !== undefined) {
         await Promise.race([connection.transport.terminateSession().catch(() => undefined), delay(1000)]);
       }
       await connection.client.close();
@@ -634,6 +669,7 @@ export class McpManager implements Disposable {
       );
     }
     const remaining = Math.max(1, deadline - Date.now());
+    const sdk = await loadSdk();
     try {
       const result = await connection.client.callTool({ name: tool, arguments: args }, undefined, {
         timeout: remaining,
@@ -641,21 +677,28 @@ export class McpManager implements Disposable {
       });
       return result as CallToolResult;
     } catch (error) {
-      if (mayRenewSession && error instanceof StreamableHTTPError && error.code === 404 && entry.connection === connection) {
+      if (mayRenewSession && error instanceof sdk.StreamableHTTPError && error.code === 404 && entry.connection === connection) {
         this.log(name, 'the server forgot the session (404); initialising a new one and retrying once');
         await this.launch(entry);
         return this.callOnce(entry, tool, args, signal, timeoutMs, deadline, false);
       }
-      throw this.describeCallError(entry, tool, error, timeoutMs, signal);
+      throw this.describeCallError(sdk, entry, tool, error, timeoutMs, signal);
     }
   }
 
-  private describeCallError(entry: Entry, tool: string, error: unknown, timeoutMs: number, signal: AbortSignal | undefined): McpCallError {
+  private describeCallError(
+    sdk: SdkModule,
+    entry: Entry,
+    tool: string,
+    error: unknown,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+  ): McpCallError {
     const name = entry.config.name;
     if (signal?.aborted === true) {
       return new McpCallError('cancelled', name, tool, `the call to "${tool}" on MCP server "${name}" was cancelled`);
     }
-    if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number)) {
+    if (error instanceof sdk.McpError && error.code === (sdk.ErrorCode.RequestTimeout as number)) {
       return new McpCallError(
         'timeout',
         name,
@@ -663,7 +706,7 @@ export class McpManager implements Disposable {
         `MCP server "${name}" did not answer "${tool}" within ${String(timeoutMs)} ms; the call was cancelled`,
       );
     }
-    if (error instanceof McpError && error.code === (ErrorCode.ConnectionClosed as number)) {
+    if (error instanceof sdk.McpError && error.code === (sdk.ErrorCode.ConnectionClosed as number)) {
       const tail = entry.stderrTail.at(-1);
       return new McpCallError(
         'crashed',

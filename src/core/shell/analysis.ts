@@ -14,7 +14,7 @@ import braces from 'braces';
 import { type Form, readCommand } from './commandTable';
 import { type ShellNode, withShellTree } from './parser';
 
-export { configureShellParser, initShellParser, defaultWasmDir } from './parser';
+export { initShellParser, defaultWasmDir } from './parser';
 export type { Form } from './commandTable';
 
 export interface SimpleCommand {

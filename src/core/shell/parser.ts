@@ -5,18 +5,12 @@
  * copies them there); tests and scripts default to the package in node_modules.
  */
 import * as path from 'node:path';
-import * as TreeSitter from '@vscode/tree-sitter-wasm';
+import type * as TreeSitter from '@vscode/tree-sitter-wasm';
 
 export type ShellNode = TreeSitter.Node;
 
 let parser: TreeSitter.Parser | undefined;
 let loading: Promise<void> | undefined;
-let configuredDir: string | undefined;
-
-/** Where a later load (on first use) finds the .wasm files; loads nothing itself. */
-export function configureShellParser(wasmDir: string): void {
-  configuredDir = wasmDir;
-}
 
 /** The folder holding `tree-sitter.wasm` and `tree-sitter-bash.wasm` inside node_modules. */
 export function defaultWasmDir(): string {
@@ -34,10 +28,14 @@ export function initShellParser(wasmDir?: string): Promise<void> {
     return Promise.resolve();
   }
   loading ??= (async () => {
-    const dir = wasmDir ?? configuredDir ?? defaultWasmDir();
-    await TreeSitter.Parser.init({ locateFile: (file: string) => path.join(dir, file) });
-    const bash = await TreeSitter.Language.load(path.join(dir, 'tree-sitter-bash.wasm'));
-    const created = new TreeSitter.Parser();
+    const dir = wasmDir ?? defaultWasmDir();
+    // Loaded here, not at import: the extension bundles it as its own file (esbuild.mjs), so activation never loads it.
+    // The package is CommonJS that Node's import() exposes only as `default` (the bundle has the names as well).
+    const loaded: typeof TreeSitter & { default?: typeof TreeSitter } = await import('@vscode/tree-sitter-wasm');
+    const { Parser, Language } = loaded.default ?? loaded;
+    await Parser.init({ locateFile: (file: string) => path.join(dir, file) });
+    const bash = await Language.load(path.join(dir, 'tree-sitter-bash.wasm'));
+    const created = new Parser();
     created.setLanguage(bash);
     parser = created;
   })().catch((error: unknown) => {

@@ -47,12 +47,15 @@ export function hostTestRunner(): { vsix: string; env: Record<string, string>; r
   };
 }
 
-/** The helper extension in benchmark mode, with the empty baseline extension beside it. */
-export function hostActivationBench(): { vsixes: string[]; env: Record<string, string>; resultFile: string } {
+/**
+ * The helper extension in benchmark mode, with the empty baseline extension beside it. The first extension activated
+ * in a fresh host pays for what the host sets up on first activation, so callers alternate which goes first.
+ */
+export function hostActivationBench(toolgateFirst = false): { vsixes: string[]; env: Record<string, string>; resultFile: string } {
   const resultFile = path.join(os.tmpdir(), `toolgate-host-bench-${process.pid}-${Date.now()}.json`);
   return {
     vsixes: [packageFolder(builtRunner()), packageFolder(path.join(repoRoot, 'test', 'fixtures', 'extensions', 'empty'))],
-    env: { TOOLGATE_HOST_BENCH_RESULT: resultFile },
+    env: { TOOLGATE_HOST_BENCH_RESULT: resultFile, TOOLGATE_HOST_BENCH_ORDER: toolgateFirst ? 'toolgate-first' : 'empty-first' },
     resultFile,
   };
 }

@@ -1,0 +1,41 @@
+/**
+ * The workspace's own settings files, read as they are on disk: while the workspace is not trusted VS Code leaves the
+ * restricted settings out of what `getConfiguration()` and `inspect()` report, so only the files can say that the
+ * workspace sets one (and so why it did not take effect).
+ */
+import * as vscode from 'vscode';
+import { parseJsonc } from '../core/mcp/config';
+import { workspaceValuesOf, type IgnoredSetting, type RestrictedSetting, type WorkspaceSettingsFile } from '../core/settings';
+
+async function readJsonc(uri: vscode.Uri): Promise<unknown> {
+  try {
+    return parseJsonc(new TextDecoder().decode(await vscode.workspace.fs.readFile(uri)));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every settings file of the open workspace: the .code-workspace file's `settings`, and each folder's. */
+export async function readWorkspaceSettingsFiles(): Promise<WorkspaceSettingsFile[]> {
+  const files: WorkspaceSettingsFile[] = [];
+  const workspaceFile = vscode.workspace.workspaceFile;
+  if (workspaceFile !== undefined && workspaceFile.scheme !== 'untitled') {
+    const content = await readJsonc(workspaceFile);
+    const settings = typeof content === 'object' && content !== null && 'settings' in content ? content.settings : undefined;
+    files.push({ label: workspaceFile.path.split('/').pop() ?? 'the workspace file', values: settings });
+  }
+  const folders = vscode.workspace.workspaceFolders ?? [];
+  for (const folder of folders) {
+    const label = folders.length > 1 ? `${folder.name}/.vscode/settings.json` : '.vscode/settings.json';
+    files.push({ label, values: await readJsonc(vscode.Uri.joinPath(folder.uri, '.vscode', 'settings.json')) });
+  }
+  return files;
+}
+
+/** What the workspace sets for `key` that VS Code ignores right now: nothing when the workspace is trusted. */
+export async function ignoredWorkspaceValues(key: RestrictedSetting): Promise<IgnoredSetting[]> {
+  if (vscode.workspace.isTrusted) {
+    return [];
+  }
+  return workspaceValuesOf(key, await readWorkspaceSettingsFiles());
+}

@@ -1,0 +1,67 @@
+import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { repoRoot } from './harness/codeServer';
+import { ChatDriver, useFakeModel, waitFor } from './harness/chat';
+import { Control } from './harness/control';
+import { ApprovalsPanelDriver } from './harness/panel';
+import { useCodeServer } from './harness/session';
+
+/** The published filesystem server, started through its bin in node_modules (no network). */
+const filesystemBin = path.join(repoRoot, 'node_modules', '.bin', 'mcp-server-filesystem');
+const startDelaySeconds = 4;
+
+interface RecordedBody {
+  tools?: { function: { name: string } }[];
+}
+
+describe('a task started while MCP servers are still starting', function () {
+  this.timeout(180_000);
+  const model = useFakeModel();
+  const control = new Control();
+  const session = useCodeServer(() => ({
+    env: control.env,
+    extraExtensions: [control.vsix],
+    settings: model.workspaceSettings(),
+    userSettings: {
+      'toolgate.mcp.servers': {
+        // A shell delays the server's start, so that the task certainly begins while it is starting.
+        fs: { command: 'sh', args: ['-c', `sleep ${startDelaySeconds}; exec "$0" "$@"`, filesystemBin, '${workspaceFolder}'] },
+        broken: { command: 'toolgate-no-such-command' },
+      },
+    },
+  }));
+
+  it('waits for them before the first model turn, offers their tools, and reports the one that failed', async () => {
+    const target = path.join(session.server.workspace, 'from-mcp.txt');
+    model.fake.script([
+      { toolCalls: [{ id: 'fs_1', name: 'mcp__fs__write_file', arguments: JSON.stringify({ path: target, content: 'written by server-filesystem\n' }) }] },
+      { text: 'Written.' },
+    ]);
+    // As early as anything can: the helper extension activates Toolgate and runs the task at once.
+    const result = control.call<{ reason: string; answer: string }>('/command', { command: 'toolgate.runTask', args: ['Write from-mcp.txt with the fs server'] });
+    await waitFor(() => model.fake.requests.length >= 1, 'the first model request', 60_000);
+    const offered = ((model.fake.requests[0]?.body as RecordedBody | undefined)?.tools ?? []).map((tool) => tool.function.name);
+    assert.ok(offered.includes('mcp__fs__write_file'), `the first request offers the server's tools: ${offered.join(', ')}`);
+    assert.ok(offered.includes('write_file'), 'and the built-in ones');
+    assert.ok(!offered.some((name) => name.startsWith('mcp__broken__')));
+
+    const panel = new ApprovalsPanelDriver(session.workbench);
+    await panel.act(await panel.waitForCall('mcp__fs__write_file', 'from-mcp.txt'), 'allow-once');
+    const outcome = await result;
+    assert.deepEqual([outcome.reason, outcome.answer], ['finished', 'Written.']);
+    assert.equal(readFileSync(target, 'utf8'), 'written by server-filesystem\n');
+
+    const frame = await new ChatDriver(session.workbench).frame();
+    const notices = await frame.locator('[data-entry="notice"]').allInnerTexts();
+    const index = (pattern: RegExp): number => notices.findIndex((text) => pattern.test(text));
+    // Said only when fs was still starting as the task began: with its tools in the first request, the turn waited.
+    assert.ok(index(/^Starting MCP servers: fs…$/) >= 0, `the chat said it was starting fs: ${JSON.stringify(notices)}`);
+    assert.ok(index(/^MCP servers ready: fs \(\d+ tools\)\.$/) > index(/^Starting MCP servers/), JSON.stringify(notices));
+    assert.ok(
+      index(/^MCP server "broken" failed to start: command not found: toolgate-no-such-command\. This task goes on without its tools\.$/) >= 0,
+      JSON.stringify(notices),
+    );
+    await session.workbench.screenshot('mcp-startup');
+  });
+});
