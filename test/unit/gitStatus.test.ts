@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   compareGitStatus,
+  describeGitStatus,
   MAX_TOUCHED,
   observeCommand,
   parseGitStatus,
@@ -91,6 +92,26 @@ describe('what a command touched, from git status before and after', () => {
         row.touched,
       );
     });
+  }
+});
+
+describe('git status codes in words', () => {
+  const rows: [string, string][] = [
+    ['clean', 'clean'],
+    ['??', 'untracked'],
+    ['!!', 'ignored'],
+    [' M', 'modified'],
+    ['M ', 'modified (staged)'],
+    ['MM', 'modified (staged), modified'],
+    ['A ', 'added (staged)'],
+    ['AM', 'added (staged), modified'],
+    [' D', 'deleted'],
+    ['R ', 'renamed (staged)'],
+    ['UU', 'conflicted'],
+    ['AA', 'conflicted'],
+  ];
+  for (const [code, words] of rows) {
+    it(`${JSON.stringify(code)} is ${words}`, () => assert.equal(describeGitStatus(code), words));
   }
 });
 

@@ -180,6 +180,26 @@ export function compareGitStatus(
   return touched;
 }
 
+const LETTER_NAMES: Record<string, string> = { M: 'modified', T: 'type changed', A: 'added', D: 'deleted', R: 'renamed', C: 'copied' };
+
+/** A status code (`XY` or `clean`) in words: `modified`, `added (staged)`, `untracked`, `clean`, ... */
+export function describeGitStatus(code: string): string {
+  if (code === 'clean' || code === '??') {
+    return code === 'clean' ? 'clean' : 'untracked';
+  }
+  if (code === '!!') {
+    return 'ignored';
+  }
+  const index = code[0] ?? ' ';
+  const worktree = code[1] ?? ' ';
+  if (index === 'U' || worktree === 'U' || code === 'AA' || code === 'DD') {
+    return 'conflicted';
+  }
+  const staged = index === ' ' ? undefined : `${LETTER_NAMES[index] ?? index} (staged)`;
+  const unstaged = worktree === ' ' ? undefined : (LETTER_NAMES[worktree] ?? worktree);
+  return [staged, unstaged].filter((part) => part !== undefined).join(', ') || code;
+}
+
 /** The paths whose content should be hashed: those listed, not deleted in the work tree. */
 export function pathsToHash(entries: readonly GitStatusEntry[]): string[] {
   return entries.filter((entry) => entry.worktree !== 'D' && entry.index !== '!').map((entry) => entry.path);
