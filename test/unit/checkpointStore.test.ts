@@ -227,6 +227,24 @@ describe('checkpoint store', () => {
     assert.deepEqual([...storage.values.keys()], [indexKey]);
   });
 
+  const invalidRows: { name: string; ref: TurnRef; input: RecordInput; error: RegExp }[] = [
+    { name: 'a task id too long to read back', ref: ref('t'.repeat(201), 0), input: file('/w/a', null, 'a\n'), error: /taskId/ },
+    { name: 'an empty chat id', ref: ref('t', 0, ''), input: file('/w/a', null, 'a\n'), error: /chatId/ },
+    { name: 'a fractional turn', ref: ref('t', 0.5), input: file('/w/a', null, 'a\n'), error: /turn/ },
+    { name: 'an empty path', ref: ref('t', 0), input: file('', null, 'a\n'), error: /path/ },
+    { name: 'a fractional exit code', ref: ref('t', 0), input: { kind: 'command', command: 'x', cwd: '/w', exitCode: 0.5 }, error: /exitCode/ },
+    { name: 'a git effect of an unknown kind', ref: ref('t', 0), input: { kind: 'command', command: 'x', cwd: '/w', git: { kind: 'guessed' } as never }, error: /git/ },
+  ];
+  for (const row of invalidRows) {
+    it(`refuses to record ${row.name}, storing nothing`, async () => {
+      const storage = new MemoryStorage();
+      const { store } = open(storage);
+      await assert.rejects(store.record(row.ref, row.input), (error: unknown) => error instanceof RangeError && row.error.test(error.message));
+      assert.equal(storage.writes, 0);
+      assert.deepEqual(store.tasks(), []);
+    });
+  }
+
   describe('stored data that does not fit is ignored with a warning, never trusted', () => {
     const indexRows: { name: string; index: unknown }[] = [
       { name: 'an index of another version', index: { version: 2, revision: 0, nextSeq: 0, tasks: [], notes: [] } },

@@ -13,15 +13,16 @@ import type { CommandGitEffect } from './gitStatus';
 import {
   CHECKPOINT_VERSION,
   CheckpointIndex,
+  IndexEntry,
   indexKey,
+  StoredCommandEntry,
+  StoredFileEntry,
   StoredTask,
+  StoredTurn,
   taskKeyPrefix,
   type CommandRecord,
   type DropNote,
   type FileContent,
-  type IndexEntry,
-  type StoredCommandEntry,
-  type StoredTurn,
   type TaskRecord,
   type TurnRecord,
 } from './schema';
@@ -92,6 +93,23 @@ function describeIssue(error: { issues: readonly { path: readonly PropertyKey[];
 
 function turnList(turns: readonly number[]): string {
   return turns.map((turn) => turn + 1).join(', ');
+}
+
+/** Why the stored schema would not read this change back, if it would not. */
+function checkInput(ref: TurnRef, input: RecordInput): string | undefined {
+  const at = new Date(0).toISOString();
+  const entry =
+    input.kind === 'file'
+      ? StoredFileEntry.safeParse({ kind: 'file', path: input.path, ...(input.relativePath !== undefined ? { relativePath: input.relativePath } : {}), tool: input.tool, at, before: null, after: null })
+      : StoredCommandEntry.safeParse({ ...input, at });
+  const turn = StoredTurn.safeParse({ turn: ref.turn, startedAt: at, entries: [] });
+  const ids = IndexEntry.pick({ chatId: true, taskId: true }).safeParse({ chatId: ref.chatId, taskId: ref.taskId });
+  for (const result of [ids, turn, entry]) {
+    if (!result.success) {
+      return describeIssue(result.error);
+    }
+  }
+  return undefined;
 }
 
 /** The texts the turns' file entries name. */
@@ -254,8 +272,15 @@ export class CheckpointStore {
     return Buffer.byteLength(JSON.stringify({ ...loaded.stored, turns: [turn], texts }), 'utf8');
   }
 
-  /** Records one change of a turn. */
+  /**
+   * Records one change of a turn. Rejects with a RangeError, storing nothing, for input the stored schema would not
+   * read back (ids longer than 200 characters, a negative or fractional turn or exit code, an empty path).
+   */
   record(ref: TurnRef, input: RecordInput): Promise<RecordOutcome> {
+    const invalid = checkInput(ref, input);
+    if (invalid !== undefined) {
+      return Promise.reject(new RangeError(`checkpoints: ${invalid}`));
+    }
     return this.enqueue(() => this.recordNow(ref, input));
   }
 
