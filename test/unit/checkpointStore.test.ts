@@ -3,6 +3,7 @@ import { sha256 } from '../../src/core/approval/hash';
 import { indexKey, taskKeyPrefix, type TaskRecord } from '../../src/core/checkpoints/schema';
 import { CheckpointStore, type CheckpointStorage, type RecordInput, type TurnRef } from '../../src/core/checkpoints/store';
 import { applyPatch, makePatch, TextStore } from '../../src/core/checkpoints/texts';
+import { planTaskUndo } from '../../src/core/checkpoints/undo';
 import { prng } from '../fixtures/prng';
 
 /** Workspace state as VS Code keeps it: values survive as JSON; `undefined` removes a key. */
@@ -200,6 +201,31 @@ describe('checkpoint store', () => {
     const after = await loadOk(store, 't');
     assert.deepEqual(after.turns.map((turn) => turn.turn), [1, 2]);
     assert.deepEqual(after.droppedTurns, [0, 3]);
+  });
+
+  it('a task editing one large file turn after turn drops its oldest turns first, not the newest', async () => {
+    const versions = [lines(400, 8)];
+    for (let turn = 1; turn <= 6; turn++) {
+      versions.push(edit(versions[turn - 1] ?? '', 40 + turn, `turn ${turn}`));
+    }
+    const storage = new MemoryStorage();
+    const probe = open(storage).store;
+    for (let turn = 0; turn < 5; turn++) {
+      await probe.record(ref('t', turn), file('/w/a', versions[turn] ?? '', versions[turn + 1] ?? ''));
+    }
+    const budget = probe.totalBytes() + 100;
+    const { store } = open(storage, budget);
+    const outcome = await store.record(ref('t', 5), file('/w/a', versions[5] ?? '', versions[6] ?? ''));
+    assert.ok(outcome.kind === 'recorded');
+    assert.ok(store.totalBytes() <= budget);
+    const task = await loadOk(store, 't');
+    const kept = task.turns.map((turn) => turn.turn);
+    assert.ok(kept.includes(5) && kept.length >= 3, `kept turns ${kept.join(', ')}`);
+    assert.deepEqual(task.droppedTurns, Array.from({ length: 6 - kept.length }, (_, i) => i), 'the oldest were dropped');
+    const first = kept[0] ?? 0;
+    const plan = planTaskUndo(task, new Map([['/w/a', versions[6] ?? '']]));
+    assert.deepEqual(plan.files.map((undo) => [undo.kind, 'content' in undo ? undo.content : undefined]), [['revert', versions[first]]]);
+    assert.match(plan.text, /can no longer be undone: .* dropped to stay within the checkpoint budget/);
   });
 
   it('shrinks to a smaller budget when the setting changes', async () => {

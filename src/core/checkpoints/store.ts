@@ -260,15 +260,12 @@ export class CheckpointStore {
     const gone = new Set(turns);
     loaded.stored.turns = loaded.stored.turns.filter((turn) => !gone.has(turn.turn));
     loaded.stored.droppedTurns = [...new Set([...loaded.stored.droppedTurns, ...turns])].sort((a, b) => a - b);
-    loaded.texts.prune(textRoots(loaded.stored.turns));
+    loaded.texts.retain(textRoots(loaded.stored.turns));
   }
 
   /** The stored size the task would have with only this turn. */
   private bytesOfTurnAlone(loaded: Loaded, turn: StoredTurn): number {
-    const texts: Record<string, unknown> = {};
-    for (const hash of loaded.texts.reachable(textRoots([turn]))) {
-      texts[hash] = loaded.stored.texts[hash];
-    }
+    const texts = loaded.texts.standalone(textRoots([turn]));
     return Buffer.byteLength(JSON.stringify({ ...loaded.stored, turns: [turn], texts }), 'utf8');
   }
 

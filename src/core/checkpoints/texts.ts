@@ -139,28 +139,33 @@ export class TextStore {
     return hash;
   }
 
-  /** The hashes of the texts reachable from `roots` (through patch bases). */
-  reachable(roots: Iterable<string>): Set<string> {
-    const keep = new Set<string>();
-    for (const root of roots) {
-      for (let at: string | undefined = root; at !== undefined && !keep.has(at); ) {
-        keep.add(at);
-        const stored: StoredText | undefined = this.table[at];
-        at = stored !== undefined && 'from' in stored ? stored.from : undefined;
+  /**
+   * The texts `roots` need, standing alone: each root as stored, except that a patch whose base is not itself a root
+   * is stored whole (so dropping the turns that held a chain's older texts frees them).
+   */
+  standalone(roots: Iterable<string>): TextTable {
+    const keep = new Set(roots);
+    const out: TextTable = {};
+    for (const hash of keep) {
+      const stored = this.table[hash];
+      if (stored === undefined) {
+        throw new CorruptCheckpoint(`a stored text is missing (${hash.slice(0, 12)})`);
       }
+      out[hash] = 'from' in stored && !keep.has(stored.from) ? { full: this.get(hash) } : stored;
     }
-    return keep;
+    return out;
   }
 
-  /** Keeps only the texts reachable from `roots`. */
-  prune(roots: Iterable<string>): void {
-    const keep = this.reachable(roots);
+  /** Keeps only what `roots` need, as `standalone` gives it. */
+  retain(roots: Iterable<string>): void {
+    const next = this.standalone(roots);
     for (const hash of Object.keys(this.table)) {
-      if (!keep.has(hash)) {
+      if (!(hash in next)) {
         Reflect.deleteProperty(this.table, hash);
         this.resolved.delete(hash);
-        this.depths.delete(hash);
       }
     }
+    Object.assign(this.table, next);
+    this.depths.clear();
   }
 }
