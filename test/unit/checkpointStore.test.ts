@@ -275,6 +275,16 @@ describe('checkpoint store', () => {
     const indexRows: { name: string; index: unknown }[] = [
       { name: 'an index of another version', index: { version: 2, revision: 0, nextSeq: 0, tasks: [], notes: [] } },
       { name: 'an index that is not an object', index: 'garbage' },
+      {
+        name: 'an index with two tasks under one key',
+        index: {
+          version: 1,
+          revision: 0,
+          nextSeq: 1,
+          tasks: ['t1', 't2'].map((taskId) => ({ chatId: 'c', taskId, seq: 0, startedAt: 'x', updatedAt: 'x', bytes: 1, turns: [], droppedTurns: [] })),
+          notes: [],
+        },
+      },
       { name: 'an index with a task of a negative size', index: { version: 1, revision: 0, nextSeq: 1, tasks: [{ chatId: 'c', taskId: 't', seq: 0, startedAt: 'x', updatedAt: 'x', bytes: -1, turns: [], droppedTurns: [] }], notes: [] } },
     ];
     for (const row of indexRows) {
@@ -299,6 +309,10 @@ describe('checkpoint store', () => {
       { name: 'a task value of another task', corrupt: (value) => value.replace('"taskId":"t"', '"taskId":"u"') },
       { name: 'a tampered text', corrupt: (value) => value.replace('after the agent', 'after the agenT') },
       { name: 'a missing task value', corrupt: () => undefined },
+      {
+        name: 'a text no entry names that does not check out',
+        corrupt: (value) => value.replace('"texts":{', `"texts":{"${'0'.repeat(64)}":{"full":"not this"},`),
+      },
     ];
     for (const row of taskRows) {
       it(row.name, async () => {

@@ -166,23 +166,21 @@ describe('observing a command in a real git repository', () => {
     });
     assert.equal(result, 42);
     assert.ok(effect.kind === 'observed');
-    {
-      assert.deepEqual(
-        effect.touched.map((file) => [file.path, file.before, file.after, file.contentChanged ?? false]),
-        [
-          ['a.txt', 'clean', ' D', false],
-          ['dirty.txt', ' M', ' M', true],
-          ['new file.txt', 'clean', '??', false],
-          ['ünï.txt', 'clean', ' M', false],
-        ],
-      );
-      assert.equal(effect.headBefore, effect.headAfter);
-      assert.equal(effect.more, 0);
-    }
+    assert.deepEqual(
+      effect.touched.map((file) => [file.path, file.before, file.after, file.contentChanged ?? false]),
+      [
+        ['a.txt', 'clean', ' D', false],
+        ['dirty.txt', ' M', ' M', true],
+        ['new file.txt', 'clean', '??', false],
+        ['ünï.txt', 'clean', ' M', false],
+      ],
+    );
+    assert.equal(effect.headBefore, effect.headAfter);
+    assert.equal(effect.more, 0);
   });
 
   it('sees a commit move HEAD', async () => {
-    const { git: effect } = await observeCommand(realGit, path.join(repo), () => {
+    const { git: effect } = await observeCommand(realGit, repo, () => {
       git('commit', '-qam', 'by the command');
       return Promise.resolve();
     });

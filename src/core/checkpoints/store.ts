@@ -153,8 +153,13 @@ export class CheckpointStore {
     const parsed = raw === undefined ? undefined : CheckpointIndex.safeParse(raw);
     if (parsed === undefined) {
       this.index = emptyIndex();
-    } else if (parsed.success) {
+    } else if (parsed.success && new Set(parsed.data.tasks.map((entry) => entry.seq)).size === parsed.data.tasks.length) {
       this.index = parsed.data;
+      // Never hand out a key that an entry already uses.
+      this.index.nextSeq = Math.max(this.index.nextSeq, ...this.index.tasks.map((entry) => entry.seq + 1));
+    } else if (parsed.success) {
+      options.warn('ignored the stored checkpoints: two tasks share one key; undo starts afresh');
+      this.index = emptyIndex();
     } else {
       options.warn(`ignored the stored checkpoints: they do not fit the expected format (${describeIssue(parsed.error)}); undo starts afresh`);
       this.index = emptyIndex();
@@ -220,6 +225,21 @@ export class CheckpointStore {
       throw new CorruptCheckpoint('its stored value belongs to another task');
     }
     const loaded = { entry, stored: parsed.data, texts: new TextStore(parsed.data.texts) };
+    // Every text is rebuilt and checked once, so that nothing is built on a text that does not check out.
+    for (const hash of Object.keys(parsed.data.texts)) {
+      loaded.texts.get(hash);
+    }
+    for (const turn of parsed.data.turns) {
+      for (const change of turn.entries) {
+        if (change.kind === 'file') {
+          for (const hash of [change.before, change.after]) {
+            if (hash !== null) {
+              loaded.texts.get(hash);
+            }
+          }
+        }
+      }
+    }
     this.cache.set(entry.seq, loaded);
     return loaded;
   }
