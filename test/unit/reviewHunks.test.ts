@@ -247,7 +247,12 @@ describe('per-hunk apply', () => {
             assert.deepEqual(slice(written, hunk.written), hunk.kept, 'rejected: the kept lines are where the report says');
             assert.deepEqual(slice(original, hunk.original), hunk.kept, 'rejected: the original range');
           } else {
-            assert.equal(hunk.written.count, slice(written, hunk.written).length, 'applied: the range exists');
+            // The hunk's new side without its leading and trailing context is what the written range holds.
+            const shown = diff.hunks[hunk.index]?.lines ?? [];
+            const first = shown.findIndex((line) => line.kind !== 'context');
+            const last = shown.length - 1 - [...shown].reverse().findIndex((line) => line.kind !== 'context');
+            const expected = shown.slice(first, last + 1).filter((line) => line.kind !== 'del').map((line) => line.text);
+            assert.deepEqual(slice(written, hunk.written), expected, 'applied: the new lines are where the report says');
           }
           // Within the file: an empty range is a place between lines (0 = the top).
           const first = hunk.written.count === 0 ? hunk.written.start : hunk.written.start - 1;
