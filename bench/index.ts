@@ -4,12 +4,14 @@ import { diffBench } from './diff';
 import { foundationBench } from './foundation';
 import { gateBench } from './gate';
 import { mcpBench } from './mcp';
+import { reviewBench } from './review';
 import { shellBench } from './shell';
 import { printTable } from './table';
 import { closeBrowser } from '../test/e2e/harness/workbench';
 
 async function main(): Promise<void> {
   printTable('Diff: 10,000-line files against git diff --no-index', await diffBench());
+  printTable('Review and undo: per-hunk apply, checkpoints and undo plans for a 10,000-line file', await reviewBench());
   printTable('Gate: policy and panel', await gateBench());
   printTable('Shell: analysis against a naive split on operators', await shellBench());
   printTable('Agent: loop overhead and streaming', await agentBench());

@@ -1,0 +1,148 @@
+/**
+ * What the checkpoint store keeps in workspace state, as versioned zod schemas, and the records it hands out.
+ *
+ * Layout: one index under `toolgate.checkpoints` (the tasks, oldest first, with their sizes, and the notes about what
+ * was dropped), and one value per task under `toolgate.checkpoints.task.<seq>` (its turns and their texts). Anything
+ * that does not parse, or whose version is not this one, is ignored with a warning and never trusted.
+ */
+import * as z from 'zod';
+import { CommandGitEffect } from './gitStatus';
+import { TextHash, TextTable } from './texts';
+
+export const CHECKPOINT_VERSION = 1;
+export const indexKey = 'toolgate.checkpoints';
+export const taskKeyPrefix = 'toolgate.checkpoints.task.';
+
+const Id = z.string().min(1).max(200);
+const Time = z.string().min(1).max(40);
+
+export const StoredFileEntry = z.strictObject({
+  kind: z.literal('file'),
+  /** The key the wiring reads and writes the file by (an absolute path). */
+  path: z.string().min(1),
+  /** For display: relative to the workspace folder. */
+  relativePath: z.string().optional(),
+  tool: z.string(),
+  at: Time,
+  /** Hash of the text before the change; null when the file did not exist. */
+  before: TextHash.nullable(),
+  /** Hash of the text the change left; null when it removed the file. */
+  after: TextHash.nullable(),
+});
+
+export const StoredCommandEntry = z.strictObject({
+  kind: z.literal('command'),
+  command: z.string(),
+  cwd: z.string(),
+  at: Time,
+  exitCode: z.number().int().nullable().optional(),
+  git: CommandGitEffect.optional(),
+});
+export type StoredCommandEntry = z.infer<typeof StoredCommandEntry>;
+
+export const StoredTurn = z.strictObject({
+  turn: z.number().int().nonnegative(),
+  startedAt: Time,
+  undoneAt: Time.optional(),
+  entries: z.array(z.discriminatedUnion('kind', [StoredFileEntry, StoredCommandEntry])),
+});
+export type StoredTurn = z.infer<typeof StoredTurn>;
+
+export const StoredTask = z.strictObject({
+  version: z.literal(CHECKPOINT_VERSION),
+  chatId: Id,
+  taskId: Id,
+  title: z.string().max(500).optional(),
+  startedAt: Time,
+  /** Turns, oldest first. */
+  turns: z.array(StoredTurn),
+  /** Turns of this task dropped to stay within the budget (their changes can no longer be undone). */
+  droppedTurns: z.array(z.number().int().nonnegative()),
+  texts: TextTable,
+});
+export type StoredTask = z.infer<typeof StoredTask>;
+
+export const DropNote = z.strictObject({
+  kind: z.enum(['task-dropped', 'turns-dropped', 'turn-not-recorded', 'unreadable']),
+  chatId: z.string(),
+  taskId: z.string(),
+  turns: z.array(z.number().int().nonnegative()).optional(),
+  /** Size of what was dropped. */
+  bytes: z.number().int().nonnegative().optional(),
+  at: Time,
+  message: z.string(),
+});
+export type DropNote = z.infer<typeof DropNote>;
+
+export const IndexEntry = z.strictObject({
+  chatId: Id,
+  taskId: Id,
+  title: z.string().max(500).optional(),
+  /** Creation order; also names the task's key. */
+  seq: z.number().int().nonnegative(),
+  startedAt: Time,
+  updatedAt: Time,
+  /** Size of the task's stored value (UTF-8 bytes of its JSON). */
+  bytes: z.number().int().nonnegative(),
+  turns: z.array(z.strictObject({ turn: z.number().int().nonnegative(), undone: z.boolean() })),
+  droppedTurns: z.array(z.number().int().nonnegative()),
+});
+export type IndexEntry = z.infer<typeof IndexEntry>;
+
+export const CheckpointIndex = z.strictObject({
+  version: z.literal(CHECKPOINT_VERSION),
+  /** Incremented on every change. */
+  revision: z.number().int().nonnegative(),
+  nextSeq: z.number().int().nonnegative(),
+  /** Oldest first. */
+  tasks: z.array(IndexEntry),
+  /** Newest last, at most MAX_NOTES. */
+  notes: z.array(DropNote),
+});
+export type CheckpointIndex = z.infer<typeof CheckpointIndex>;
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Records as the store hands them out (texts resolved)
+
+/** A file's content at one moment: its text, or null when it does not exist. */
+export type FileContent = string | null;
+
+export interface FileChangeRecord {
+  kind: 'file';
+  path: string;
+  relativePath?: string;
+  tool: string;
+  at: string;
+  before: FileContent;
+  after: FileContent;
+  /** SHA-256 of the texts; null when the file did not exist. */
+  beforeHash: string | null;
+  afterHash: string | null;
+}
+
+export interface CommandRecord {
+  kind: 'command';
+  command: string;
+  cwd: string;
+  at: string;
+  exitCode?: number | null;
+  git?: CommandGitEffect;
+}
+
+export interface TurnRecord {
+  turn: number;
+  startedAt: string;
+  undoneAt?: string;
+  /** In the order they happened. */
+  changes: (FileChangeRecord | CommandRecord)[];
+}
+
+export interface TaskRecord {
+  chatId: string;
+  taskId: string;
+  title?: string;
+  startedAt: string;
+  /** Oldest first. */
+  turns: TurnRecord[];
+  droppedTurns: number[];
+}
