@@ -256,7 +256,7 @@ export function createToolgateHost(context: vscode.ExtensionContext, onDecide: (
   refreshViews();
   void mcp.reload().catch((error: unknown) => log.error(`MCP: ${String(error)}`));
   const manifest = context.extension.packageJSON as { version?: unknown };
-  log.info(`Toolgate ${String(manifest.version)} activated`);
+  log.info(`Toolgate ${String(manifest.version)} started`);
 
   const api: ToolgateHost['api'] = {
     requestApproval: async (call) => {
