@@ -83,7 +83,7 @@ async function checkFirstRun(server: CodeServer, expected: { baseUrl: string; na
     if (!model.includes(`${expected.name} at ${expected.baseUrl}`)) {
       throw new Error(`the chat shows "${model}", not the model ${expected.name} at ${expected.baseUrl}`);
     }
-    await workbench.waitForLog(/Toolgate .* activated/, 30_000);
+    await workbench.waitForLog(/Toolgate .* started/, 30_000);
     proved.push(`Toolgate activated; its chat shows the model ${expected.name} at ${expected.baseUrl}`);
     if (demo) {
       await chat.say('Show me what you can do');

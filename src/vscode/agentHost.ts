@@ -202,11 +202,8 @@ export class AgentHost implements vscode.Disposable {
     this.changed();
   }
 
-  private notice(text: string, level: 'info' | 'error' = 'info', actions?: Extract<ChatEntry, { kind: 'notice' }>['actions']): Extract<ChatEntry, { kind: 'notice' }> {
-    return this.push({ kind: 'notice', id: `n-${randomUUID()}`, v: 1, level, text, ...(actions !== undefined ? { actions } : {}) }) as Extract<
-      ChatEntry,
-      { kind: 'notice' }
-    >;
+  private notice(text: string, level: 'info' | 'error' = 'info', actions?: Extract<ChatEntry, { kind: 'notice' }>['actions']): void {
+    this.push({ kind: 'notice', id: `n-${randomUUID()}`, v: 1, level, text, ...(actions !== undefined ? { actions } : {}) });
   }
 
   /** MCP failures already reported, per chat: the same failure is said once. */

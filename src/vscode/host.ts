@@ -47,14 +47,15 @@ export interface ToolgateHost {
 export function createToolgateHost(context: vscode.ExtensionContext, onDecide: (entry: AuditEntry) => void): ToolgateHost {
   const store = new DisposableStore();
   const log = store.add(createLog());
-  // Terminal commands are analysed with tree-sitter's bash grammar: not loaded at activation, but as soon as this
-  // host has answered what it was loaded for, so that the first command analysis does not wait for it. A command
-  // analysed before that waits for it. If it cannot load, every command asks, saying why; the next one retries.
+  // Terminal commands are analysed with tree-sitter's bash grammar: not loaded at activation, but a second after this
+  // host was first used (once what it was loaded for has been answered), so that an agent's first command does not
+  // wait for it. A command analysed before that waits for it. If it cannot load, every command asks, saying why; the
+  // next one retries.
   const shellParserReady = (): Promise<void> =>
     initShellParser(path.join(context.extensionPath, 'dist')).catch((error: unknown) => {
       log.error(`the shell parser did not load, so terminal commands ask: ${String(error)}`);
     });
-  const warmUp = setTimeout(() => void shellParserReady(), 0);
+  const warmUp = setTimeout(() => void shellParserReady(), 1_000);
   store.add({ dispose: () => clearTimeout(warmUp) });
   const settings = new Settings(log);
   const apiKeys = new ApiKeyStore(context.secrets);
@@ -265,7 +266,7 @@ export function createToolgateHost(context: vscode.ExtensionContext, onDecide: (
   refreshViews();
   void mcp.reload().catch((error: unknown) => log.error(`MCP: ${String(error)}`));
   const manifest = context.extension.packageJSON as { version?: unknown };
-  log.info(`Toolgate ${String(manifest.version)} activated`);
+  log.info(`Toolgate ${String(manifest.version)} started`);
 
   const api: ToolgateHost['api'] = {
     requestApproval: async (call) => {
