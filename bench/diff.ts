@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { structuredPatch } from 'diff';
 import { diffText } from '../src/core/diff/lineDiff';
-import { median, type Row } from './table';
+import { median, timeSync, type Row } from './table';
 import { prng } from '../test/fixtures/prng';
 
 const LINES = 10_000;
@@ -82,15 +82,6 @@ function timeGit(oldFile: string, newFile: string, extra: string[] = []): Promis
   });
 }
 
-function timeSync(repeat: number, work: () => void): number {
-  const samples: number[] = [];
-  for (let run = 0; run < repeat; run++) {
-    const start = performance.now();
-    work();
-    samples.push(performance.now() - start);
-  }
-  return median(samples);
-}
 
 const ms = (value: number): string => `${value.toFixed(1)} ms`;
 

@@ -12,30 +12,15 @@ import { diffText } from '../src/core/diff/lineDiff';
 import { splitLines } from '../src/core/diff/lines';
 import { merge3 } from '../src/core/diff/merge3';
 import type { FileContent } from '../src/core/checkpoints/schema';
-import { CheckpointStore, type CheckpointStorage } from '../src/core/checkpoints/store';
+import { CheckpointStore } from '../src/core/checkpoints/store';
 import { planTaskUndo } from '../src/core/checkpoints/undo';
 import { applyHunksOf } from '../src/core/review/hunks';
+import { MemoryStore } from '../test/fixtures/memoryGate';
 import { generateSource, scatterChanges } from './diff';
-import { kib, median, type Row } from './table';
+import { kib, median, timeSync, type Row } from './table';
 
 const LINES = 10_000;
 const runs = Number(process.env['TOOLGATE_BENCH_REVIEW_RUNS'] ?? 15);
-
-/** Workspace state as the store sees it: values kept as given (the task value is already a JSON string). */
-class MemoryStorage implements CheckpointStorage {
-  readonly values = new Map<string, unknown>();
-  get(key: string): unknown {
-    return this.values.get(key);
-  }
-  update(key: string, value: unknown): Promise<void> {
-    if (value === undefined) {
-      this.values.delete(key);
-    } else {
-      this.values.set(key, value);
-    }
-    return Promise.resolve();
-  }
-}
 
 async function timeAsync(repeat: number, work: () => Promise<unknown>): Promise<number> {
   await work(); // warm up
@@ -48,16 +33,6 @@ async function timeAsync(repeat: number, work: () => Promise<unknown>): Promise<
   return median(samples);
 }
 
-function timeSync(repeat: number, work: () => unknown): number {
-  work();
-  const samples: number[] = [];
-  for (let run = 0; run < repeat; run++) {
-    const start = performance.now();
-    work();
-    samples.push(performance.now() - start);
-  }
-  return median(samples);
-}
 
 const ms = (value: number): string => `${value.toFixed(2)} ms`;
 const ratio = (value: number, baseline: number): string => `${(value / baseline).toFixed(2)}x`;
@@ -83,7 +58,7 @@ export async function reviewBench(): Promise<Row[]> {
   });
 
   // One checkpoint of one edited file, in a fresh store each time.
-  const fresh = (): CheckpointStore => new CheckpointStore(new MemoryStorage(), { warn: (message) => console.warn(message) });
+  const fresh = (): CheckpointStore => new CheckpointStore(new MemoryStore(), { warn: (message) => console.warn(message) });
   const record = await timeAsync(runs, async () => {
     await fresh().record({ chatId: 'c', taskId: 't', turn: 0 }, { kind: 'file', path: '/w/big.ts', tool: 'edit_file', before: base, after: edited });
   });
@@ -94,7 +69,7 @@ export async function reviewBench(): Promise<Row[]> {
     ratio: ratio(record, baseline),
   });
 
-  const storage = new MemoryStorage();
+  const storage = new MemoryStore();
   const store = new CheckpointStore(storage, { warn: (message) => console.warn(message) });
   const first = await store.record({ chatId: 'c', taskId: 't', turn: 0 }, { kind: 'file', path: '/w/big.ts', tool: 'edit_file', before: base, after: edited });
   const firstBytes = first.kind === 'recorded' ? first.taskBytes : Number.NaN;

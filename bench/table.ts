@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 /** Prints benchmark rows as a fixed-width table. Benchmarks print; they never assert. */
 export interface Row {
   metric: string;
@@ -31,3 +32,15 @@ export function median(values: number[]): number {
 }
 
 export const kib = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KiB`;
+
+/** The median of `repeat` timed runs of `work`, in ms, after one untimed warm-up run. */
+export function timeSync(repeat: number, work: () => unknown): number {
+  work();
+  const samples: number[] = [];
+  for (let run = 0; run < repeat; run++) {
+    const start = performance.now();
+    work();
+    samples.push(performance.now() - start);
+  }
+  return median(samples);
+}

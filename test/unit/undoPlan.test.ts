@@ -1,7 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { sha256 } from '../../src/core/approval/hash';
 import type { FileContent, TaskRecord, TurnRecord } from '../../src/core/checkpoints/schema';
-import { CheckpointStore, type CheckpointStorage } from '../../src/core/checkpoints/store';
+import { CheckpointStore } from '../../src/core/checkpoints/store';
+import { MemoryStore } from '../fixtures/memoryGate';
 import { planTaskUndo, planTurnUndo, planUndo, undoPaths, type FileUndo, type FileUndoKind } from '../../src/core/checkpoints/undo';
 
 const lf = (...items: string[]): string => items.map((item) => `${item}\n`).join('');
@@ -236,23 +237,9 @@ describe('undo plans', () => {
 });
 
 describe('undo through the store: a two-turn task, a hand edit afterwards, undo the task', () => {
-  class MemoryStorage implements CheckpointStorage {
-    readonly values = new Map<string, unknown>();
-    get(key: string): unknown {
-      return this.values.get(key);
-    }
-    update(key: string, value: unknown): Promise<void> {
-      if (value === undefined) {
-        this.values.delete(key);
-      } else {
-        this.values.set(key, JSON.parse(JSON.stringify(value)));
-      }
-      return Promise.resolve();
-    }
-  }
 
   it('reverts the agent\'s edits and keeps the hand edit, after a reload', async () => {
-    const storage = new MemoryStorage();
+    const storage = new MemoryStore();
     const store = new CheckpointStore(storage, { warn: (message) => assert.fail(message) });
     const big = Array.from({ length: 3000 }, (_, i) => `const value${i} = ${i}; // ünïcode ${i % 7}\n`).join('');
     const turn1 = big.replace('const value10 = 10;', 'const value10 = 11;');

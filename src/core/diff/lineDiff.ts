@@ -76,8 +76,8 @@ interface Block {
   newTo: number;
 }
 
-/** The lines of a text, each with its line ending (the last one may have none). */
-function splitLines(text: string): string[] {
+/** The lines of a text, each with its line ending; the last one may have none. `''` has no lines. */
+export function splitLines(text: string): string[] {
   const lines: string[] = [];
   let start = 0;
   for (;;) {

@@ -3,25 +3,10 @@
  * (per-hunk apply, three-way merge, stored patches). Rebuilding from these pieces is byte exact: `\n`, `\r\n`, mixed
  * endings and a missing final newline all survive, because every line keeps its own ending.
  */
-import { diffText } from './lineDiff';
+import { diffText, splitLines } from './lineDiff';
 
-/** The lines of a text, each with its line ending; the last one may have none. `''` has no lines. */
-export function splitLines(text: string): string[] {
-  const lines: string[] = [];
-  let start = 0;
-  for (;;) {
-    const end = text.indexOf('\n', start);
-    if (end === -1) {
-      break;
-    }
-    lines.push(text.slice(start, end + 1));
-    start = end + 1;
-  }
-  if (start < text.length) {
-    lines.push(text.slice(start));
-  }
-  return lines;
-}
+export { splitLines };
+
 
 /** A line without its ending (`\n` or `\r\n`). */
 export function stripEnding(line: string): string {
