@@ -292,7 +292,7 @@ export function createToolgateHost(context: vscode.ExtensionContext, onDecide: (
     commands,
     chat,
     approvals,
-    mcpServers: new McpServersView(mcp),
+    mcpServers: store.add(new McpServersView(mcp)),
     dispose: async () => {
       store.dispose();
       // Last, and awaited: the servers' processes must be gone before the extension host exits.

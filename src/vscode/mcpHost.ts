@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { canonicalJson, sha256 } from '../core/approval/hash';
-import { Emitter } from '../core/disposable';
+import { DisposableStore, Emitter } from '../core/disposable';
 import { mergeMcpConfigs, parseJsonc, parseMcpConfig, type McpServerConfig } from '../core/mcp/config';
 import { McpManager, type McpServerStatus } from '../core/mcp/manager';
 import { mcpModelTools, type McpModelTools } from '../core/mcp/tools';
@@ -28,9 +28,9 @@ export class McpHost implements vscode.Disposable {
   readonly manager: McpManager;
   private readonly output = vscode.window.createOutputChannel('Toolgate MCP');
   private tools: McpModelTools = mcpModelTools([]);
-  private readonly disposables: { dispose(): unknown }[] = [];
+  private readonly store = new DisposableStore();
   private readonly reported = new Set<string>();
-  private readonly onDidChangeEmitter = new Emitter<void>();
+  private readonly onDidChangeEmitter = this.store.add(new Emitter<void>());
   readonly onDidChange = this.onDidChangeEmitter.event;
   /** The configuration being read (servers are registered with the manager when it resolves). */
   private configuring: Promise<void> = Promise.resolve();
@@ -43,8 +43,8 @@ export class McpHost implements vscode.Disposable {
       log: (server, line) => this.output.appendLine(`[${server}] ${line}`),
       startAllowed: (config) => this.startAllowed(config),
     });
-    this.disposables.push(
-      this.output,
+    this.store.add(this.output);
+    for (const subscription of [
       this.manager.onDidChange(() => {
         this.tools = mcpModelTools(this.manager.servers());
         this.onDidChangeEmitter.fire();
@@ -55,9 +55,13 @@ export class McpHost implements vscode.Disposable {
         }
       }),
       vscode.workspace.onDidGrantWorkspaceTrust(() => void this.reload()),
-    );
-    const watcher = vscode.workspace.createFileSystemWatcher('**/.vscode/mcp.json');
-    this.disposables.push(watcher, watcher.onDidChange(() => void this.reload()), watcher.onDidCreate(() => void this.reload()), watcher.onDidDelete(() => void this.reload()));
+    ]) {
+      this.store.add(subscription);
+    }
+    const watcher = this.store.add(vscode.workspace.createFileSystemWatcher('**/.vscode/mcp.json'));
+    this.store.add(watcher.onDidChange(() => void this.reload()));
+    this.store.add(watcher.onDidCreate(() => void this.reload()));
+    this.store.add(watcher.onDidDelete(() => void this.reload()));
   }
 
   /** The MCP tools the model may call right now. */
@@ -191,10 +195,7 @@ export class McpHost implements vscode.Disposable {
   }
 
   dispose(): void {
-    for (const disposable of this.disposables.splice(0)) {
-      disposable.dispose();
-    }
-    this.onDidChangeEmitter.dispose();
+    this.store.dispose();
     this.manager.dispose();
   }
 }

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { McpServerStatus, McpToolInfo } from '../core/mcp/manager';
+import { DisposableStore } from '../core/disposable';
 import type { McpHost } from './mcpHost';
 
 export type McpServersNode = { kind: 'server'; status: McpServerStatus; server: string } | { kind: 'tool'; server: string; tool: McpToolInfo };
@@ -13,12 +14,17 @@ const stateIcons: Record<McpServerStatus['state'], string> = {
 };
 
 /** MCP servers with their state (starting, running, failed with the reason, stopped) and their tools. */
-export class McpServersView implements vscode.TreeDataProvider<Node> {
-  private readonly changed = new vscode.EventEmitter<undefined>();
+export class McpServersView implements vscode.TreeDataProvider<Node>, vscode.Disposable {
+  private readonly store = new DisposableStore();
+  private readonly changed = this.store.add(new vscode.EventEmitter<undefined>());
   readonly onDidChangeTreeData = this.changed.event;
 
   constructor(private readonly host: McpHost) {
-    host.onDidChange(() => this.changed.fire(undefined));
+    this.store.add(host.onDidChange(() => this.changed.fire(undefined)));
+  }
+
+  dispose(): void {
+    this.store.dispose();
   }
 
   getChildren(node?: Node): Node[] {
