@@ -2,31 +2,14 @@ import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Frame } from 'playwright-core';
-import type { FakeOpenAI } from '../fixtures/fakeOpenAI';
-import { ChatDriver, useFakeModel, waitFor } from './harness/chat';
+import { ChatDriver, sentMessages, useFakeModel, waitFor } from './harness/chat';
 import { ApprovalsPanelDriver } from './harness/panel';
 import { useCodeServer } from './harness/session';
 
-interface SentMessage {
-  role: string;
-  content: string | null;
-  tool_call_id?: string;
-}
-
-/** The messages of the n-th request the model received. */
-function messagesOf(fake: FakeOpenAI, index: number): SentMessage[] {
-  const body = fake.requests[index]?.body as { messages?: SentMessage[] } | undefined;
-  assert.ok(body?.messages, `request ${index} was not made`);
-  return body.messages;
-}
 
 describe('the agent, with a scripted OpenAI-compatible model, in the real chat view and panel', function () {
   this.timeout(180_000);
   const model = useFakeModel();
-  let fake: FakeOpenAI;
-  before(() => {
-    fake = model.fake;
-  });
   const session = useCodeServer(() => ({
     settings: model.workspaceSettings(),
   }));
@@ -39,20 +22,20 @@ describe('the agent, with a scripted OpenAI-compatible model, in the real chat v
   const idle = (): Promise<void> => driver().idle();
 
   it('a task typed in the chat leads to write_file; allowed in the panel, the file is written and the model gets the result', async () => {
-    fake.script([
+    model.fake.script([
       { text: 'I will create the file.', toolCalls: [{ id: 'call_w1', name: 'write_file', arguments: JSON.stringify({ path: 'hello.txt', content: 'hello from the agent\n' }) }] },
       { text: 'Created **hello.txt**.' },
     ]);
-    const before = fake.requests.length;
+    const before = model.fake.requests.length;
     await say('Create hello.txt');
     const card = await panel().waitForCall('write_file', 'hello.txt');
     const frame = await chat();
     await frame.locator('[data-entry="tool"][data-status="waiting"]').waitFor();
     await session.workbench.screenshot('chat-waiting');
     await panel().act(card, 'allow-once');
-    await waitFor(() => fake.requests.length === before + 2, 'the second model request');
+    await waitFor(() => model.fake.requests.length === before + 2, 'the second model request');
     assert.equal(readFileSync(file('hello.txt'), 'utf8'), 'hello from the agent\n');
-    const second = messagesOf(fake, before + 1);
+    const second = sentMessages(model.fake, before + 1);
     const toolResult = second.find((message) => message.role === 'tool' && message.tool_call_id === 'call_w1');
     assert.ok(toolResult, JSON.stringify(second));
     assert.match(toolResult.content ?? '', /Created hello\.txt/);
@@ -65,17 +48,17 @@ describe('the agent, with a scripted OpenAI-compatible model, in the real chat v
   });
 
   it('deny with a reason: the next model request holds the reason and the file is untouched', async () => {
-    fake.script([
+    model.fake.script([
       { toolCalls: [{ id: 'call_w2', name: 'write_file', arguments: JSON.stringify({ path: 'secrets.txt', content: 'x' }) }] },
       { text: 'Understood, I will not write it.' },
     ]);
-    const before = fake.requests.length;
+    const before = model.fake.requests.length;
     await say('Write secrets.txt');
     const card = await panel().waitForCall('write_file', 'secrets.txt');
     await card.locator('[data-field="reason"]').fill('no secrets in the repo');
     await panel().act(card, 'deny');
-    await waitFor(() => fake.requests.length === before + 2, 'the model to hear about the denial');
-    const toolResult = messagesOf(fake, before + 1).find((message) => message.tool_call_id === 'call_w2');
+    await waitFor(() => model.fake.requests.length === before + 2, 'the model to hear about the denial');
+    const toolResult = sentMessages(model.fake, before + 1).find((message) => message.tool_call_id === 'call_w2');
     assert.match(toolResult?.content ?? '', /The person denied this call and said: "no secrets in the repo"\. Nothing was changed\./);
     assert.equal(existsSync(file('secrets.txt')), false);
     await idle();
@@ -83,7 +66,7 @@ describe('the agent, with a scripted OpenAI-compatible model, in the real chat v
   });
 
   it('two calls in one turn are one batch in the panel', async () => {
-    fake.script([
+    model.fake.script([
       {
         toolCalls: [
           { id: 'call_a', name: 'write_file', arguments: JSON.stringify({ path: 'a.txt', content: 'a\n' }) },
@@ -92,14 +75,14 @@ describe('the agent, with a scripted OpenAI-compatible model, in the real chat v
       },
       { text: 'Both written.' },
     ]);
-    const before = fake.requests.length;
+    const before = model.fake.requests.length;
     await say('Write a.txt and b.txt');
     await panel().waitForCall('write_file', 'a.txt');
     await panel().waitForCall('write_file', 'b.txt');
     const frame = await session.workbench.webviewFrame('[data-action="allow-all"]');
     await frame.locator('[data-action="allow-all"]').click();
-    await waitFor(() => fake.requests.length === before + 2, 'the next turn');
-    const results = messagesOf(fake, before + 1).filter((message) => message.role === 'tool').slice(-2);
+    await waitFor(() => model.fake.requests.length === before + 2, 'the next turn');
+    const results = sentMessages(model.fake, before + 1).filter((message) => message.role === 'tool').slice(-2);
     assert.deepEqual(results.map((message) => message.tool_call_id), ['call_a', 'call_b'], 'results in order');
     assert.equal(readFileSync(file('a.txt'), 'utf8'), 'a\n');
     assert.equal(readFileSync(file('b.txt'), 'utf8'), 'b\n');
@@ -107,39 +90,39 @@ describe('the agent, with a scripted OpenAI-compatible model, in the real chat v
   });
 
   it('ask_user: an option clicked in the chat reaches the model', async () => {
-    fake.script([
+    model.fake.script([
       { toolCalls: [{ id: 'call_q', name: 'ask_user', arguments: JSON.stringify({ question: 'Which license?', options: ['MIT', 'Apache-2.0'] }) }] },
       { text: 'MIT it is.' },
     ]);
-    const before = fake.requests.length;
+    const before = model.fake.requests.length;
     await say('Add a license');
     const frame = await chat();
     await frame.locator('[data-entry="question"] [data-action="answer"][data-option="Apache-2.0"]').click();
-    await waitFor(() => fake.requests.length === before + 2, 'the answer to reach the model');
-    const toolResult = messagesOf(fake, before + 1).find((message) => message.tool_call_id === 'call_q');
+    await waitFor(() => model.fake.requests.length === before + 2, 'the answer to reach the model');
+    const toolResult = sentMessages(model.fake, before + 1).find((message) => message.tool_call_id === 'call_q');
     assert.equal(toolResult?.content, 'The person answered: "Apache-2.0"');
     await idle();
   });
 
   it('typing "no, because …" in the chat denies the waiting call', async () => {
-    fake.script([
+    model.fake.script([
       { toolCalls: [{ id: 'call_t', name: 'run_in_terminal', arguments: JSON.stringify({ command: 'touch typed.txt' }) }] },
       { text: 'Fine.' },
     ]);
-    const before = fake.requests.length;
+    const before = model.fake.requests.length;
     await say('Touch a file');
     await panel().waitForCall('run_in_terminal');
     await say('no, because not now');
-    await waitFor(() => fake.requests.length === before + 2, 'the denial to reach the model');
-    const toolResult = messagesOf(fake, before + 1).find((message) => message.tool_call_id === 'call_t');
+    await waitFor(() => model.fake.requests.length === before + 2, 'the denial to reach the model');
+    const toolResult = sentMessages(model.fake, before + 1).find((message) => message.tool_call_id === 'call_t');
     assert.match(toolResult?.content ?? '', /said: "not now"/);
     assert.equal(existsSync(file('typed.txt')), false);
     await idle();
   });
 
   it('stop while a call waits: the call is denied and the loop ends', async () => {
-    fake.script([{ toolCalls: [{ id: 'call_s', name: 'write_file', arguments: JSON.stringify({ path: 'never.txt', content: 'x' }) }] }]);
-    const before = fake.requests.length;
+    model.fake.script([{ toolCalls: [{ id: 'call_s', name: 'write_file', arguments: JSON.stringify({ path: 'never.txt', content: 'x' }) }] }]);
+    const before = model.fake.requests.length;
     await say('Write never.txt');
     await panel().waitForCall('write_file', 'never.txt');
     const frame = await chat();
@@ -150,7 +133,7 @@ describe('the agent, with a scripted OpenAI-compatible model, in the real chat v
     await frame.locator('[data-entry="notice"]', { hasText: 'Stopped' }).waitFor();
     assert.equal(existsSync(file('never.txt')), false);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    assert.equal(fake.requests.length, before + 1, 'no model request after stop');
+    assert.equal(model.fake.requests.length, before + 1, 'no model request after stop');
   });
 
   it('the chat survives a window reload', async () => {

@@ -2,9 +2,8 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Frame } from 'playwright-core';
-import type { FakeOpenAI } from '../fixtures/fakeOpenAI';
 import { repoRoot } from './harness/codeServer';
-import { ChatDriver, useFakeModel, waitFor } from './harness/chat';
+import { ChatDriver, sentToolResult, useFakeModel, waitFor } from './harness/chat';
 import { ApprovalsPanelDriver } from './harness/panel';
 import { useCodeServer } from './harness/session';
 
@@ -13,18 +12,10 @@ const filesystemServer = path.join(repoRoot, 'node_modules', '@modelcontextproto
 const tsx = path.join(repoRoot, 'node_modules', '.bin', 'tsx');
 const fixtureServer = path.join(repoRoot, 'test', 'fixtures', 'mcp', 'fixtureServer.ts');
 
-function toolResult(fake: FakeOpenAI, request: number, id: string): string {
-  const body = fake.requests[request]?.body as { messages?: { tool_call_id?: string; content: string | null }[] } | undefined;
-  return body?.messages?.find((message) => message.tool_call_id === id)?.content ?? '(no result)';
-}
 
 describe('MCP servers behind the gate, in the real VS Code', function () {
   this.timeout(180_000);
   const model = useFakeModel();
-  let fake: FakeOpenAI;
-  before(() => {
-    fake = model.fake;
-  });
   const session = useCodeServer(() => ({
     settings: model.workspaceSettings(),
     userSettings: {
@@ -62,12 +53,12 @@ describe('MCP servers behind the gate, in the real VS Code', function () {
     const target = file('src/greet.ts');
     const original = readFileSync(target, 'utf8');
     const content = 'export const greet = (name: string): string => `Hey ${name}`;\n';
-    fake.script([
+    model.fake.script([
       { toolCalls: [{ id: 'fs_1', name: 'mcp__fs__write_file', arguments: JSON.stringify({ path: target, content }) }] },
       { toolCalls: [{ id: 'fs_2', name: 'mcp__fs__write_file', arguments: JSON.stringify({ path: target, content }) }] },
       { text: 'Done.' },
     ]);
-    const before = fake.requests.length;
+    const before = model.fake.requests.length;
     await task('Rewrite greet.ts through the filesystem server');
     const card = await panel().waitForCall('mcp__fs__write_file');
     assert.match(await card.locator('[data-field="diff-counts"]').innerText(), /\+1 −3/);
@@ -77,27 +68,27 @@ describe('MCP servers behind the gate, in the real VS Code', function () {
     const second = await panel().waitForCall('mcp__fs__write_file');
     assert.equal(readFileSync(target, 'utf8'), original, 'denied: untouched');
     await panel().act(second, 'allow-once');
-    await waitFor(() => fake.requests.length === before + 3, 'the final turn');
-    assert.match(toolResult(fake, before + 1, 'fs_1'), /The person denied this call/);
+    await waitFor(() => model.fake.requests.length === before + 3, 'the final turn');
+    assert.match(sentToolResult(model.fake, before + 1, 'fs_1'), /The person denied this call/);
     assert.equal(readFileSync(target, 'utf8'), content, 'allowed: written by the server');
   });
 
   it('a tool whose description changed after a grant asks again', async () => {
-    fake.script([
+    model.fake.script([
       { toolCalls: [{ id: 'echo_1', name: 'mcp__fixture__echo', arguments: JSON.stringify({ text: 'one' }) }] },
       { toolCalls: [{ id: 'echo_2', name: 'mcp__fixture__echo', arguments: JSON.stringify({ text: 'two' }) }] },
       { text: 'ok' },
     ]);
-    const before = fake.requests.length;
+    const before = model.fake.requests.length;
     await task('Echo twice');
     const card = await panel().waitForCall('mcp__fixture__echo');
     await card.locator('[data-field="grant-scope"]').selectOption('tool');
     await panel().act(card, 'allow-workspace');
-    await waitFor(() => fake.requests.length === before + 3, 'both echoes');
-    assert.match(toolResult(fake, before + 2, 'echo_2'), /two/, 'the second echo ran on the grant');
+    await waitFor(() => model.fake.requests.length === before + 3, 'both echoes');
+    assert.match(sentToolResult(model.fake, before + 2, 'echo_2'), /two/, 'the second echo ran on the grant');
 
     // The server now describes the tool differently (tools/list_changed): the grant was pinned to the old definition.
-    fake.script([{ toolCalls: [{ id: 'change_1', name: 'mcp__fixture__change_tools', arguments: JSON.stringify({ description: 'Echo the text back, and also email it to someone.' }) }] }, { text: 'changed' }]);
+    model.fake.script([{ toolCalls: [{ id: 'change_1', name: 'mcp__fixture__change_tools', arguments: JSON.stringify({ description: 'Echo the text back, and also email it to someone.' }) }] }, { text: 'changed' }]);
     await task('Change the tools');
     const page = session.workbench.page;
     const fixtureRow = page.locator('.monaco-list-row[aria-label^="fixture ("]').first();
@@ -106,7 +97,7 @@ describe('MCP servers behind the gate, in the real VS Code', function () {
       await fixtureRow.click();
     }
     await page.locator('.monaco-list-row', { hasText: 'email it to someone' }).first().waitFor({ state: 'attached', timeout: 60_000 });
-    fake.script([{ toolCalls: [{ id: 'echo_3', name: 'mcp__fixture__echo', arguments: JSON.stringify({ text: 'three' }) }] }, { text: 'ok' }]);
+    model.fake.script([{ toolCalls: [{ id: 'echo_3', name: 'mcp__fixture__echo', arguments: JSON.stringify({ text: 'three' }) }] }, { text: 'ok' }]);
     await task('Echo again');
     const again = await panel().waitForCall('mcp__fixture__echo', 'email it to someone');
     assert.match(await again.innerText(), /changed this tool .* since you granted it/);
@@ -115,14 +106,14 @@ describe('MCP servers behind the gate, in the real VS Code', function () {
   });
 
   it('a crashing server does not take the agent down', async () => {
-    fake.script([
+    model.fake.script([
       { toolCalls: [{ id: 'crash_1', name: 'mcp__fixture__crash', arguments: '{}' }] },
       { text: 'The server crashed; carrying on.' },
     ]);
-    const before = fake.requests.length;
+    const before = model.fake.requests.length;
     await task('Crash the fixture');
-    await waitFor(() => fake.requests.length === before + 2, 'the model to hear about the crash');
-    assert.match(toolResult(fake, before + 1, 'crash_1'), /^Error: .*(crash|exit|closed)/i);
+    await waitFor(() => model.fake.requests.length === before + 2, 'the model to hear about the crash');
+    assert.match(sentToolResult(model.fake, before + 1, 'crash_1'), /^Error: .*(crash|exit|closed)/i);
     const frame = await chat();
     await frame.locator('[data-entry="assistant"]', { hasText: 'carrying on' }).waitFor();
     await serverRunning('fixture');

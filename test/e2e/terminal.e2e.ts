@@ -7,26 +7,11 @@ import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Locator } from 'playwright-core';
-import type { FakeOpenAI } from '../fixtures/fakeOpenAI';
-import { ChatDriver, useFakeModel, waitFor } from './harness/chat';
+import { ChatDriver, sentToolResult, useFakeModel, waitFor } from './harness/chat';
 import { ApprovalsPanelDriver } from './harness/panel';
 import { useCodeServer } from './harness/session';
 import type { Workbench } from './harness/workbench';
 
-interface SentMessage {
-  role: string;
-  content: string | null;
-  tool_call_id?: string;
-}
-
-/** The tool result for `callId` in the n-th request the model received. */
-function toolResult(fake: FakeOpenAI, index: number, callId: string): string {
-  const body = fake.requests[index]?.body as { messages?: SentMessage[] } | undefined;
-  assert.ok(body?.messages, `request ${index} was not made`);
-  const message = body.messages.find((entry) => entry.role === 'tool' && entry.tool_call_id === callId);
-  assert.ok(message, `no tool result for ${callId} in ${JSON.stringify(body.messages)}`);
-  return message.content ?? '';
-}
 
 /** The text the visible terminal shows (xterm's DOM renderer, chosen by `terminal.integrated.gpuAcceleration: off`). */
 async function waitForTerminalText(workbench: Workbench, expected: string[], timeoutMs = 20_000): Promise<string> {
@@ -82,7 +67,7 @@ for (const shell of shells) {
       const card = await panel().waitForCall('run_in_terminal', 'echo hi');
       await panel().act(card, 'allow-once');
       await waitFor(() => fake.requests.length === before + 2, 'the tool result to reach the model');
-      const result = toolResult(fake, before + 1, 'call_comment');
+      const result = sentToolResult(fake, before + 1, 'call_comment');
       assert.match(result, /^Exit code: 0\nOutput:\nhi\n?$/);
       assert.equal(existsSync(file('pwned')), false, 'touch pwned ran');
       await chat().idle();
@@ -105,7 +90,7 @@ for (const shell of shells) {
       assert.equal(existsSync(file('pwned2')), false, 'nothing ran before approval');
       await panel().act(card, 'allow-once');
       await waitFor(() => fake.requests.length === before + 2, 'the tool result to reach the model');
-      const result = toolResult(fake, before + 1, 'call_cr');
+      const result = sentToolResult(fake, before + 1, 'call_cr');
       // bash prints `a<CR>touch pwned2`; the model gets what a terminal shows of it.
       assert.match(result, /^Exit code: 0\nOutput:\ntouch pwned2\n?$/);
       assert.equal(existsSync(file('pwned2')), false, 'touch pwned2 ran');
@@ -133,7 +118,7 @@ for (const shell of shells) {
       fake.script([{ text: 'Understood.' }]);
       await chat().task('What happened?');
       await waitFor(() => fake.requests.length === before + 2, 'the next task to reach the model');
-      const result = toolResult(fake, before + 1, 'call_sleep');
+      const result = sentToolResult(fake, before + 1, 'call_sleep');
       assert.match(result, /The command was stopped because the task was cancelled\./);
       assert.match(result, /Output:\nsleeping/);
       await chat().idle();
@@ -152,7 +137,7 @@ for (const shell of shells) {
       await session.workbench.page.locator('.terminal-wrapper.active .xterm').first().click();
       await session.workbench.page.keyboard.press('Control+C');
       await waitFor(() => fake.requests.length === before + 2, 'the tool result to reach the model', 20_000);
-      const result = toolResult(fake, before + 1, 'call_ctrl_c');
+      const result = sentToolResult(fake, before + 1, 'call_ctrl_c');
       assert.match(result, /The person stopped the command with Ctrl\+C in its terminal\./);
       assert.match(result, /Output:\nwaiting/);
       await waitForTerminalText(session.workbench, ['[stopped with Ctrl+C']);

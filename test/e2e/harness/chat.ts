@@ -1,3 +1,4 @@
+import * as assert from 'node:assert/strict';
 import type { Frame } from 'playwright-core';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fixtures/fakeOpenAI';
 import type { Workbench } from './workbench';
@@ -78,4 +79,26 @@ export function useFakeModel(): { readonly fake: FakeOpenAI; workspaceSettings()
     },
     workspaceSettings: () => ({ 'toolgate.model.baseUrl': current().baseUrl, 'toolgate.model.name': 'toolgate-test-model' }),
   };
+}
+
+/** A message of a request the model received, as far as the tests read it. */
+export interface SentMessage {
+  role: string;
+  content: string | null;
+  tool_call_id?: string;
+}
+
+/** The messages of the n-th request the model received. */
+export function sentMessages(fake: FakeOpenAI, index: number): SentMessage[] {
+  const body = fake.requests[index]?.body as { messages?: SentMessage[] } | undefined;
+  assert.ok(body?.messages, `request ${index} was not made`);
+  return body.messages;
+}
+
+/** The tool result for `callId` in the n-th request the model received. */
+export function sentToolResult(fake: FakeOpenAI, index: number, callId: string): string {
+  const messages = sentMessages(fake, index);
+  const message = messages.find((entry) => entry.role === 'tool' && entry.tool_call_id === callId);
+  assert.ok(message, `no tool result for ${callId} in ${JSON.stringify(messages)}`);
+  return message.content ?? '';
 }
