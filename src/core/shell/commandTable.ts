@@ -109,7 +109,9 @@ const git: CommandSpec = {
       '--noglob-pathspecs', '--icase-pathspecs', '--no-replace-objects', '--no-lazy-fetch', '--no-advice', '--version',
       '-v', '--help', '-h', '--html-path', '--man-path', '--info-path'],
     known: {
-      ...gitSub({ options: gitDiffOptions }, 'diff', 'log', 'show', 'whatchanged', 'diff-tree', 'diff-files', 'diff-index', 'range-diff', 'shortlog', 'format-patch', 'stash'),
+      ...gitSub({ options: gitDiffOptions }, 'diff', 'log', 'show', 'whatchanged', 'diff-tree', 'diff-files', 'diff-index', 'range-diff', 'shortlog', 'format-patch'),
+      // `git stash push -- PATH` resets PATH to HEAD; its other operands are stash names, which are never protected.
+      stash: { options: gitDiffOptions, operands: 'touches' },
       ...gitSub(plain, 'status', 'branch', 'tag', 'add', 'mv', 'rm', 'reset', 'restore', 'switch', 'checkout', 'commit',
         'merge', 'revert', 'cherry-pick', 'cherry', 'describe', 'rev-parse', 'rev-list', 'ls-files', 'ls-tree', 'cat-file',
         'show-ref', 'for-each-ref', 'reflog', 'notes', 'blame', 'annotate', 'clean', 'gc', 'fsck', 'count-objects',
