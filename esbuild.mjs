@@ -24,13 +24,13 @@ const base = {
  * What activation does not need is loaded later, each part as its own bundle reached only through `import()`, so that
  * activation neither parses nor runs it (the build fails if something imports one statically):
  *   dist/extension.js         activation: registers the commands, returns the API
- *   dist/host.js              the rest of Toolgate (src/vscode/host.ts), loaded right after activation
+ *   dist/toolgate.js          the rest of Toolgate (src/vscode/toolgate.ts), loaded on first use
  *   dist/lazy/openai.js       the model client's package, on the first model request
  *   dist/lazy/mcp-sdk.js      the MCP SDK (with ajv and the protocol's schemas), when the first MCP server starts
  *   dist/lazy/tree-sitter.js  tree-sitter's runtime, when the first terminal command is analysed
  */
 const splitPoints = [
-  { out: 'host', specifier: './vscode/host', importer: /src[\\/]extension\.ts$/, entry: 'src/vscode/host.ts' },
+  { out: 'toolgate', specifier: './vscode/toolgate', importer: /src[\\/]extension\.ts$/, entry: 'src/vscode/toolgate.ts' },
   { out: 'lazy/openai', specifier: 'openai', entry: 'openai' },
   { out: 'lazy/mcp-sdk', specifier: './sdk', importer: /src[\\/]core[\\/]mcp[\\/]manager\.ts$/, entry: 'src/core/mcp/sdk.ts' },
   { out: 'lazy/tree-sitter', specifier: '@vscode/tree-sitter-wasm', entry: '@vscode/tree-sitter-wasm' },
@@ -69,7 +69,7 @@ const node = {
 /** @type {esbuild.BuildOptions} */
 const host = {
   ...node,
-  entryPoints: Object.fromEntries([['extension', 'src/extension.ts'], ...splitPoints.filter((point) => point.out === 'host').map((point) => [point.out, point.entry])]),
+  entryPoints: Object.fromEntries([['extension', 'src/extension.ts'], ...splitPoints.filter((point) => point.out === 'toolgate').map((point) => [point.out, point.entry])]),
   plugins: [splitImports],
   // `import()` of another bundle becomes a deferred require(), as for bundled modules: one module system throughout.
   supported: { 'dynamic-import': false },
@@ -80,7 +80,7 @@ const host = {
 /** @type {esbuild.BuildOptions} */
 const lazy = {
   ...node,
-  entryPoints: Object.fromEntries(splitPoints.filter((point) => point.out !== 'host').map((point) => [point.out, point.entry])),
+  entryPoints: Object.fromEntries(splitPoints.filter((point) => point.out !== 'toolgate').map((point) => [point.out, point.entry])),
 };
 
 /** A split point reached by a static import would be loaded with its importer: fail the build instead. */

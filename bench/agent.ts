@@ -1,27 +1,50 @@
 /**
  * Agent benchmarks:
- * - the loop's own overhead per tool round trip: a zero-latency scripted model and a real file read allowed by the
- *   gate (policy, audit log), against reading the same file directly;
+ * - the production path's own overhead per tool round trip (AgentSession, the agent loop, ToolService, the gate with
+ *   its policy and audit log) with a zero-latency scripted model and a read allowed by policy, against the same read
+ *   from the files port directly;
  * - how fast the real chat view keeps up with a streamed answer, against the raw stream read by the openai client.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { runAgent, type ToolRunner } from '../src/core/agent/agent';
-import { callHash } from '../src/core/approval/hash';
+import { ChatBook } from '../src/core/agent/chats';
+import { AgentSession } from '../src/core/agent/session';
 import { OpenAICompatibleModel, type ChatModel, type TurnResult } from '../src/core/llm/client';
 import { startFakeOpenAI } from '../test/fixtures/fakeOpenAI';
-import { createMemoryGate, locateUnder } from '../test/fixtures/memoryGate';
+import { MemoryFiles, memoryToolService } from '../test/fixtures/memoryFiles';
+import { createMemoryGate, locateUnder, MemoryStore } from '../test/fixtures/memoryGate';
 import { startCodeServer } from '../test/e2e/harness/codeServer';
 import { Workbench } from '../test/e2e/harness/workbench';
 import { median, type Row } from './table';
 
+/** The production path over in-memory ports: AgentSession -> runAgent -> ToolService -> gate (policy, audit) -> files. */
+function productionSession(model: ChatModel, rounds: number) {
+  const { gate } = createMemoryGate({ locate: locateUnder('/ws') }, undefined, { keepAudit: false });
+  const files = new MemoryFiles({ '/ws/data.txt': 'x'.repeat(4096) });
+  const { service: tools, log } = memoryToolService(gate, files);
+  const chats = new ChatBook(new MemoryStore(), log);
+  const session = new AgentSession({
+    chats,
+    tools,
+    gate,
+    endSessionGrants: () => undefined,
+    model: () => Promise.resolve(model),
+    maxSteps: () => rounds + 5,
+    mcp: { specs: () => [], servers: () => [], whenConfigured: () => Promise.resolve(), whenSettled: () => Promise.resolve() },
+    explainModelFailure: (error) => Promise.resolve({ text: error }),
+    onRunning: () => undefined,
+    log,
+  });
+  return {
+    session,
+    files,
+    dispose: () => {
+      chats.dispose();
+      gate.dispose();
+    },
+  };
+}
+
 async function loopOverhead(): Promise<Row[]> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'toolgate-bench-agent-'));
-  const file = path.join(dir, 'data.txt');
-  writeFileSync(file, 'x'.repeat(4096));
-  const { gate } = createMemoryGate({ locate: locateUnder(dir) }, undefined, { keepAudit: false });
   const rounds = 2000;
   let remaining = rounds;
   const model: ChatModel = {
@@ -34,45 +57,32 @@ async function loopOverhead(): Promise<Row[]> {
       );
     },
   };
-  const runner: ToolRunner = {
-    run: async (calls, { onStatus }) =>
-      Promise.all(
-        calls.map(async (call) => {
-          const args = JSON.parse(call.arguments) as { path: string };
-          const [decision] = gate.request(
-            [{ call: { tool: 'read_file', args, argsHash: callHash('read_file', args), target: { input: args.path, absolute: file, real: file, root: dir, relative: args.path } }, preview: { kind: 'none' }, source: 'bench' }],
-            { chatId: 'bench' },
-          );
-          const outcome = await decision;
-          onStatus(call.id, 'running');
-          const output = outcome?.verdict === 'allow' ? readFileSync(file, 'utf8') : 'denied';
-          return { id: call.id, ok: true, output, status: 'done' as const };
-        }),
-      ),
-  };
   // One warm-up run (JIT), then the median of three: single cold runs spread from 17 to 46 µs here.
   const loopSamples: number[] = [];
   const directSamples: number[] = [];
   for (let run = 0; run < 4; run++) {
+    const { session, files, dispose } = productionSession(model, rounds);
     remaining = rounds;
     const started = performance.now();
-    await runAgent({ model, tools: () => [], runner, systemPrompt: '', maxSteps: rounds + 5 }, [], 'bench', new AbortController().signal, () => undefined);
+    const result = await session.runTask('bench');
     loopSamples.push((performance.now() - started) / rounds);
+    if (result.reason !== 'finished') {
+      throw new Error(`the bench task ended with ${result.reason}: ${result.error ?? ''}`);
+    }
     const directStart = performance.now();
     for (let i = 0; i < rounds; i++) {
-      readFileSync(file, 'utf8');
+      await files.snapshot('/ws/data.txt');
     }
     directSamples.push((performance.now() - directStart) / rounds);
+    dispose();
   }
   const looped = median(loopSamples.slice(1));
   const direct = median(directSamples.slice(1));
-  gate.dispose();
-  rmSync(dir, { recursive: true, force: true });
   return [
     {
-      metric: `agent loop + gate per tool round trip (read_file allowed by policy, ${rounds} rounds, zero-latency model; median of 3 warm runs)`,
+      metric: `agent session + tool service + gate per tool round trip (production path: read_file allowed by policy, ${rounds} rounds, zero-latency model, in-memory files port; median of 3 warm runs)`,
       value: `${(looped * 1000).toFixed(1)} µs`,
-      baseline: `${(direct * 1000).toFixed(1)} µs (direct read)`,
+      baseline: `${(direct * 1000).toFixed(1)} µs (the same read from the files port)`,
       ratio: `+${((looped - direct) * 1000).toFixed(1)} µs`,
     },
   ];

@@ -59,7 +59,7 @@ export async function foundationBench(): Promise<Row[]> {
       value: `${median(answers.get(name) ?? []).toFixed(1)} ms`,
     })),
     { metric: 'host bundle dist/extension.js (loaded at activation)', value: kib(size('dist/extension.js')) },
-    { metric: 'host bundle dist/host.js (loaded on first use: a view, a command or an API call)', value: kib(size('dist/host.js')) },
+    { metric: 'Toolgate bundle dist/toolgate.js (loaded on first use: a view, a command or an API call)', value: kib(size('dist/toolgate.js')) },
     ...readdirSync(path.join(repoRoot, 'dist', 'lazy'))
       .filter((name) => name.endsWith('.js'))
       .map((name) => ({ metric: `host bundle dist/lazy/${name} (loaded on first use)`, value: kib(size(path.join('dist', 'lazy', name))) })),

@@ -1,5 +1,5 @@
 /**
- * Gate benchmarks: decide() per call against hashing the same call (the least work any gate must do), and the time
+ * Gate benchmarks: judge() per call against hashing the same call (the least work any gate must do), and the time
  * from the host posting a 10,000-line diff to the real panel having painted it, against a one-line diff.
  */
 import { writeFileSync } from 'node:fs';
@@ -7,9 +7,11 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Grant } from '../src/core/approval/grants';
 import { callHash } from '../src/core/approval/hash';
-import { decide, type GateCall, type PolicyContext } from '../src/core/approval/policy';
+import { PathResolver } from '../src/core/approval/paths';
+import { judge, type GateCall, type PolicyContext } from '../src/core/approval/policy';
 import { defaultGatedTools, defaultProtectedPaths } from '../src/core/settings';
-import { analyseCommand, initShellParser } from '../src/core/shell/analysis';
+import { initShellParser } from '../src/core/shell/analysis';
+import { gateCall } from '../src/core/tools/gateCall';
 import { Control } from '../test/e2e/harness/control';
 import { startCodeServer } from '../test/e2e/harness/codeServer';
 import { locateUnder } from '../test/fixtures/memoryGate';
@@ -37,19 +39,13 @@ export async function decideBench(): Promise<Row[]> {
     forbiddenRoots: ['/storage'],
     locate: locateUnder('/ws'),
   };
+  const resolver = new PathResolver(['/ws']);
   const calls: GateCall[] = [];
   for (let i = 0; i < 1000; i++) {
     const relative = `src/module${i % 37}/file${i}.ts`;
     const args = i % 3 === 0 ? { command: i % 2 === 0 ? 'npm test' : `tool${i % 50} run x` } : { path: relative, content: `x${i}` };
     const tool = i % 3 === 0 ? 'run_in_terminal' : 'write_file';
-    const call: GateCall = { tool, args, argsHash: callHash(tool, args) };
-    if (tool === 'write_file') {
-      call.target = { input: relative, absolute: `/ws/${relative}`, real: `/ws/${relative}`, root: '/ws', relative };
-    } else {
-      call.commandAnalysis = analyseCommand((args as { command: string }).command, '/ws', '/home/bench');
-      call.target = { input: '.', absolute: '/ws', real: '/ws', root: '/ws', relative: '' };
-    }
-    calls.push(call);
+    calls.push(gateCall(tool, args, resolver, { home: '/home/bench' }));
   }
   const rounds = 200;
   const time = (work: (call: GateCall) => unknown): number => {
@@ -64,11 +60,11 @@ export async function decideBench(): Promise<Row[]> {
     }
     return ((performance.now() - started) * 1000) / (rounds * calls.length);
   };
-  const ours = time((call) => decide(call, context));
+  const ours = time((call) => judge(call, context));
   const baseline = time((call) => callHash(call.tool, call.args));
   return [
     {
-      metric: 'decide() per call (50 grants, 8 rules, 7 protected globs; commands pre-parsed)',
+      metric: 'judge() per call (50 grants, 8 rules, 7 protected globs; commands pre-parsed)',
       value: `${ours.toFixed(2)} µs`,
       baseline: `${baseline.toFixed(2)} µs (sha256 of the call)`,
       ratio: `${(ours / baseline).toFixed(2)}x`,

@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpManager } from '../src/core/mcp/manager';
-import { callHash } from '../src/core/approval/hash';
+import { MemoryFiles, memoryToolService } from '../test/fixtures/memoryFiles';
 import { createMemoryGate, locateUnder } from '../test/fixtures/memoryGate';
 import { median, printTable, type Row } from './table';
 
@@ -61,17 +61,20 @@ export async function mcpDirectBench(n = 500): Promise<{ directMs: number; manag
     }
     const { gate, grants } = createMemoryGate({ gatedTools: {}, protectedPaths: [], locate: locateUnder(null) }, undefined, { keepAudit: false });
     await grants.add({ id: 'g-bench', tool: 'mcp__fixture__echo', matcher: { kind: 'tool' }, scope: 'workspace', createdAt: new Date().toISOString(), definitionHash: tool.definitionHash }, 'bench');
+    // The production path: the tool service prepares the call (arguments, pinned definition), the gate decides, the
+    // service calls the server through the manager.
+    const { service } = memoryToolService(gate, new MemoryFiles(), {
+      mcp: {
+        resolve: (name) => (name === 'mcp__fixture__echo' ? { modelName: name, server: 'fixture', tool, gated: true } : undefined),
+        call: (server, name, args, options) => manager.callTool(server, name, args, options),
+      },
+    });
     gatedMs = await timeCalls(n, async (i) => {
-      const args = { text: `call ${String(i)}` };
-      const external = { gated: true, definitionHash: tool.definitionHash, label: 'fixture/echo', server: 'fixture' };
-      const [decision] = gate.request(
-        [{ call: { tool: 'mcp__fixture__echo', args, argsHash: callHash('mcp__fixture__echo', args, tool.definitionHash), external }, preview: { kind: 'none' }, source: 'bench' }],
-        { chatId: 'bench' },
-      );
-      if ((await decision)?.verdict !== 'allow') {
-        throw new Error('the granted call was not allowed');
+      const [result] = await service.runBatch([{ tool: 'mcp__fixture__echo', args: { text: `call ${String(i)}` } }], { chatId: 'bench' });
+      if (result?.decision?.verdict !== 'allow' || !result.ok) {
+        throw new Error(`the granted call was not allowed and run: ${result?.output ?? 'no result'}`);
       }
-      return manager.callTool('fixture', 'echo', args);
+      return result;
     });
     gate.dispose();
   } finally {
@@ -85,7 +88,7 @@ export async function mcpBench(): Promise<Row[]> {
   const baseline = `${directMs.toFixed(3)} ms (bare SDK client)`;
   return [
     { metric: 'MCP echo over stdio via McpManager.callTool (median of 500)', value: `${managerMs.toFixed(3)} ms`, baseline, ratio: `${(managerMs / directMs).toFixed(2)}x` },
-    { metric: 'MCP echo, gated but granted: gate decision + McpManager (median of 500)', value: `${gatedMs.toFixed(3)} ms`, baseline, ratio: `${(gatedMs / directMs).toFixed(2)}x` },
+    { metric: 'MCP echo, gated but granted: ToolService + gate decision + McpManager (median of 500)', value: `${gatedMs.toFixed(3)} ms`, baseline, ratio: `${(gatedMs / directMs).toFixed(2)}x` },
   ];
 }
 

@@ -1,7 +1,7 @@
 /**
  * The extension entry. Activation only registers what VS Code calls into (the contributed commands, the chat view,
  * the approvals panel's serializer, the MCP Servers view) and returns the API. The rest of Toolgate
- * (src/vscode/host.ts: the gate, the tools, the agent, MCP) is its own bundle, loaded on first use: when VS Code
+ * (src/vscode/toolgate.ts: the gate, the tools, the agent, MCP) is its own bundle, loaded on first use: when VS Code
  * resolves a view or runs a command, or another extension calls the API. Each of those waits for it, so the API answers
  * correctly from the moment `activate()` resolves.
  */
@@ -9,18 +9,18 @@ import * as vscode from 'vscode';
 import type { AuditEntry } from './core/audit/auditLog';
 import type { ToolgateApi } from './vscode/api';
 import { commandIds } from './vscode/commandIds';
-import type { ToolgateHost } from './vscode/host';
+import type { Toolgate } from './vscode/toolgate';
 import type { McpServersNode } from './vscode/mcpServersView';
 
-let host: Promise<ToolgateHost> | undefined;
+let host: Promise<Toolgate> | undefined;
 
 export function activate(context: vscode.ExtensionContext): ToolgateApi {
   const onDidDecide = new vscode.EventEmitter<AuditEntry>();
   const mcpServersChanged = new vscode.EventEmitter<undefined>();
-  const loadHost = (): Promise<ToolgateHost> => {
+  const loadHost = (): Promise<Toolgate> => {
     if (host === undefined) {
-      host = import('./vscode/host').then(({ createToolgateHost }) => {
-        const loaded = createToolgateHost(context, (entry) => onDidDecide.fire(entry));
+      host = import('./vscode/toolgate').then(({ createToolgate }) => {
+        const loaded = createToolgate(context, (entry) => onDidDecide.fire(entry));
         context.subscriptions.push(loaded.mcpServers.onDidChangeTreeData(() => mcpServersChanged.fire(undefined)));
         return loaded;
       });

@@ -1,7 +1,7 @@
 import type * as vscode from 'vscode';
 import type { GateResult } from '../core/approval/gate';
 import type { AuditEntry } from '../core/audit/auditLog';
-import type { ToolCallRequest, ToolCallResult } from './toolService';
+import type { ToolCallRequest, ToolCallResult } from '../core/tools/service';
 
 /** A call as other extensions describe it: a tool name of the public contract (or their own), its arguments. */
 export type ToolgateCall = ToolCallRequest;

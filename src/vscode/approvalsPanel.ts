@@ -14,7 +14,6 @@ export type PanelRequest = ViewRequest<'approvals'>;
  */
 export class ApprovalsPanel implements vscode.Disposable {
   static readonly viewType = 'toolgate.approvals';
-  private readonly store = new DisposableStore();
   private panel: vscode.WebviewPanel | undefined;
   private panelStore: DisposableStore | undefined;
   private channel: WebviewChannel<'approvals'> | undefined;
@@ -49,8 +48,9 @@ export class ApprovalsPanel implements vscode.Disposable {
   }
 
   private attach(panel: vscode.WebviewPanel): void {
+    // One store per attached panel, replaced (and disposed) when another is attached: none is left behind.
     this.panelStore?.dispose();
-    const panelStore = (this.panelStore = this.store.add(new DisposableStore()));
+    const panelStore = (this.panelStore = new DisposableStore());
     this.panel = panel;
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'toolgate.svg');
     panel.webview.options = webviewOptions(this.extensionUri);
@@ -75,6 +75,6 @@ export class ApprovalsPanel implements vscode.Disposable {
 
   dispose(): void {
     this.panel?.dispose();
-    this.store.dispose();
+    this.panelStore?.dispose();
   }
 }

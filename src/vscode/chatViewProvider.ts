@@ -11,7 +11,6 @@ export type ChatRequest = ViewRequest<'chat'>;
 /** The sidebar chat view (a WebviewView in the Toolgate view container). */
 export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
   static readonly viewType = 'toolgate.chat';
-  private readonly store = new DisposableStore();
   private viewStore: DisposableStore | undefined;
   private channel: WebviewChannel<'chat'> | undefined;
   private pushTimer: ReturnType<typeof setTimeout> | undefined;
@@ -24,8 +23,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   ) {}
 
   resolveWebviewView(view: vscode.WebviewView): void {
+    // One store per resolved view, replaced (and disposed) when VS Code resolves the view again: none is left behind.
     this.viewStore?.dispose();
-    const viewStore = (this.viewStore = this.store.add(new DisposableStore()));
+    const viewStore = (this.viewStore = new DisposableStore());
     view.webview.options = webviewOptions(this.extensionUri);
     const channel = viewStore.add(new WebviewChannel(view.webview, 'chat', this.getState, this.log));
     this.channel = channel;
@@ -57,6 +57,6 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       clearTimeout(this.pushTimer);
     }
     this.channel = undefined;
-    this.store.dispose();
+    this.viewStore?.dispose();
   }
 }

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import type { Disposable } from '../core/disposable';
 import type { HostCommand, InboundFor, ViewKind, WebviewToHost } from '../shared/messages';
 import type { Log } from './log';
 import type { WebviewChannel } from './webviewChannel';
@@ -37,8 +38,8 @@ export function answerRequests<V extends ViewKind>(
   channel: WebviewChannel<V>,
   log: Log,
   handle: (request: ViewRequest<V>) => Outcome | Promise<Outcome>,
-): vscode.Disposable {
-  const subscription = channel.onDidReceive((message) => {
+): Disposable {
+  return channel.onDidReceive((message) => {
     const run = async (): Promise<Outcome> => {
       if (isCommand(message)) {
         await vscode.commands.executeCommand(...commandIds[message.command]());
@@ -60,5 +61,4 @@ export function answerRequests<V extends ViewKind>(
       },
     );
   });
-  return new vscode.Disposable(() => subscription.dispose());
 }

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { McpServerStatus, McpToolInfo } from '../core/mcp/manager';
 import { DisposableStore } from '../core/disposable';
-import type { McpHost } from './mcpHost';
+import type { McpServers } from './mcpServers';
 
 export type McpServersNode = { kind: 'server'; status: McpServerStatus; server: string } | { kind: 'tool'; server: string; tool: McpToolInfo };
 type Node = McpServersNode;
@@ -19,7 +19,7 @@ export class McpServersView implements vscode.TreeDataProvider<Node>, vscode.Dis
   private readonly changed = this.store.add(new vscode.EventEmitter<undefined>());
   readonly onDidChangeTreeData = this.changed.event;
 
-  constructor(private readonly host: McpHost) {
+  constructor(private readonly host: McpServers) {
     this.store.add(host.onDidChange(() => this.changed.fire(undefined)));
   }
 

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { Proposal } from './tools/files';
+import type { Proposal } from '../core/tools/fileTools';
 
 /**
  * Read-only virtual documents with the proposed content of waiting edits, so the person can compare them in VS Code's
@@ -8,11 +8,11 @@ import type { Proposal } from './tools/files';
 export class ProposedContentProvider implements vscode.TextDocumentContentProvider {
   static readonly scheme = 'toolgate-proposed';
 
-  constructor(private readonly proposals: ReadonlyMap<string, Proposal>) {}
+  constructor(private readonly proposal: (callId: string) => Proposal | undefined) {}
 
   provideTextDocumentContent(uri: vscode.Uri): string {
     const [, callId, kind] = uri.path.split('/');
-    const proposal = callId === undefined ? undefined : this.proposals.get(callId);
+    const proposal = callId === undefined ? undefined : this.proposal(callId);
     if (!proposal) {
       return '(this call is no longer waiting)';
     }
@@ -21,15 +21,16 @@ export class ProposedContentProvider implements vscode.TextDocumentContentProvid
 
   /** Opens the native diff: the file as it is now (or an empty document for a new file) against the proposal. */
   async openDiff(callId: string): Promise<void> {
-    const proposal = this.proposals.get(callId);
+    const proposal = this.proposal(callId);
     if (!proposal) {
       throw new Error('that call is no longer waiting');
     }
     const name = proposal.target.relative ?? proposal.target.input;
-    const base = proposal.uri.path.split('/').pop() ?? 'file';
+    const file = vscode.Uri.file(proposal.target.absolute);
+    const base = file.path.split('/').pop() ?? 'file';
     const right = vscode.Uri.from({ scheme: ProposedContentProvider.scheme, path: `/${callId}/${base}` });
     const left = proposal.base.exists
-      ? proposal.uri
+      ? file
       : vscode.Uri.from({ scheme: ProposedContentProvider.scheme, path: `/${callId}/empty` });
     await vscode.commands.executeCommand('vscode.diff', left, right, `${name} ↔ proposed by the agent`, {
       preview: true,

@@ -15,7 +15,9 @@ export class VsCodeLmModel implements ChatModel {
       );
     }
     const source = new vscode.CancellationTokenSource();
-    options.signal?.addEventListener('abort', () => source.cancel(), { once: true });
+    // Removed when the turn ends: the task's signal outlives every turn.
+    const onAbort = (): void => source.cancel();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
     const lmMessages = messages.flatMap((message): vscode.LanguageModelChatMessage[] => {
       switch (message.role) {
         case 'system':
@@ -61,6 +63,7 @@ export class VsCodeLmModel implements ChatModel {
       }
       throw new ModelError('server', `VS Code's language model failed: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
+      options.signal?.removeEventListener('abort', onAbort);
       source.dispose();
     }
   }

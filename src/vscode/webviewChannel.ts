@@ -1,5 +1,5 @@
 import type * as vscode from 'vscode';
-import { Emitter, type Disposable } from '../core/disposable';
+import { DisposableStore, Emitter, type Disposable } from '../core/disposable';
 import {
   HostToWebview,
   WebviewToHost,
@@ -20,8 +20,8 @@ import type { Log } from './log';
  */
 export class WebviewChannel<V extends ViewKind = ViewKind> implements Disposable {
   private ready = false;
-  private readonly subscriptions: Disposable[] = [];
-  private readonly onDidReceiveEmitter = new Emitter<Exclude<InboundFor<V>, { type: 'ready' }>>();
+  private readonly store = new DisposableStore();
+  private readonly onDidReceiveEmitter = this.store.add(new Emitter<Exclude<InboundFor<V>, { type: 'ready' }>>());
   /** A validated message other than `ready`, for the owner to handle. */
   readonly onDidReceive = this.onDidReceiveEmitter.event;
 
@@ -31,7 +31,7 @@ export class WebviewChannel<V extends ViewKind = ViewKind> implements Disposable
     private readonly getState: () => ViewState,
     private readonly log: Log,
   ) {
-    this.subscriptions.push(webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)));
+    this.store.add(webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)));
   }
 
   get isReady(): boolean {
@@ -90,11 +90,9 @@ export class WebviewChannel<V extends ViewKind = ViewKind> implements Disposable
 
   dispose(): void {
     this.ready = false;
-    this.onDidReceiveEmitter.dispose();
-    for (const subscription of this.subscriptions.splice(0)) {
-      subscription.dispose();
-    }
+    this.store.dispose();
   }
+
 }
 
 /** A bounded, single-line rendering of an untrusted value for the log. */

@@ -1,34 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { runAgent, type AgentEvent, type ToolOutcome, type ToolRunner } from '../../src/core/agent/agent';
-import { ModelError, type ChatMessage, type ChatModel, type TurnResult } from '../../src/core/llm/client';
-
-/** A fake model at the boundary: replies from a script and records what it was sent. */
-class ScriptedModel implements ChatModel {
-  readonly seen: ChatMessage[][] = [];
-  constructor(private readonly replies: (TurnResult | Error | ((signal?: AbortSignal) => Promise<TurnResult>))[]) {}
-  async complete(messages: ChatMessage[], _tools: unknown, options: { signal?: AbortSignal; onText?: (delta: string) => void }): Promise<TurnResult> {
-    this.seen.push(structuredClone(messages));
-    const reply = this.replies.shift();
-    if (reply === undefined) {
-      throw new Error('no scripted reply left');
-    }
-    if (reply instanceof Error) {
-      throw reply;
-    }
-    const result = typeof reply === 'function' ? await reply(options.signal) : reply;
-    if (result.text !== '') {
-      options.onText?.(result.text);
-    }
-    return result;
-  }
-}
-
-const text = (value: string): TurnResult => ({ text: value, toolCalls: [], finishReason: 'stop' });
-const calls = (...items: [string, string, object][]): TurnResult => ({
-  text: '',
-  toolCalls: items.map(([id, name, args]) => ({ id, name, arguments: JSON.stringify(args) })),
-  finishReason: 'tool_calls',
-});
+import { ModelError, type ChatMessage, type ChatModel } from '../../src/core/llm/client';
+import { calls, ScriptedModel, text } from '../fixtures/scriptedModel';
 
 function runner(outcome: (id: string, name: string) => Omit<ToolOutcome, 'id'>): ToolRunner & { batches: string[][] } {
   const batches: string[][] = [];

@@ -18,7 +18,7 @@ describe('approval broker', () => {
     const broker = new Broker<Waiting, string>();
     const [first, second] = broker.add([item('c1'), item('c2')], { timeoutSeconds: 0 });
     assert.deepEqual(broker.waiting().map((w) => w.callId), ['c1', 'c2']);
-    assert.deepEqual(broker.decide('c1', hashA, 'yes'), { ok: true });
+    assert.deepEqual(broker.resolveByPerson('c1', hashA, 'yes'), { ok: true });
     assert.deepEqual(await first, { kind: 'person', decision: 'yes' });
     assert.deepEqual(broker.waiting().map((w) => w.callId), ['c2']);
     broker.cancel('stop');
@@ -28,7 +28,7 @@ describe('approval broker', () => {
   it('ignores a forged call id', () => {
     const broker = new Broker<Waiting, string>();
     void broker.add([item('c1')], { timeoutSeconds: 0 });
-    const result = broker.decide('c-forged', hashA, 'yes');
+    const result = broker.resolveByPerson('c-forged', hashA, 'yes');
     assert.match(errorOf(result), /not waiting/);
     assert.equal(broker.waiting().length, 1);
   });
@@ -36,7 +36,7 @@ describe('approval broker', () => {
   it('ignores a decision for the wrong arguments hash', () => {
     const broker = new Broker<Waiting, string>();
     void broker.add([item('c1', hashA)], { timeoutSeconds: 0 });
-    const result = broker.decide('c1', hashB, 'yes');
+    const result = broker.resolveByPerson('c1', hashB, 'yes');
     assert.match(errorOf(result), /hash does not match/);
     assert.equal(broker.waiting().length, 1);
   });
@@ -44,8 +44,8 @@ describe('approval broker', () => {
   it('refuses a second decision for a decided call', async () => {
     const broker = new Broker<Waiting, string>();
     const [wait] = broker.add([item('c1')], { timeoutSeconds: 0 });
-    broker.decide('c1', hashA, 'deny');
-    const again = broker.decide('c1', hashA, 'allow');
+    broker.resolveByPerson('c1', hashA, 'deny');
+    const again = broker.resolveByPerson('c1', hashA, 'allow');
     assert.match(errorOf(again), /already decided/);
     assert.deepEqual(await wait, { kind: 'person', decision: 'deny' });
   });
@@ -56,7 +56,7 @@ describe('approval broker', () => {
     const resolution: Resolution<string> | undefined = await wait;
     assert.deepEqual(resolution, { kind: 'timeout', afterSeconds: 0.02 });
     assert.equal(broker.waiting().length, 0);
-    assert.equal(broker.decide('c1', hashA, 'yes').ok, false, 'a timed-out call cannot be approved later');
+    assert.equal(broker.resolveByPerson('c1', hashA, 'yes').ok, false, 'a timed-out call cannot be approved later');
   });
 
   it('waits for ever when the timeout is 0', async () => {
@@ -89,7 +89,7 @@ describe('approval broker', () => {
     const waits = broker.add([item('c1', hashA, 'x'), item('c2', hashA, 'y')], { timeoutSeconds: 0 });
     assert.equal(broker.cancel('x stopped', (w) => w.chatId === 'x'), 1);
     assert.deepEqual(broker.waiting().map((w) => w.callId), ['c2']);
-    broker.decide('c2', hashA, 'ok');
+    broker.resolveByPerson('c2', hashA, 'ok');
     assert.deepEqual((await Promise.all(waits)).map((r) => r.kind), ['cancel', 'person']);
   });
 
@@ -98,7 +98,7 @@ describe('approval broker', () => {
     let changes = 0;
     broker.onDidChange(() => changes++);
     void broker.add([item('c1')], { timeoutSeconds: 0 });
-    broker.decide('c1', hashA, 'ok');
+    broker.resolveByPerson('c1', hashA, 'ok');
     assert.equal(changes, 2);
   });
 });

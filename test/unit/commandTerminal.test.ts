@@ -6,6 +6,7 @@ import path from 'node:path';
 import { runBash, type CommandResult } from '../../src/core/terminal/bashRunner';
 import { CommandTerminal, ignoredInputNote, type TerminalCommandResult } from '../../src/core/terminal/commandTerminal';
 import { commandReport } from '../../src/core/terminal/report';
+import { commandResult } from '../fixtures/memoryFiles';
 
 describe('CommandTerminal, with the real bash', function () {
   this.timeout(20_000);
@@ -138,17 +139,7 @@ describe('CommandTerminal, with the real bash', function () {
 });
 
 describe('commandReport: what the model is told', () => {
-  const base: TerminalCommandResult = {
-    exitCode: 0,
-    signal: undefined,
-    output: 'hi\n',
-    timedOut: false,
-    cancelled: false,
-    leftoversStopped: false,
-    notRun: undefined,
-    shell: '/bin/bash',
-    stoppedFromTerminal: undefined,
-  };
+  const base = commandResult();
   const context = { command: 'echo hi', edited: false, timeoutSeconds: 120 };
   const rows: [title: string, change: Partial<TerminalCommandResult>, ok: boolean, text: string][] = [
     ['success', {}, true, 'Exit code: 0\nOutput:\nhi\n'],

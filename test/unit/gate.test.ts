@@ -1,18 +1,15 @@
 import * as assert from 'node:assert/strict';
 import type { GateInput, GateResult } from '../../src/core/approval/gate';
 import { GrantStore, readWorkspaceGrants, workspaceGrantsKey } from '../../src/core/approval/grants';
-import { callHash } from '../../src/core/approval/hash';
+import { PathResolver } from '../../src/core/approval/paths';
 import type { GateCall } from '../../src/core/approval/policy';
+import { gateCall } from '../../src/core/tools/gateCall';
 import { createMemoryGate, MemoryStore } from '../fixtures/memoryGate';
 
+const resolver = new PathResolver(['/ws']);
+
 function writeCall(relative: string, content: string): GateCall {
-  const args = { path: relative, content };
-  return {
-    tool: 'write_file',
-    args,
-    argsHash: callHash('write_file', args),
-    target: { input: relative, absolute: `/ws/${relative}`, real: `/ws/${relative}`, root: '/ws', relative },
-  };
+  return gateCall('write_file', { path: relative, content }, resolver);
 }
 
 function input(call: GateCall): GateInput {
@@ -44,7 +41,7 @@ describe('the gate', () => {
     const [pending] = gate.pendingViews();
     assert.ok(pending);
     assert.deepEqual(
-      gate.decide({ type: 'decide', requestId: 'r', callId: pending.callId, argsHash: pending.argsHash, action: 'deny', reason: 'use b.txt' }),
+      gate.settle(pending, { action: 'deny', reason: 'use b.txt' }),
       { ok: true },
     );
     const result = await wait;
@@ -58,7 +55,7 @@ describe('the gate', () => {
     const first = only(gate.request([input(writeCall('a.txt', 'x'))], { chatId: 'c' }));
     const [pending] = gate.pendingViews();
     assert.ok(pending);
-    gate.decide({ type: 'decide', requestId: 'r', callId: pending.callId, argsHash: pending.argsHash, action: 'allow-once' });
+    gate.settle(pending, { action: 'allow-once' });
     assert.equal((await first).verdict, 'allow');
     void gate.request([input(writeCall('a.txt', 'x'))], { chatId: 'c' });
     assert.equal(gate.waitingCount, 1, 'the identical call asks again');
@@ -71,7 +68,7 @@ describe('the gate', () => {
     const [pending] = gate.pendingViews();
     assert.ok(pending);
     assert.deepEqual(pending.grantOptions.map((o) => o.id), ['exact', 'path', 'folder', 'tool']);
-    gate.decide({ type: 'decide', requestId: 'r', callId: pending.callId, argsHash: pending.argsHash, action: 'allow-session', grantOption: 'folder' });
+    gate.settle(pending, { action: 'allow-session', grantOption: 'folder' });
     const result = await wait;
     assert.equal(result.verdict, 'allow');
     assert.match(result.reason, /session grant for write_file: files matching src\/\*\*/);
@@ -88,7 +85,7 @@ describe('the gate', () => {
     const wait = only(gate.request([input(writeCall('a.txt', 'x'))], { chatId: 'c' }));
     const [pending] = gate.pendingViews();
     assert.ok(pending);
-    gate.decide({ type: 'decide', requestId: 'r', callId: pending.callId, argsHash: pending.argsHash, action: 'allow-workspace', grantOption: 'tool' });
+    gate.settle(pending, { action: 'allow-workspace', grantOption: 'tool' });
     await wait;
     const stored = store.get(workspaceGrantsKey) as { version: number; grants: unknown[] };
     assert.equal(stored.version, 1);
@@ -104,7 +101,7 @@ describe('the gate', () => {
     const [pending] = gate.pendingViews();
     assert.ok(pending);
     assert.equal(pending.grantable, false);
-    const result = gate.decide({ type: 'decide', requestId: 'r', callId: pending.callId, argsHash: pending.argsHash, action: 'allow-workspace' });
+    const result = gate.settle(pending, { action: 'allow-workspace' });
     assert.equal(result.ok, false);
     assert.equal(gate.waitingCount, 1);
     gate.cancel('end');
@@ -115,7 +112,7 @@ describe('the gate', () => {
     void gate.request([input(writeCall('a.txt', 'x'))], { chatId: 'c' });
     const [pending] = gate.pendingViews();
     assert.ok(pending);
-    const result = gate.decide({ type: 'decide', requestId: 'r', callId: pending.callId, argsHash: pending.argsHash, action: 'allow-session', grantOption: 'glob-everything' });
+    const result = gate.settle(pending, { action: 'allow-session', grantOption: 'glob-everything' });
     assert.equal(result.ok, false);
     gate.cancel('end');
   });
@@ -125,7 +122,7 @@ describe('the gate', () => {
     const wait = only(gate.request([input(writeCall('a.txt', 'x'))], { chatId: 'c' }));
     const [pending] = gate.pendingViews();
     assert.ok(pending);
-    gate.decide({ type: 'decide', requestId: 'r', callId: pending.callId, argsHash: pending.argsHash, action: 'allow-edited', edited: 'edited!' });
+    gate.settle(pending, { action: 'allow-edited', edited: 'edited!' });
     const result = await wait;
     assert.equal(result.verdict === 'allow' ? result.edited : undefined, 'edited!');
     await audit.flush();
@@ -139,7 +136,7 @@ describe('the gate', () => {
     assert.equal(new Set(views.map((v) => v.batchId)).size, 1);
     const [a, b] = views;
     assert.ok(a && b);
-    const outcome = gate.decideAll({ type: 'decideAll', requestId: 'r', action: 'allow-all', calls: [a, b].map(({ callId, argsHash }) => ({ callId, argsHash })) });
+    const outcome = gate.settleAll([a, b].map(({ callId, argsHash }) => ({ callId, argsHash })), { allow: true });
     assert.equal(outcome.decided, 2);
     assert.equal((await waits[0])?.verdict, 'allow');
     assert.equal((await waits[1])?.verdict, 'allow');
@@ -153,7 +150,7 @@ describe('the gate', () => {
     const waits = gate.request([input(writeCall('src/a.ts', '1')), input(writeCall('src/b.ts', '2'))], { chatId: 'c' });
     const [first] = gate.pendingViews();
     assert.ok(first);
-    gate.decide({ type: 'decide', requestId: 'r', callId: first.callId, argsHash: first.argsHash, action: 'allow-session', grantOption: 'folder' });
+    gate.settle(first, { action: 'allow-session', grantOption: 'folder' });
     const results = await Promise.all(waits);
     assert.deepEqual(results.map((r) => `${r.verdict}/${r.decidedBy}`), ['allow/person', 'allow/grant']);
   });

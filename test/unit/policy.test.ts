@@ -3,15 +3,15 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import os from 'node:os';
 import path from 'node:path';
 import type { Grant } from '../../src/core/approval/grants';
-import { callHash } from '../../src/core/approval/hash';
 import { PathResolver } from '../../src/core/approval/paths';
-import { decide, type GateCall, type PolicyContext, type Verdict } from '../../src/core/approval/policy';
+import { judge, type GateCall, type PolicyContext, type Verdict } from '../../src/core/approval/policy';
 import { defaultGatedTools, defaultProtectedPaths } from '../../src/core/settings';
-import { analyseCommand, initShellParser } from '../../src/core/shell/analysis';
+import { initShellParser } from '../../src/core/shell/analysis';
 import { compileTerminalRule } from '../../src/core/shell/rules';
-import { targetPathOf } from '../../src/core/tools/definitions';
+import { gateCall } from '../../src/core/tools/gateCall';
+import { mcpGateCall } from '../../src/core/tools/mcpCalls';
 
-describe('policy engine: decide()', () => {
+describe('policy engine: judge()', () => {
   let base: string;
   let root: string;
   let outside: string;
@@ -54,15 +54,7 @@ describe('policy engine: decide()', () => {
   }
 
   function call(tool: string, args: Record<string, unknown>): GateCall {
-    const target = targetPathOf({ tool, args });
-    const gateCall: GateCall = { tool, args, argsHash: callHash(tool, args) };
-    if (target !== undefined) {
-      gateCall.target = resolver.resolve(target);
-    }
-    if (tool === 'run_in_terminal' && typeof args['command'] === 'string') {
-      gateCall.commandAnalysis = analyseCommand(args['command'], gateCall.target?.absolute ?? root, '/home/someone');
-    }
-    return gateCall;
+    return gateCall(tool, args, resolver, { home: '/home/someone' });
   }
 
   const grant = (tool: string, matcher: Grant['matcher'], scope: Grant['scope'] = 'workspace'): Grant => ({
@@ -154,7 +146,7 @@ describe('policy engine: decide()', () => {
 
   for (const row of rows) {
     it(row.name, () => {
-      const decision = decide(call(row.tool, row.args), context(row.context));
+      const decision = judge(call(row.tool, row.args), context(row.context));
       assert.equal(decision.verdict, row.verdict, decision.reason);
       assert.match(decision.reason, row.reason);
       if (row.warning) {
@@ -164,7 +156,7 @@ describe('policy engine: decide()', () => {
   }
 
   it('denies writes into Toolgate\'s own storage', () => {
-    const decision = decide(call('write_file', { path: path.join(storage, 'audit.jsonl'), content: '' }), context({ gatedTools: { write_file: false } }));
+    const decision = judge(call('write_file', { path: path.join(storage, 'audit.jsonl'), content: '' }), context({ gatedTools: { write_file: false } }));
     assert.equal(decision.verdict, 'deny');
     assert.match(decision.reason, /Toolgate's own storage/);
   });
@@ -172,61 +164,57 @@ describe('policy engine: decide()', () => {
   it('an exact grant covers only the identical call', () => {
     const allowed = call('write_file', { path: 'src/b.ts', content: 'x' });
     const exact = grant('write_file', { kind: 'exact', argsHash: allowed.argsHash }, 'session');
-    assert.equal(decide(allowed, context({ grants: [exact] })).verdict, 'allow');
-    assert.equal(decide(call('write_file', { path: 'src/b.ts', content: 'y' }), context({ grants: [exact] })).verdict, 'ask');
+    assert.equal(judge(allowed, context({ grants: [exact] })).verdict, 'allow');
+    assert.equal(judge(call('write_file', { path: 'src/b.ts', content: 'y' }), context({ grants: [exact] })).verdict, 'ask');
   });
 
   it('offers no grant for a command that a false rule, a redirect or unseen code blocks', () => {
-    assert.equal(decide(call('run_in_terminal', { command: 'git status && curl x | sh' }), context({ terminalRules: { curl: false } })).grantable, false);
-    assert.equal(decide(call('run_in_terminal', { command: 'echo $(id)' }), context()).grantable, false);
-    assert.equal(decide(call('run_in_terminal', { command: 'ls > /tmp/out' }), context()).grantable, false);
-    assert.equal(decide(call('run_in_terminal', { command: 'npm test && npm run lint' }), context()).grantable, true);
+    assert.equal(judge(call('run_in_terminal', { command: 'git status && curl x | sh' }), context({ terminalRules: { curl: false } })).grantable, false);
+    assert.equal(judge(call('run_in_terminal', { command: 'echo $(id)' }), context()).grantable, false);
+    assert.equal(judge(call('run_in_terminal', { command: 'ls > /tmp/out' }), context()).grantable, false);
+    assert.equal(judge(call('run_in_terminal', { command: 'npm test && npm run lint' }), context()).grantable, true);
   });
 
   it('an exact terminal grant re-allows the identical line only', () => {
     const line = call('run_in_terminal', { command: 'npm test && npm run lint' });
     const exact = grant('run_in_terminal', { kind: 'exact', argsHash: line.argsHash });
-    assert.equal(decide(line, context({ grants: [exact] })).verdict, 'allow');
-    assert.equal(decide(call('run_in_terminal', { command: 'npm test && npm run build' }), context({ grants: [exact] })).verdict, 'ask');
+    assert.equal(judge(line, context({ grants: [exact] })).verdict, 'allow');
+    assert.equal(judge(call('run_in_terminal', { command: 'npm test && npm run build' }), context({ grants: [exact] })).verdict, 'ask');
   });
 
   describe('MCP tools', () => {
-    const mcp = (tool: string, server: string, definitionHash: string, gated = true): GateCall => ({
-      tool,
-      args: { text: 'hi' },
-      argsHash: callHash(tool, { text: 'hi' }),
-      external: { gated, definitionHash, label: `${server}/${tool}`, server, annotations: ['readOnlyHint'] },
-    });
+    const mcp = (tool: string, server: string, definitionHash: string, gated = true): GateCall =>
+      mcpGateCall(tool, { modelName: tool, server, gated, tool: { name: tool, description: '', inputSchema: {}, annotations: { readOnlyHint: true }, definitionHash } }, { text: 'hi' });
     const pinned = (tool: string, definitionHash: string): Grant => ({ ...grant(tool, { kind: 'tool' }), definitionHash });
 
     it('asks for a gated MCP tool, whatever its annotations say', () => {
-      const decision = decide(mcp('mcp__fx__echo', 'fx', 'h1'), context());
+      const decision = judge(mcp('mcp__fx__echo', 'fx', 'h1'), context());
       assert.equal(decision.verdict, 'ask');
       assert.match(decision.reason, /fx\/mcp__fx__echo is gated|fx\/.*is gated/);
     });
 
     it('runs an MCP tool its server does not gate', () => {
-      assert.equal(decide(mcp('mcp__fx__echo', 'fx', 'h1', false), context()).verdict, 'allow');
+      assert.equal(judge(mcp('mcp__fx__echo', 'fx', 'h1', false), context()).verdict, 'allow');
     });
 
     it('a grant pinned to a definition stops applying when the definition changes', () => {
       const granted = context({ grants: [pinned('mcp__fx__echo', 'h1')] });
-      assert.equal(decide(mcp('mcp__fx__echo', 'fx', 'h1'), granted).verdict, 'allow');
-      assert.equal(decide(mcp('mcp__fx__echo', 'fx', 'h2'), granted).verdict, 'ask');
+      assert.equal(judge(mcp('mcp__fx__echo', 'fx', 'h1'), granted).verdict, 'allow');
+      assert.equal(judge(mcp('mcp__fx__echo', 'fx', 'h2'), granted).verdict, 'ask');
     });
 
     it('a server-wide grant covers that server only', () => {
       const granted = context({ grants: [grant('mcp__fx__echo', { kind: 'server', server: 'fx' })] });
-      assert.equal(decide(mcp('mcp__fx__add', 'fx', 'h9'), granted).verdict, 'allow');
-      assert.equal(decide(mcp('mcp__other__add', 'other', 'h9'), granted).verdict, 'ask');
+      assert.equal(judge(mcp('mcp__fx__add', 'fx', 'h9'), granted).verdict, 'allow');
+      assert.equal(judge(mcp('mcp__other__add', 'other', 'h9'), granted).verdict, 'ask');
     });
   });
 
   it('marks protected, outside and untrusted asks as not grantable', () => {
-    assert.equal(decide(call('write_file', { path: '.vscode/x.json', content: '' }), context()).grantable, false);
-    assert.equal(decide(call('write_file', { path: '/tmp/x', content: '' }), context()).grantable, false);
-    assert.equal(decide(call('write_file', { path: 'a', content: '' }), context({ trusted: false })).grantable, false);
-    assert.equal(decide(call('write_file', { path: 'a', content: '' }), context()).grantable, true);
+    assert.equal(judge(call('write_file', { path: '.vscode/x.json', content: '' }), context()).grantable, false);
+    assert.equal(judge(call('write_file', { path: '/tmp/x', content: '' }), context()).grantable, false);
+    assert.equal(judge(call('write_file', { path: 'a', content: '' }), context({ trusted: false })).grantable, false);
+    assert.equal(judge(call('write_file', { path: 'a', content: '' }), context()).grantable, true);
   });
 
   it('compiles /regex/flags rules and reports broken ones as null', () => {

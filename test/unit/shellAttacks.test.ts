@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { callHash } from '../../src/core/approval/hash';
 import { PathResolver } from '../../src/core/approval/paths';
-import { decide, type PolicyContext } from '../../src/core/approval/policy';
+import { judge, type PolicyContext } from '../../src/core/approval/policy';
 import { defaultGatedTools, defaultProtectedPaths } from '../../src/core/settings';
 import { analyseCommand, initShellParser } from '../../src/core/shell/analysis';
 import { defaultTerminalRules } from '../../src/core/shell/rules';
@@ -101,7 +101,7 @@ describe('terminal rules against our adversarial corpus (the whole policy, a rea
     };
     const args = { command };
     const target = resolver.resolve('.');
-    const decision = decide({ tool: 'run_in_terminal', args, argsHash: callHash('run_in_terminal', args), target, commandAnalysis: analyseCommand(command, world.ws, world.home) }, context);
+    const decision = judge({ tool: 'run_in_terminal', args, argsHash: callHash('run_in_terminal', args), target, commandAnalysis: analyseCommand(command, world.ws, world.home) }, context);
     return { verdict: decision.verdict, reason: decision.reason };
   };
 

@@ -3,6 +3,8 @@
  * optional call number ("yes 2", "no all because …"). Anything that is neither, or that could mean more than one
  * call, is not a decision: the caller asks which call is meant.
  */
+import type { Preview } from '../../shared/approvals';
+
 export type ChatDecision =
   | { kind: 'decide'; allow: boolean; target: 'all' | number | 'only'; reason?: string }
   | { kind: 'none' };
@@ -31,4 +33,53 @@ export function parseChatDecision(input: string): ChatDecision {
     return { kind: 'none' };
   }
   return { kind: 'decide', allow, target, ...(!allow && reason !== '' ? { reason } : {}) };
+}
+
+/** A waiting call as the chat names it. */
+export interface WaitingInChat {
+  callId: string;
+  argsHash: string;
+  tool: string;
+  preview: Preview;
+}
+
+export type ChatDecisionPlan<W extends WaitingInChat> =
+  /** Not a decision, or not clear which call it is about: the chat says so. */
+  | { kind: 'notice'; text: string }
+  | { kind: 'settle'; targets: W[]; allow: boolean; reason?: string };
+
+function describeWaiting(call: WaitingInChat): string {
+  const what = call.preview.kind === 'diff' ? call.preview.path : call.preview.kind === 'command' ? call.preview.command : '';
+  return `${call.tool} ${what}`.trim();
+}
+
+/** What typed text means for the calls waiting in this chat: which of them it settles, and how, or what to say back. */
+export function planChatDecision<W extends WaitingInChat>(text: string, waiting: readonly W[]): ChatDecisionPlan<W> {
+  const decision = parseChatDecision(text);
+  const count = waiting.length;
+  if (count === 0) {
+    return { kind: 'notice', text: 'A task is running; wait for it or press Stop before giving a new one.' };
+  }
+  if (decision.kind === 'none') {
+    return {
+      kind: 'notice',
+      text: `${count} call${count === 1 ? '' : 's'} wait${count === 1 ? 's' : ''}: answer "yes" or "no, because …" (with a number when several wait), or use the Approvals panel.`,
+    };
+  }
+  const settle = (targets: W[]): ChatDecisionPlan<W> => ({
+    kind: 'settle',
+    targets,
+    allow: decision.allow,
+    ...(decision.reason !== undefined ? { reason: decision.reason } : {}),
+  });
+  if (decision.target === 'only') {
+    return count === 1
+      ? settle([...waiting])
+      : { kind: 'notice', text: `Which call? ${waiting.map((call, index) => `${index + 1}: ${describeWaiting(call)}`).join('; ')}. Say "yes 1", "no 2 because …" or "yes all".` };
+  }
+  if (decision.target === 'all') {
+    return settle([...waiting]);
+  }
+  const chosen = waiting[decision.target - 1];
+  return chosen ? settle([chosen]) : { kind: 'notice', text: `There is no call ${decision.target}; ${count} wait.` };
 }

@@ -83,7 +83,7 @@ export class Broker<T extends Waiting, D> {
   }
 
   /** A decision from the person: counts only for a waiting call, with the hash that was shown. */
-  decide(callId: string, argsHash: string, decision: D): ResolveResult {
+  resolveByPerson(callId: string, argsHash: string, decision: D): ResolveResult {
     const entry = this.entries.get(callId);
     if (!entry) {
       return {

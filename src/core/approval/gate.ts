@@ -3,23 +3,14 @@
  * broker (shown together in the panel) until the person, a timeout or a cancellation settles them. Every outcome
  * is written to the audit log with who decided and why.
  */
-import path from 'node:path';
-import type {
-  BatchMessage,
-  CommandPreview,
-  DecideMessage,
-  GrantOptionView,
-  GrantView,
-  PendingCallView,
-  Preview,
-} from '../../shared/approvals';
+import type { DecisionAction, GrantView, PendingCallView, Preview } from '../../shared/approvals';
 import type { AuditLog } from '../audit/auditLog';
-import { Emitter, type Disposable } from '../disposable';
-import { builtinTools, isBuiltinTool } from '../tools/definitions';
+import { DisposableStore, Emitter, type Disposable } from '../disposable';
 import { Broker, newCallId, type Resolution, type Waiting } from './broker';
-import { canonicalJson } from './hash';
-import { describeGrant, newGrantId, type Grant, type GrantMatcher, type GrantStore } from './grants';
-import { decide, type Decision, type GateCall, type PolicyContext } from './policy';
+import { grantOptions, type GrantOption } from './grantOptions';
+import { describeGrant, newGrantId, type Grant, type GrantStore } from './grants';
+import { judge, type Judgement, type GateCall, type PolicyContext } from './policy';
+import { grantView, pendingCallView } from './views';
 
 export interface GateInput {
   /** The id the call will carry (a fresh one if absent), so the caller can key its own state by it. */
@@ -51,23 +42,35 @@ export type GateResult =
       reason: string;
       /** The person's own words, for the model. */
       personReason?: string;
+      /** decidedBy 'cancel': why the call was cancelled, in words for the model. */
+      cancelReason?: string;
     };
 
-interface GrantOption {
-  id: string;
-  label: string;
-  matcher: GrantMatcher;
-}
 
 interface PendingEntry extends Waiting {
   input: GateInput;
-  decision: Decision;
+  decision: Judgement;
   options: GrantOption[];
   /** What the panel shows: built once, when the call starts waiting (a call's view never changes). */
   view: PendingCallView;
 }
 
-type PersonDecision = Pick<DecideMessage, 'action' | 'reason' | 'grantOption' | 'edited'>;
+/** What the person chose for a waiting call. */
+export interface PersonChoice {
+  action: DecisionAction;
+  /** Deny: the person's reason, returned to the model. */
+  reason?: string;
+  /** Session/workspace: which of the offered grant options. */
+  grantOption?: string;
+  /** allow-edited: the edited content or command. */
+  edited?: string;
+}
+
+/** A waiting call as the person saw it: its id and the hash of the arguments that were shown. */
+export interface CallRef {
+  callId: string;
+  argsHash: string;
+}
 
 export interface GateDeps {
   grants: GrantStore;
@@ -78,17 +81,15 @@ export interface GateDeps {
 }
 
 export class Gate implements Disposable {
-  private readonly broker = new Broker<PendingEntry, PersonDecision>();
-  private readonly onDidChangeEmitter = new Emitter<void>();
+  private readonly store = new DisposableStore();
+  private readonly broker = this.store.add(new Broker<PendingEntry, PersonChoice>());
+  private readonly onDidChangeEmitter = this.store.add(new Emitter<void>());
   /** The waiting calls or the grants changed. */
   readonly onDidChange = this.onDidChangeEmitter.event;
-  private readonly subscriptions: Disposable[] = [];
 
   constructor(private readonly deps: GateDeps) {
-    this.subscriptions.push(
-      this.broker.onDidChange(() => this.onDidChangeEmitter.fire()),
-      deps.grants.onDidChange(() => this.onDidChangeEmitter.fire()),
-    );
+    this.store.add(this.broker.onDidChange(() => this.onDidChangeEmitter.fire()));
+    this.store.add(deps.grants.onDidChange(() => this.onDidChangeEmitter.fire()));
   }
 
   private now(): Date {
@@ -96,8 +97,8 @@ export class Gate implements Disposable {
   }
 
   /** The verdict and reason the policy gives right now; nothing is asked, run or logged. */
-  evaluate(call: GateCall, chatId = 'api'): Decision {
-    return decide(call, { ...this.deps.policy(), grants: this.deps.grants.active(chatId) });
+  evaluate(call: GateCall, chatId = 'api'): Judgement {
+    return judge(call, { ...this.deps.policy(), grants: this.deps.grants.active(chatId) });
   }
 
   /** Decides a batch of calls (one model turn); those that ask wait together. One promise per input, in order. */
@@ -129,7 +130,16 @@ export class Gate implements Disposable {
         input,
         decision,
         options: grantOptionsForCall,
-        view: this.viewOf(callId, batchId, input, decision, grantOptionsForCall, options.chatId, waitingSince, timeoutSeconds),
+        view: pendingCallView({
+          callId,
+          batchId,
+          input,
+          judgement: decision,
+          options: grantOptionsForCall,
+          waitingSince,
+          timeoutSeconds,
+          activeGrants: this.deps.grants.active(options.chatId),
+        }),
       };
       this.deps.audit.record({
         time: entry.view.waitingSince,
@@ -153,14 +163,14 @@ export class Gate implements Disposable {
         const entry = asking[i];
         const index = askingIndex[i];
         if (entry && index !== undefined) {
-          results[index] = wait.then((resolution) => this.settle(entry, resolution));
+          results[index] = wait.then((resolution) => this.conclude(entry, resolution));
         }
       });
     }
     return results.map((result, index) => result ?? Promise.reject(new Error(`no result for call ${index}`)));
   }
 
-  private async settle(entry: PendingEntry, resolution: Resolution<PersonDecision>): Promise<GateResult> {
+  private async conclude(entry: PendingEntry, resolution: Resolution<PersonChoice>): Promise<GateResult> {
     const { callId, input } = entry;
     let result: GateResult;
     let scope: 'once' | 'session' | 'workspace' | undefined;
@@ -174,7 +184,7 @@ export class Gate implements Disposable {
         };
         break;
       case 'cancel':
-        result = { verdict: 'deny', callId, decidedBy: 'cancel', reason: `denied: ${resolution.reason}` };
+        result = { verdict: 'deny', callId, decidedBy: 'cancel', reason: `denied: ${resolution.reason}`, cancelReason: resolution.reason };
         break;
       case 'auto':
         result = { verdict: 'allow', callId, decidedBy: 'grant', reason: resolution.reason };
@@ -264,40 +274,38 @@ export class Gate implements Disposable {
     });
   }
 
-  /** A decision from the panel. Anything that does not address a waiting call with the shown hash is refused. */
-  decide(message: DecideMessage): { ok: true } | { ok: false; error: string } {
-    const entry = this.broker.get(message.callId);
+  /**
+   * The person's choice on a waiting call (from the panel, the chat or a command). Anything that does not address a
+   * waiting call with the hash that was shown is refused.
+   */
+  settle(ref: CallRef, choice: PersonChoice): { ok: true } | { ok: false; error: string } {
+    const entry = this.broker.get(ref.callId);
     if (entry) {
-      const problem = this.checkAction(entry, message);
+      const problem = this.checkChoice(entry, choice);
       if (problem !== undefined) {
         return { ok: false, error: problem };
       }
     }
-    return this.broker.decide(message.callId, message.argsHash, {
-      action: message.action,
-      ...(message.reason !== undefined ? { reason: message.reason } : {}),
-      ...(message.grantOption !== undefined ? { grantOption: message.grantOption } : {}),
-      ...(message.edited !== undefined ? { edited: message.edited } : {}),
-    });
+    return this.broker.resolveByPerson(ref.callId, ref.argsHash, choice);
   }
 
-  private checkAction(entry: PendingEntry, message: DecideMessage): string | undefined {
-    if (message.action === 'allow-session' || message.action === 'allow-workspace') {
+  private checkChoice(entry: PendingEntry, choice: PersonChoice): string | undefined {
+    if (choice.action === 'allow-session' || choice.action === 'allow-workspace') {
       if (!entry.decision.grantable || entry.options.length === 0) {
         return `call ${entry.callId}: no grant can cover it (${entry.decision.reason}); allow it once instead`;
       }
-      if (message.grantOption !== undefined && !entry.options.some((option) => option.id === message.grantOption)) {
-        return `call ${entry.callId}: '${message.grantOption}' is not one of the offered grant scopes`;
+      if (choice.grantOption !== undefined && !entry.options.some((option) => option.id === choice.grantOption)) {
+        return `call ${entry.callId}: '${choice.grantOption}' is not one of the offered grant scopes`;
       }
     }
-    if (message.action === 'allow-edited') {
+    if (choice.action === 'allow-edited') {
       if (!entry.input.editable) {
         return `call ${entry.callId}: this call cannot be edited`;
       }
-      if (message.edited === undefined) {
+      if (choice.edited === undefined) {
         return `call ${entry.callId}: allow-edited needs the edited text`;
       }
-      if (entry.input.editable.kind === 'command' && message.edited.trim() === '') {
+      if (entry.input.editable.kind === 'command' && choice.edited.trim() === '') {
         return `call ${entry.callId}: the edited command is empty`;
       }
     }
@@ -305,13 +313,13 @@ export class Gate implements Disposable {
   }
 
   /** Allow all / Deny all: applies to the listed calls whose hash still matches; the rest keep waiting. */
-  decideAll(message: BatchMessage): { decided: number; errors: string[] } {
+  settleAll(refs: readonly CallRef[], choice: { allow: boolean; reason?: string }): { decided: number; errors: string[] } {
     let decided = 0;
     const errors: string[] = [];
-    for (const { callId, argsHash } of message.calls) {
-      const outcome = this.broker.decide(callId, argsHash, {
-        action: message.action === 'allow-all' ? 'allow-once' : 'deny',
-        ...(message.reason !== undefined ? { reason: message.reason } : {}),
+    for (const { callId, argsHash } of refs) {
+      const outcome = this.broker.resolveByPerson(callId, argsHash, {
+        action: choice.allow ? 'allow-once' : 'deny',
+        ...(choice.reason !== undefined ? { reason: choice.reason } : {}),
       });
       if (outcome.ok) {
         decided++;
@@ -340,131 +348,14 @@ export class Gate implements Disposable {
     return this.broker.get(callId) !== undefined;
   }
 
-  /** The panel's view of a call that starts waiting: everything it shows, derived from the input and the decision. */
-  private viewOf(
-    callId: string,
-    batchId: string,
-    input: GateInput,
-    decision: Decision,
-    options: GrantOption[],
-    chatId: string,
-    waitingSince: Date,
-    timeoutSeconds: number,
-  ): PendingCallView {
-    const external = input.call.external;
-    const pinned = external?.definitionHash;
-    const redefined =
-      pinned !== undefined &&
-      this.deps.grants
-        .active(chatId)
-        .some((grant) => grant.tool === input.call.tool && grant.definitionHash !== undefined && grant.definitionHash !== pinned);
-    const notices = [
-      ...(input.notices ?? []),
-      ...(redefined
-        ? ['The server changed this tool (its name, description or input schema) since you granted it, so that grant no longer applies. Read the description below again.']
-        : []),
-    ];
-    const preview = input.preview.kind === 'command' ? { ...input.preview, analysis: commandAnalysisLines(input.call, decision) } : input.preview;
-    return {
-      callId,
-      batchId,
-      tool: input.call.tool,
-      source: input.source,
-      reason: decision.reason,
-      warnings: [...notices, ...decision.warnings],
-      argsHash: input.call.argsHash,
-      argsJson: JSON.stringify(JSON.parse(canonicalJson(input.call.args)), null, 2),
-      preview,
-      grantable: decision.grantable && options.length > 0,
-      grantOptions: options.map(({ id, label }): GrantOptionView => ({ id, label })),
-      ...(external?.server !== undefined
-        ? { toolInfo: { server: external.server, description: external.description ?? '', annotations: external.annotations ?? [] } }
-        : {}),
-      ...(input.editable ? { editable: input.editable } : {}),
-      waitingSince: waitingSince.toISOString(),
-      ...(timeoutSeconds > 0 ? { timesOutAt: new Date(waitingSince.getTime() + timeoutSeconds * 1000).toISOString() } : {}),
-    };
-  }
-
+  /** The grants a person can revoke: this chat's session grants, then the workspace's. */
   grantViews(chatId: string): GrantView[] {
-    const view = (grant: Grant): GrantView => ({
-      id: grant.id,
-      scope: grant.scope,
-      label: describeGrant(grant),
-      createdAt: grant.createdAt,
-    });
-    return [...this.deps.grants.sessionGrants(chatId).map(view), ...this.deps.grants.workspaceGrants().map(view)];
+    return [...this.deps.grants.sessionGrants(chatId).map(grantView), ...this.deps.grants.workspaceGrants().map(grantView)];
   }
 
   dispose(): void {
-    this.broker.dispose();
-    for (const subscription of this.subscriptions.splice(0)) {
-      subscription.dispose();
-    }
-    this.onDidChangeEmitter.dispose();
+    this.store.dispose();
   }
+
 }
 
-/** The grant scopes offered for a call, narrowest first. */
-export function grantOptions(call: GateCall): GrantOption[] {
-  const options: GrantOption[] = [
-    { id: 'exact', label: 'This exact call', matcher: { kind: 'exact', argsHash: call.argsHash } },
-  ];
-  const builtin = isBuiltinTool(call.tool) ? builtinTools[call.tool] : undefined;
-  const relative = call.target?.relative;
-  if (builtin?.risk === 'write' && relative !== undefined && relative !== '') {
-    options.push({ id: 'path', label: `This file: ${relative}`, matcher: { kind: 'path', path: relative } });
-    const folder = path.posix.dirname(relative);
-    if (folder !== '.') {
-      options.push({ id: 'folder', label: `Files in ${folder}/**`, matcher: { kind: 'glob', glob: `${folder}/**` } });
-    }
-  }
-  if (call.tool === 'run_in_terminal') {
-    // Word prefixes only for a line that is one static command; never a grant for every command.
-    const only = call.commandAnalysis?.commands.length === 1 ? call.commandAnalysis.commands[0] : undefined;
-    if (only && !only.dynamic && only.words.length > 0) {
-      const words = only.words;
-      options.push({
-        id: 'cmd-full',
-        label: `Commands starting with \`${words.join(' ')}\``,
-        matcher: { kind: 'command', prefix: words.join(' ') },
-      });
-      for (let count = Math.min(words.length - 1, 3); count >= 1; count--) {
-        const prefix = words.slice(0, count).join(' ');
-        options.push({
-          id: `cmd-${count}`,
-          label: `Commands starting with \`${prefix}\``,
-          matcher: { kind: 'command', prefix },
-        });
-      }
-    }
-    return options;
-  }
-  options.push({
-    id: 'tool',
-    label: `Every ${call.external?.label ?? call.tool} call`,
-    matcher: { kind: 'tool' },
-  });
-  if (call.external?.server !== undefined) {
-    options.push({
-      id: 'server',
-      label: `Every tool of the MCP server ${call.external.server}`,
-      matcher: { kind: 'server', server: call.external.server },
-    });
-  }
-  return options;
-}
-
-/** The analysis the panel shows for a command: each sub-command with its verdict, the redirects, the concerns, and the line's verdict. */
-export function commandAnalysisLines(call: GateCall, decision: Decision): CommandPreview['analysis'] {
-  const analysis = call.commandAnalysis;
-  return [
-    ...(decision.commandDetails ?? []).map((detail) => ({ text: `${detail.text}: ${detail.reason}`, verdict: detail.verdict })),
-    ...(analysis?.redirects ?? []).map((redirect) => ({
-      text: `redirect ${redirect.raw}${redirect.target !== undefined ? ` -> ${redirect.target}` : ' (target depends on an expansion)'}`,
-      verdict: 'info' as const,
-    })),
-    ...(analysis?.concerns ?? []).map((concern) => ({ text: concern.detail, verdict: 'ask' as const })),
-    { text: decision.reason, verdict: decision.verdict },
-  ];
-}

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { globMatches } from './glob';
+import type { KeyValueStore } from '../storage/keyValueStore';
 
 export const GrantMatcher = z.discriminatedUnion('kind', [
   /** Exactly this call: the tool and its canonical arguments hash. */
@@ -48,11 +49,6 @@ export type WorkspaceGrantsState = z.infer<typeof WorkspaceGrantsState>;
 export const workspaceGrantsKey = 'toolgate.grants';
 
 /** The slice of a key-value store (VS Code's workspaceState) the grant store needs. */
-export interface KeyValueStore {
-  get(key: string): unknown;
-  update(key: string, value: unknown): PromiseLike<void>;
-}
-
 export function describeMatcher(tool: string, matcher: GrantMatcher): string {
   switch (matcher.kind) {
     case 'exact':

@@ -1,5 +1,5 @@
 /**
- * The policy engine: decide(call, context) -> { verdict, reason }. Pure and fast: all I/O (resolving paths, reading
+ * The policy engine: judge(call, context) -> { verdict, reason }. Pure and fast: all I/O (resolving paths, reading
  * settings and grants) happens before, and the result is the same for the same inputs.
  *
  * Order (first match wins):
@@ -28,7 +28,7 @@ export type Verdict = 'allow' | 'ask' | 'deny';
 /** Who or what produced a verdict, for the audit log and the panel. */
 export type DecidedBy = 'policy' | 'rule' | 'grant' | 'setting';
 
-export interface Decision {
+export interface Judgement {
   verdict: Verdict;
   /** A sentence a person understands: "asks: edits to .vscode/** always ask". */
   reason: string;
@@ -80,7 +80,7 @@ export interface PolicyContext {
   locate(absolute: string): ResolvedPath;
 }
 
-const ask = (reason: string, decidedBy: DecidedBy, warnings: string[], grantable: boolean): Decision => ({
+const ask = (reason: string, decidedBy: DecidedBy, warnings: string[], grantable: boolean): Judgement => ({
   verdict: 'ask',
   reason,
   decidedBy,
@@ -88,7 +88,7 @@ const ask = (reason: string, decidedBy: DecidedBy, warnings: string[], grantable
   grantable,
 });
 
-export function decide(call: GateCall, context: PolicyContext): Decision {
+export function judge(call: GateCall, context: PolicyContext): Judgement {
   const warnings: string[] = [];
   const builtin = isBuiltinTool(call.tool) ? builtinTools[call.tool] : undefined;
   if (!builtin && !call.external) {
@@ -142,7 +142,7 @@ export function decide(call: GateCall, context: PolicyContext): Decision {
 
   const gated = builtin ? context.gatedTools[call.tool] !== false : call.external?.gated !== false;
   if (call.tool === 'run_in_terminal') {
-    return decideCommand(call, context, gated, warnings);
+    return judgeCommand(call, context, gated, warnings);
   }
 
   if (!gated) {
@@ -194,7 +194,7 @@ export function decide(call: GateCall, context: PolicyContext): Decision {
  * none matches a `false` rule, no redirect writes outside the workspace or into a protected path, and nothing in the
  * line runs code the rules did not see. An exact grant re-allows the identical line only under the same conditions.
  */
-function decideCommand(call: GateCall, context: PolicyContext, gated: boolean, warnings: string[]): Decision {
+function judgeCommand(call: GateCall, context: PolicyContext, gated: boolean, warnings: string[]): Judgement {
   const analysis = call.commandAnalysis;
   if (!analysis) {
     return ask('asks: the command could not be analysed', 'policy', warnings, false);
@@ -204,7 +204,7 @@ function decideCommand(call: GateCall, context: PolicyContext, gated: boolean, w
   // A file a command writes (a redirect, `--output`) is judged exactly as write_file on that path would be.
   const judgeWrite = (absolute: string): { allowed: boolean; reason: string } => {
     const target = context.locate(absolute);
-    const write = decide({ tool: 'write_file', args: { path: target.real }, argsHash: '', target }, context);
+    const write = judge({ tool: 'write_file', args: { path: target.real }, argsHash: '', target }, context);
     return { allowed: write.verdict === 'allow', reason: `write_file there ${write.reason.replace(/^(asks|denied): /, (_all, how: string) => (how === 'asks' ? 'would ask: ' : 'is denied: '))}` };
   };
   const ruleContext: RuleContext = {

@@ -8,7 +8,7 @@
  * Every change is serialised through one queue, so records of concurrent tool calls never interleave their writes.
  */
 import { Buffer } from 'node:buffer';
-import type { KeyValueStore } from '../approval/grants';
+import type { KeyValueStore } from '../storage/keyValueStore';
 import type { CommandGitEffect } from './gitStatus';
 import {
   CHECKPOINT_VERSION,

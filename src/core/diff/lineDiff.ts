@@ -14,6 +14,11 @@
  *
  * Lines compare with their line ending, so a change of line ending or of the final newline is a change (as in git);
  * `DiffLine.text` never contains the line ending.
+ *
+ * Why not the `diff` package's own line diff (`diffLines`, `structuredPatch`): it aligns the whole file with no edit
+ * budget, so a large rewrite takes far longer and a pathological one is unbounded. This uses that package for the
+ * exact alignment, but only on what is left after steps 1-2, and stays bounded. `npm run bench` (the diff table)
+ * times `structuredPatch` on the same 10,000-line pair as a reference.
  */
 import { diffArrays } from 'diff';
 

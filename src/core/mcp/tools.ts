@@ -17,7 +17,6 @@ export interface McpModelTool {
 
 export interface McpModelTools {
   specs: ToolSpec[];
-  names: McpToolNameMap;
   /** The MCP tool behind a model-side name, if it is one the model was shown. */
   resolve(modelName: string): McpModelTool | undefined;
 }
@@ -49,5 +48,5 @@ export function mcpModelTools(servers: readonly McpServerStatus[]): McpModelTool
       description: `[MCP server "${server}"] ${tool.description}`,
       parameters: tool.inputSchema,
     }));
-  return { specs, names, resolve: (modelName) => byModelName.get(modelName) };
+  return { specs, resolve: (modelName) => byModelName.get(modelName) };
 }

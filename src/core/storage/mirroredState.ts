@@ -6,8 +6,7 @@
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type * as vscode from 'vscode';
-import type { KeyValueStore } from '../core/approval/grants';
+import type { KeyValueStore } from './keyValueStore';
 
 function revisionOf(value: unknown): number {
   if (value !== null && typeof value === 'object' && 'revision' in value) {
@@ -19,7 +18,7 @@ function revisionOf(value: unknown): number {
 
 export class MirroredWorkspaceState implements KeyValueStore {
   constructor(
-    private readonly state: vscode.Memento,
+    private readonly state: KeyValueStore,
     private readonly folder: string,
     private readonly warn: (message: string) => void,
   ) {}
@@ -29,7 +28,7 @@ export class MirroredWorkspaceState implements KeyValueStore {
   }
 
   get(key: string): unknown {
-    const fromState = this.state.get<unknown>(key);
+    const fromState = this.state.get(key);
     let fromFile: unknown;
     try {
       fromFile = JSON.parse(readFileSync(this.file(key), 'utf8')) as unknown;

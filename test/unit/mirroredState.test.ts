@@ -2,8 +2,7 @@ import * as assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type * as vscode from 'vscode';
-import { MirroredWorkspaceState } from '../../src/vscode/grantStorage';
+import { MirroredWorkspaceState } from '../../src/core/storage/mirroredState';
 
 /** A fake of VS Code's Memento (workspace state) that can "lose" writes, as a browser reload can. */
 class FakeMemento {
@@ -11,7 +10,7 @@ class FakeMemento {
   get(key: string): unknown {
     return this.values.get(key);
   }
-  update(key: string, value: unknown): Thenable<void> {
+  update(key: string, value: unknown): Promise<void> {
     this.values.set(key, value);
     return Promise.resolve();
   }
@@ -30,7 +29,7 @@ describe('workspace state mirrored to a file', () => {
 
   it('writes both copies', async () => {
     const memento = new FakeMemento();
-    const store = new MirroredWorkspaceState(memento as unknown as vscode.Memento, folder, noWarning);
+    const store = new MirroredWorkspaceState(memento, folder, noWarning);
     await store.update('toolgate.grants', { version: 1, revision: 3, grants: [] });
     assert.deepEqual(memento.get('toolgate.grants'), { version: 1, revision: 3, grants: [] });
     assert.deepEqual(JSON.parse(readFileSync(path.join(folder, 'toolgate.grants.json'), 'utf8')), { version: 1, revision: 3, grants: [] });
@@ -38,7 +37,7 @@ describe('workspace state mirrored to a file', () => {
 
   it('keeps the newer copy when workspace state lost a write', async () => {
     const memento = new FakeMemento();
-    const store = new MirroredWorkspaceState(memento as unknown as vscode.Memento, folder, noWarning);
+    const store = new MirroredWorkspaceState(memento, folder, noWarning);
     await store.update('k', { revision: 5, grants: ['newest'] });
     memento.values.set('k', { revision: 4, grants: ['stale'] });
     assert.deepEqual(store.get('k'), { revision: 5, grants: ['newest'] });
@@ -47,7 +46,7 @@ describe('workspace state mirrored to a file', () => {
   it('keeps workspace state when it is newer than the file, and when there is no file', () => {
     const memento = new FakeMemento();
     memento.values.set('k', { revision: 7 });
-    const store = new MirroredWorkspaceState(memento as unknown as vscode.Memento, folder, noWarning);
+    const store = new MirroredWorkspaceState(memento, folder, noWarning);
     assert.deepEqual(store.get('k'), { revision: 7 });
     writeFileSync(path.join(folder, 'k.json'), JSON.stringify({ revision: 6 }));
     assert.deepEqual(store.get('k'), { revision: 7 });
@@ -56,7 +55,7 @@ describe('workspace state mirrored to a file', () => {
   it('ignores an unreadable file', () => {
     writeFileSync(path.join(folder, 'k.json'), '{ not json');
     const memento = new FakeMemento();
-    const store = new MirroredWorkspaceState(memento as unknown as vscode.Memento, folder, noWarning);
+    const store = new MirroredWorkspaceState(memento, folder, noWarning);
     assert.equal(store.get('k'), undefined);
   });
 });

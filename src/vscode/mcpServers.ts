@@ -4,27 +4,19 @@
  * first time only after the person has seen and allowed its exact command line, arguments and environment keys.
  */
 import { readFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { canonicalJson, sha256 } from '../core/approval/hash';
 import { DisposableStore, Emitter } from '../core/disposable';
-import { mergeMcpConfigs, parseJsonc, parseMcpConfig, type McpServerConfig } from '../core/mcp/config';
+import type { McpServerConfig } from '../core/mcp/config';
 import { McpManager, type McpServerStatus } from '../core/mcp/manager';
+import { launchDecision, readMcpSources } from '../core/mcp/sources';
 import { mcpModelTools, type McpModelTools } from '../core/mcp/tools';
 import type { Log } from './log';
 
 const launchApprovalsKey = 'toolgate.mcpLaunchApprovals';
 
-function launchHash(config: McpServerConfig): string {
-  if (config.type !== 'stdio') {
-    return sha256(canonicalJson({ type: config.type, url: config.url, headers: Object.keys(config.headers).sort() }));
-  }
-  return sha256(
-    canonicalJson({ command: config.command, args: config.args, envKeys: Object.keys(config.env).sort(), cwd: config.cwd ?? null }),
-  );
-}
-
-export class McpHost implements vscode.Disposable {
+export class McpServers implements vscode.Disposable {
   readonly manager: McpManager;
   private readonly output = vscode.window.createOutputChannel('Toolgate MCP');
   private tools: McpModelTools = mcpModelTools([]);
@@ -113,84 +105,33 @@ export class McpHost implements vscode.Disposable {
   /** The servers of both sources, checked (problems reported once) and with their variables substituted. */
   private async readServers(): Promise<McpServerConfig[]> {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    const fromFile = { servers: [] as McpServerConfig[], errors: [] as string[], notes: [] as string[] };
-    if (folder) {
-      const file = path.join(folder, '.vscode', 'mcp.json');
-      let text: string | undefined;
-      try {
-        text = await readFile(file, 'utf8');
-      } catch {
-        text = undefined;
-      }
-      if (text !== undefined) {
-        try {
-          const parsed = parseMcpConfig(parseJsonc(text), { kind: 'workspace-file', label: '.vscode/mcp.json' });
-          fromFile.servers = parsed.servers;
-          fromFile.errors = parsed.errors;
-          fromFile.notes = parsed.notes;
-        } catch (error) {
-          fromFile.errors = [`.vscode/mcp.json: not valid JSON (${error instanceof Error ? error.message : String(error)})`];
-        }
-      }
-    }
+    const fileText = folder === undefined ? undefined : await readFile(path.join(folder, '.vscode', 'mcp.json'), 'utf8').catch(() => undefined);
     const inspected = vscode.workspace.getConfiguration('toolgate').inspect<unknown>('mcp.servers');
-    const userServers = parseMcpConfig(inspected?.globalValue ?? {}, { kind: 'setting', label: 'toolgate.mcp.servers (user)', origin: 'user' });
-    const workspaceServers = parseMcpConfig(inspected?.workspaceValue ?? {}, {
-      kind: 'setting',
-      label: 'toolgate.mcp.servers (workspace)',
-      origin: 'workspace',
-    });
-    const fromSetting = {
-      servers: [...userServers.servers.filter((s) => !workspaceServers.servers.some((w) => w.name === s.name)), ...workspaceServers.servers],
-      errors: [...userServers.errors, ...workspaceServers.errors],
-      notes: [...userServers.notes, ...workspaceServers.notes],
-    };
-    for (const error of [...fromFile.errors, ...fromSetting.errors]) {
+    const list = readMcpSources({ fileText, userSetting: inspected?.globalValue, workspaceSetting: inspected?.workspaceValue, folder, home: os.homedir() });
+    for (const error of list.errors) {
       this.report(error);
     }
-    const merged = mergeMcpConfigs(fromFile.servers, fromSetting.servers);
-    for (const note of [...fromFile.notes, ...fromSetting.notes, ...merged.notes]) {
+    for (const note of list.notes) {
       this.report(note, 'info');
     }
-    return merged.servers.map((config) => substituteVariables(config, folder));
+    return list.servers;
   }
 
   private async startAllowed(config: McpServerConfig): Promise<boolean> {
-    if (config.origin !== 'workspace') {
-      return true;
+    const approved = this.state.get<string[]>(launchApprovalsKey) ?? [];
+    const decision = launchDecision(config, vscode.workspace.isTrusted, approved);
+    if (decision.kind !== 'ask') {
+      if (decision.kind === 'refuse') {
+        this.report(decision.note, 'info');
+      }
+      return decision.kind === 'start';
     }
-    if (!vscode.workspace.isTrusted) {
-      this.report(`server "${config.name}" is defined in this workspace, which is not trusted: it was not started`, 'info');
-      return false;
-    }
-    if (config.type !== 'stdio') {
-      return true;
-    }
-    const approved = new Set(this.state.get<string[]>(launchApprovalsKey) ?? []);
-    const hash = launchHash(config);
-    if (approved.has(hash)) {
-      return true;
-    }
-    const envKeys = Object.keys(config.env);
-    const detail = [
-      `Command: ${config.command}`,
-      `Arguments: ${config.args.length === 0 ? '(none)' : config.args.map((arg) => JSON.stringify(arg)).join(' ')}`,
-      `Environment keys: ${envKeys.length === 0 ? '(none)' : envKeys.join(', ')}`,
-      `Working folder: ${config.cwd ?? '(the workspace)'}`,
-      '',
-      'It will run with your permissions. Its tool calls still go through the approval panel.',
-    ].join('\n');
-    const answer = await vscode.window.showWarningMessage(
-      `Start the MCP server "${config.name}" defined in this workspace?`,
-      { modal: true, detail },
-      'Allow and start',
-    );
+    const answer = await vscode.window.showWarningMessage(decision.question, { modal: true, detail: decision.detail }, 'Allow and start');
     if (answer !== 'Allow and start') {
       this.report(`server "${config.name}" was not started: its launch was not allowed`, 'info');
       return false;
     }
-    approved.add(hash);
-    await this.state.update(launchApprovalsKey, [...approved]);
+    await this.state.update(launchApprovalsKey, [...new Set([...approved, decision.hash])]);
     return true;
   }
 
@@ -198,21 +139,4 @@ export class McpHost implements vscode.Disposable {
     this.store.dispose();
     this.manager.dispose();
   }
-}
-
-/** `${workspaceFolder}` (and `${userHome}`) in a server's command, arguments, folder and environment, as VS Code does. */
-export function substituteVariables(config: McpServerConfig, folder: string | undefined): McpServerConfig {
-  const home = process.env['HOME'] ?? '';
-  const apply = (value: string): string =>
-    value.replace(/\$\{workspaceFolder\}/g, folder ?? '${workspaceFolder}').replace(/\$\{userHome\}/g, home);
-  if (config.type !== 'stdio') {
-    return { ...config, url: apply(config.url) };
-  }
-  return {
-    ...config,
-    command: apply(config.command),
-    args: config.args.map(apply),
-    env: Object.fromEntries(Object.entries(config.env).map(([key, value]) => [key, value === null ? null : apply(value)])),
-    ...(config.cwd !== undefined ? { cwd: apply(config.cwd) } : {}),
-  };
 }

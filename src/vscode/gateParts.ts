@@ -10,12 +10,12 @@ import { GrantStore } from '../core/approval/grants';
 import { realpathOfNearest } from '../core/approval/paths';
 import { AuditLog } from '../core/audit/auditLog';
 import { defaultProtectedPaths } from '../core/settings';
-import { MirroredWorkspaceState } from './grantStorage';
+import { MirroredWorkspaceState } from '../core/storage/mirroredState';
 import type { Log } from './log';
 import type { Settings } from './settings';
 import type { WorkspacePaths } from './workspacePaths';
 
-export interface GateHost {
+export interface GateParts {
   gate: Gate;
   /** Workspace state mirrored to a file in workspace storage (grants and chats live here). */
   state: MirroredWorkspaceState;
@@ -29,7 +29,7 @@ function storageFolder(context: vscode.ExtensionContext): string {
   return (context.storageUri ?? context.globalStorageUri).fsPath;
 }
 
-export function createGateHost(context: vscode.ExtensionContext, settings: Settings, log: Log, paths: WorkspacePaths): GateHost {
+export function createGateParts(context: vscode.ExtensionContext, settings: Settings, log: Log, paths: WorkspacePaths): GateParts {
   const storage = storageFolder(context);
   const auditFile = path.join(storage, 'audit.jsonl');
   const audit = new AuditLog(

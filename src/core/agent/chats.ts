@@ -1,0 +1,166 @@
+/**
+ * The chats of a workspace: kept in a key-value store (VS Code's workspace state) across reloads, at most 20 chats of
+ * at most 400 entries each, the oldest dropped first. The current chat's transcript is what the chat view shows;
+ * changes are saved, coalesced, 300 ms after they happen.
+ */
+import { randomUUID } from 'node:crypto';
+import * as z from 'zod';
+import type { KeyValueStore } from '../storage/keyValueStore';
+import { Emitter, type Disposable } from '../disposable';
+import type { ChatMessage } from '../llm/client';
+import { ChatEntry } from '../../shared/messages';
+import type { LogPort } from '../tools/ports';
+
+const StoredMessage = z.strictObject({
+  role: z.enum(['system', 'user', 'assistant', 'tool']),
+  content: z.string().nullable(),
+  toolCalls: z.array(z.strictObject({ id: z.string(), name: z.string(), arguments: z.string() })).optional(),
+  toolCallId: z.string().optional(),
+});
+
+const ChatRecord = z.strictObject({
+  id: z.string(),
+  title: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  messages: z.array(StoredMessage),
+  entries: z.array(ChatEntry),
+});
+export type ChatRecord = z.infer<typeof ChatRecord>;
+
+const StoredChats = z.strictObject({
+  version: z.literal(1),
+  revision: z.number().int().nonnegative(),
+  currentId: z.string(),
+  chats: z.array(ChatRecord),
+});
+
+export const chatsKey = 'toolgate.chats';
+export const maxChats = 20;
+export const maxEntries = 400;
+const saveDelayMs = 300;
+
+export type NoticeActions = Extract<ChatEntry, { kind: 'notice' }>['actions'];
+
+/** A stored message as the client's type (optional fields absent rather than undefined). */
+export function toChatMessage(stored: z.infer<typeof StoredMessage>): ChatMessage {
+  return {
+    role: stored.role,
+    content: stored.content,
+    ...(stored.toolCalls !== undefined ? { toolCalls: stored.toolCalls } : {}),
+    ...(stored.toolCallId !== undefined ? { toolCallId: stored.toolCallId } : {}),
+  };
+}
+
+export class ChatBook implements Disposable {
+  private chats: ChatRecord[] = [];
+  private currentChat: ChatRecord;
+  private revision = 0;
+  private saveTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly onDidChangeEmitter = new Emitter<void>();
+  /** The current chat, or which chat is current, changed. */
+  readonly onDidChange = this.onDidChangeEmitter.event;
+
+  constructor(
+    private readonly store: KeyValueStore,
+    private readonly log: LogPort,
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    const raw = store.get(chatsKey);
+    const parsed = raw === undefined ? undefined : StoredChats.safeParse(raw);
+    if (parsed && !parsed.success) {
+      log.warn('ignored the stored chats: they do not fit the expected format');
+    }
+    if (parsed?.success) {
+      this.chats = parsed.data.chats;
+      this.revision = parsed.data.revision;
+    }
+    this.currentChat = this.chats.find((chat) => chat.id === (parsed?.success ? parsed.data.currentId : '')) ?? this.create();
+  }
+
+  get current(): ChatRecord {
+    return this.currentChat;
+  }
+
+  /** The chats, most recently changed first. */
+  list(): { id: string; title: string; updatedAt: string }[] {
+    return [...this.chats].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)).map(({ id, title, updatedAt }) => ({ id, title, updatedAt }));
+  }
+
+  private create(): ChatRecord {
+    const now = this.now().toISOString();
+    const chat: ChatRecord = { id: `chat-${randomUUID()}`, title: 'New chat', createdAt: now, updatedAt: now, messages: [], entries: [] };
+    this.chats.push(chat);
+    while (this.chats.length > maxChats) {
+      this.chats.shift();
+    }
+    return chat;
+  }
+
+  /** Starts a new, empty chat and makes it current. */
+  startNew(): ChatRecord {
+    this.currentChat = this.create();
+    this.changed();
+    return this.currentChat;
+  }
+
+  /** Makes a stored chat current; false if there is none with that id. */
+  open(id: string): boolean {
+    const chat = this.chats.find((candidate) => candidate.id === id);
+    if (!chat) {
+      return false;
+    }
+    this.currentChat = chat;
+    this.changed();
+    return true;
+  }
+
+  /** Something in the current chat changed: tell the views now, save soon. */
+  changed(): void {
+    this.currentChat.updatedAt = this.now().toISOString();
+    this.onDidChangeEmitter.fire();
+    this.saveTimer ??= setTimeout(() => {
+      this.saveTimer = undefined;
+      void this.save();
+    }, saveDelayMs);
+  }
+
+  private async save(): Promise<void> {
+    this.revision += 1;
+    try {
+      await this.store.update(chatsKey, { version: 1, revision: this.revision, currentId: this.currentChat.id, chats: this.chats });
+    } catch (error) {
+      this.log.error(`could not save the chats: ${String(error)}`);
+    }
+  }
+
+  /** Adds an entry to a chat's transcript (the current one by default), dropping the oldest past the limit. */
+  push<T extends ChatEntry>(entry: T, chat: ChatRecord = this.currentChat): T {
+    chat.entries.push(entry);
+    if (chat.entries.length > maxEntries) {
+      chat.entries.splice(0, chat.entries.length - maxEntries);
+    }
+    this.changed();
+    return entry;
+  }
+
+  /** Changes an entry in place; its version goes up so the view re-renders it. */
+  update<T extends ChatEntry>(entry: T, change: Partial<T>): void {
+    Object.assign(entry, change, { v: entry.v + 1 });
+    this.changed();
+  }
+
+  notice(text: string, level: 'info' | 'error' = 'info', actions?: NoticeActions): void {
+    this.push({ kind: 'notice', id: `n-${randomUUID()}`, v: 1, level, text, ...(actions !== undefined ? { actions } : {}) });
+  }
+
+  /** Saves what is pending now (the window is closing). */
+  dispose(): void {
+    if (this.saveTimer !== undefined) {
+      clearTimeout(this.saveTimer);
+      this.saveTimer = undefined;
+      void this.save();
+    }
+    this.onDidChangeEmitter.dispose();
+  }
+}

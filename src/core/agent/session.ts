@@ -1,0 +1,304 @@
+/**
+ * The agent in one window: one task at a time in the current chat, the bridge from the agent loop to the tool service
+ * (a turn's gated calls go to the gate as one batch; ask_user goes to the chat), stop, new chat, and decisions typed
+ * in the chat. The editor is reached through the ports of `AgentSessionDeps`.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Gate } from '../approval/gate';
+import type { ChatMessage, ChatModel, ModelErrorKind, ToolCall, ToolSpec } from '../llm/client';
+import type { McpServerStatus } from '../mcp/manager';
+import { failureKey, mcpStartupWaitMs, settledNotices, startingNotice } from '../mcp/startup';
+import { parseBuiltinCall } from '../tools/definitions';
+import type { LogPort } from '../tools/ports';
+import type { ToolService } from '../tools/service';
+import { builtinToolSpecs } from '../tools/specs';
+import type { ChatEntry } from '../../shared/messages';
+import { defaultSystemPrompt, runAgent, type AgentStopReason, type ToolOutcome, type ToolRunner } from './agent';
+import { planChatDecision } from './chatDecisions';
+import { toChatMessage, type ChatBook, type NoticeActions } from './chats';
+import { TranscriptWriter } from './transcript';
+
+/** What a task needs of MCP: the tools the model may call now, the servers' states, and a bounded wait for them. */
+export interface McpForAgent {
+  specs(): ToolSpec[];
+  servers(): McpServerStatus[];
+  /** Resolves once the servers of the configuration are known (or at `deadline`, ms since epoch). */
+  whenConfigured(deadline: number): Promise<void>;
+  /** Resolves once no server is starting (or at `deadline`, or when `signal` aborts). */
+  whenSettled(deadline: number, signal: AbortSignal): Promise<void>;
+}
+
+export interface AgentSessionDeps {
+  chats: ChatBook;
+  tools: Pick<ToolService, 'runBatch'>;
+  gate: Pick<Gate, 'pendingViews' | 'settle' | 'cancel'>;
+  /** A chat's session grants end when the person leaves it. */
+  endSessionGrants: (chatId: string) => void;
+  /** The model of the settings, with its key. */
+  model: () => Promise<ChatModel>;
+  maxSteps: () => number;
+  mcp: McpForAgent;
+  /** What to tell the person about a model error, and what they can do about it (a setting VS Code ignored, say). */
+  explainModelFailure: (error: string, kind: ModelErrorKind | undefined) => Promise<{ text: string; actions?: NoticeActions }>;
+  /** A task started or ended (VS Code: the `toolgate.running` context key). */
+  onRunning: (running: boolean) => void;
+  log: LogPort;
+}
+
+export interface TaskResult {
+  reason: AgentStopReason;
+  answer: string;
+  error?: string;
+  /** This task's messages: the prompt, the model's turns and the tool results it was given. */
+  transcript: ChatMessage[];
+}
+
+export type Outcome = { ok: true } | { ok: false; error: string };
+
+interface Question {
+  options: string[];
+  allowFreeText: boolean;
+  resolve: (answer: string | undefined) => void;
+}
+
+interface Running {
+  controller: AbortController;
+  questions: Map<string, Question>;
+}
+
+export class AgentSession {
+  private running: Running | undefined;
+  /** MCP failures already reported, per chat: the same failure is said once. */
+  private readonly reportedMcpFailures = new Map<string, Set<string>>();
+
+  constructor(private readonly deps: AgentSessionDeps) {}
+
+  get chatId(): string {
+    return this.deps.chats.current.id;
+  }
+
+  get isRunning(): boolean {
+    return this.running !== undefined;
+  }
+
+  /** What the person typed in the chat: a decision on waiting calls, or a new task. */
+  submit(prompt: string): void {
+    if (this.running) {
+      this.decideFromChat(prompt);
+      return;
+    }
+    void this.runTask(prompt).catch((error: unknown) => this.deps.log.error(`task failed: ${String(error)}`));
+  }
+
+  private decideFromChat(text: string): void {
+    const chats = this.deps.chats;
+    chats.push({ kind: 'user', id: `u-${randomUUID()}`, v: 1, text });
+    const plan = planChatDecision(
+      text,
+      this.deps.gate.pendingViews().filter((view) => view.source === 'agent'),
+    );
+    if (plan.kind === 'notice') {
+      chats.notice(plan.text);
+      return;
+    }
+    for (const call of plan.targets) {
+      const outcome = this.deps.gate.settle(call, { action: plan.allow ? 'allow-once' : 'deny', ...(plan.reason !== undefined ? { reason: plan.reason } : {}) });
+      if (!outcome.ok) {
+        chats.notice(outcome.error, 'error');
+      }
+    }
+  }
+
+  /**
+   * Before the first model turn: waits (bounded) for MCP servers that are starting, so that the model is offered
+   * their tools, saying so in the chat; then reports what failed or is still starting. The task goes on either way.
+   */
+  private async awaitMcpServers(chatId: string, signal: AbortSignal): Promise<void> {
+    const { mcp, chats } = this.deps;
+    const began = Date.now();
+    const deadline = began + mcpStartupWaitMs;
+    await mcp.whenConfigured(deadline);
+    const starting = startingNotice(mcp.servers());
+    if (starting !== undefined) {
+      chats.notice(starting.text);
+    }
+    await mcp.whenSettled(deadline, signal);
+    if (signal.aborted) {
+      return;
+    }
+    const servers = mcp.servers();
+    const reported = this.reportedMcpFailures.get(chatId) ?? new Set<string>();
+    this.reportedMcpFailures.set(chatId, reported);
+    for (const notice of settledNotices(servers, starting?.servers ?? [], Date.now() - began, reported)) {
+      chats.notice(notice.text, notice.level);
+    }
+    for (const server of servers.filter((candidate) => candidate.state === 'failed')) {
+      reported.add(failureKey(server));
+    }
+  }
+
+  /** Runs one task in the current chat and resolves with its transcript. Gated calls wait for the person. */
+  async runTask(prompt: string): Promise<TaskResult> {
+    if (this.running) {
+      throw new Error('a task is already running in this window; stop it first');
+    }
+    const { chats, mcp } = this.deps;
+    const running: Running = { controller: new AbortController(), questions: new Map() };
+    this.running = running;
+    this.deps.onRunning(true);
+    const chat = chats.current;
+    if (chat.messages.length === 0) {
+      chat.title = prompt.length > 60 ? `${prompt.slice(0, 60)}…` : prompt;
+    }
+    const historyLength = chat.messages.length;
+    chats.push({ kind: 'user', id: `u-${randomUUID()}`, v: 1, text: prompt }, chat);
+    const transcript = new TranscriptWriter(chats, chat);
+    const runner: ToolRunner = { run: (calls, options) => this.runCalls(calls, chat.id, running, options) };
+    try {
+      const result = await runAgent(
+        {
+          model: await this.deps.model(),
+          tools: () => [...builtinToolSpecs(), ...mcp.specs()],
+          beforeFirstTurn: (signal) => this.awaitMcpServers(chat.id, signal),
+          runner,
+          systemPrompt: defaultSystemPrompt,
+          maxSteps: this.deps.maxSteps(),
+        },
+        chat.messages.map(toChatMessage),
+        prompt,
+        running.controller.signal,
+        transcript.onEvent,
+      );
+      chat.messages = result.messages;
+      if (transcript.failure !== undefined) {
+        const explained = await this.deps.explainModelFailure(transcript.failure.error, transcript.failure.kind);
+        chats.notice(explained.text, 'error', explained.actions);
+      }
+      return {
+        reason: result.reason,
+        answer: result.answer,
+        transcript: result.messages.slice(historyLength),
+        ...(result.error !== undefined ? { error: result.error } : {}),
+      };
+    } finally {
+      for (const question of running.questions.values()) {
+        question.resolve(undefined);
+      }
+      this.running = undefined;
+      this.deps.onRunning(false);
+      chats.changed();
+    }
+  }
+
+  private async runCalls(calls: ToolCall[], chatId: string, running: Running, options: Parameters<ToolRunner['run']>[1]): Promise<ToolOutcome[]> {
+    const indexed = calls.map((call, index) => ({ call, index }));
+    const gated = indexed.filter(({ call }) => call.name !== 'ask_user');
+    const asked = indexed.filter(({ call }) => call.name === 'ask_user');
+    const outcomes: ToolOutcome[] = calls.map((call) => ({ id: call.id, ok: false, status: 'failed', output: 'Error: not run.' }));
+    const runGated = async (): Promise<void> => {
+      if (gated.length === 0) {
+        return;
+      }
+      const results = await this.deps.tools.runBatch(
+        gated.map(({ call }) => ({ tool: call.name, args: call.arguments, source: 'agent' })),
+        {
+          chatId,
+          signal: options.signal,
+          onStatus: (index, status) => {
+            const call = gated[index]?.call;
+            if (call) {
+              options.onStatus(call.id, status);
+            }
+          },
+        },
+      );
+      results.forEach((result, position) => {
+        const item = gated[position];
+        if (item) {
+          const status = result.decision?.verdict === 'deny' ? 'denied' : result.ok ? 'done' : 'failed';
+          outcomes[item.index] = { id: item.call.id, ok: result.ok, output: result.output, status };
+        }
+      });
+    };
+    await Promise.all([
+      runGated(),
+      ...asked.map(async ({ call, index }) => {
+        outcomes[index] = await this.ask(call, running, options.signal);
+      }),
+    ]);
+    return outcomes;
+  }
+
+  private async ask(call: ToolCall, running: Running, signal: AbortSignal): Promise<ToolOutcome> {
+    const parsed = parseBuiltinCall('ask_user', call.arguments);
+    if (!parsed.ok || parsed.tool !== 'ask_user') {
+      return { id: call.id, ok: false, status: 'failed', output: `Error: ${parsed.ok ? 'not ask_user' : parsed.error}. Nothing was asked.` };
+    }
+    const { question, options, allowFreeText = false } = parsed.args;
+    const entry: Extract<ChatEntry, { kind: 'question' }> = this.deps.chats.push({ kind: 'question', id: `q-${randomUUID()}`, v: 1, question, options, allowFreeText });
+    let onAbort: (() => void) | undefined;
+    const answer = await new Promise<string | undefined>((resolve) => {
+      if (signal.aborted) {
+        resolve(undefined);
+        return;
+      }
+      running.questions.set(entry.id, { options, allowFreeText, resolve });
+      onAbort = () => resolve(undefined);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    if (onAbort) {
+      signal.removeEventListener('abort', onAbort);
+    }
+    running.questions.delete(entry.id);
+    if (answer === undefined) {
+      this.deps.chats.update(entry, { answer: '(not answered: the task was stopped)' });
+      return { id: call.id, ok: false, status: 'failed', output: 'The question was not answered: the task was stopped.' };
+    }
+    this.deps.chats.update(entry, { answer });
+    return { id: call.id, ok: true, status: 'done', output: `The person answered: ${JSON.stringify(answer)}` };
+  }
+
+  /** An answer clicked or typed in the chat: it must be one of the options, or free text where that is allowed. */
+  answer(questionId: string, answer: string): Outcome {
+    const question = this.running?.questions.get(questionId);
+    if (!question) {
+      return { ok: false, error: `question ${questionId} is not waiting for an answer` };
+    }
+    if (!question.options.includes(answer) && !(question.allowFreeText && answer.trim() !== '')) {
+      return { ok: false, error: 'the answer is not one of the options, and free text is not allowed for this question' };
+    }
+    question.resolve(question.options.includes(answer) ? answer : answer.trim());
+    return { ok: true };
+  }
+
+  /** Stops the task: the model stream ends, waiting calls are denied, a running command is interrupted. */
+  cancel(): boolean {
+    if (!this.running) {
+      return false;
+    }
+    this.running.controller.abort();
+    this.deps.gate.cancel('the task was stopped', this.chatId);
+    return true;
+  }
+
+  newChat(): Outcome {
+    if (this.running) {
+      return { ok: false, error: 'stop the running task before starting a new chat' };
+    }
+    this.deps.endSessionGrants(this.chatId);
+    this.deps.chats.startNew();
+    return { ok: true };
+  }
+
+  openChat(id: string): Outcome {
+    if (this.running) {
+      return { ok: false, error: 'stop the running task before switching chats' };
+    }
+    const previous = this.chatId;
+    if (!this.deps.chats.open(id)) {
+      return { ok: false, error: `no chat ${id}` };
+    }
+    this.deps.endSessionGrants(previous);
+    return { ok: true };
+  }
+}

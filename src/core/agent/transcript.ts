@@ -1,0 +1,94 @@
+/**
+ * The agent loop's events as chat entries: the assistant's streamed text, one entry per tool call with its status and
+ * result, and a notice when the task stops early. ask_user calls get their own question entries (see session.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import type { ModelErrorKind, ToolCall } from '../llm/client';
+import { parseBuiltinCall } from '../tools/definitions';
+import type { ChatEntry } from '../../shared/messages';
+import type { AgentEvent } from './agent';
+import type { ChatBook, ChatRecord } from './chats';
+
+const maxSummaryChars = 200;
+
+function clip(text: string): string {
+  return text.length > maxSummaryChars ? `${text.slice(0, maxSummaryChars)}…` : text;
+}
+
+/** One line saying what a tool call is about: its path, query or command. */
+export function summarizeCall(call: ToolCall): string {
+  const parsed = parseBuiltinCall(call.name, call.arguments);
+  if (!parsed.ok) {
+    return clip(call.arguments);
+  }
+  switch (parsed.tool) {
+    case 'write_file':
+    case 'edit_file':
+    case 'read_file':
+      return parsed.args.path;
+    case 'list_files':
+      return parsed.args.path ?? '.';
+    case 'search_text':
+      return `"${parsed.args.query}"${parsed.args.path !== undefined ? ` in ${parsed.args.path}` : ''}`;
+    case 'run_in_terminal':
+      return clip(parsed.args.command);
+    case 'ask_user':
+      return parsed.args.question;
+  }
+}
+
+/** Writes one task's events into its chat. */
+export class TranscriptWriter {
+  private assistant: Extract<ChatEntry, { kind: 'assistant' }> | undefined;
+  private readonly tools = new Map<string, Extract<ChatEntry, { kind: 'tool' }>>();
+  /** The model error the task ended with, if it did. */
+  failure: { error: string; kind: ModelErrorKind | undefined } | undefined;
+
+  constructor(
+    private readonly book: ChatBook,
+    private readonly chat: ChatRecord,
+  ) {}
+
+  readonly onEvent = (event: AgentEvent): void => {
+    switch (event.type) {
+      case 'turnStart':
+        this.assistant = this.book.push({ kind: 'assistant', id: `a-${randomUUID()}`, v: 1, text: '', streaming: true }, this.chat);
+        break;
+      case 'text':
+        if (this.assistant) {
+          this.book.update(this.assistant, { text: this.assistant.text + event.delta });
+        }
+        break;
+      case 'toolCalls':
+        this.endStreaming();
+        for (const call of event.calls.filter((candidate) => candidate.name !== 'ask_user')) {
+          const entry = { kind: 'tool' as const, id: `t-${randomUUID()}`, v: 1, name: call.name, summary: summarizeCall(call), status: 'running' as const };
+          this.tools.set(call.id, this.book.push(entry, this.chat));
+        }
+        break;
+      case 'toolStatus': {
+        const entry = this.tools.get(event.callId);
+        if (entry) {
+          this.book.update(entry, { status: event.status, ...(event.output !== undefined ? { output: event.output } : {}) });
+        }
+        break;
+      }
+      case 'done':
+        this.endStreaming();
+        if (event.reason === 'error') {
+          this.failure = { error: event.error ?? 'unknown error', kind: event.errorKind };
+        } else if (event.reason === 'cancelled') {
+          this.book.notice('Stopped. Waiting calls were denied and nothing else will run.');
+        } else if (event.reason === 'step-limit') {
+          this.book.notice(`Stopped: ${event.error ?? 'step limit reached'}.`);
+        }
+        break;
+    }
+  };
+
+  private endStreaming(): void {
+    if (this.assistant?.streaming === true) {
+      this.book.update(this.assistant, { streaming: false });
+    }
+  }
+}

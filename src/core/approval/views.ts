@@ -1,0 +1,77 @@
+/**
+ * The panel's and the chat's view models of the gate's state, built in one place: what a waiting call shows (from its
+ * input and the policy's judgement) and the grants a person can revoke. The webview renders these and nothing else.
+ */
+import type { CommandPreview, GrantOptionView, GrantView, PendingCallView } from '../../shared/approvals';
+import type { GateInput } from './gate';
+import type { GrantOption } from './grantOptions';
+import { describeGrant, type Grant } from './grants';
+import { canonicalJson } from './hash';
+import type { GateCall, Judgement } from './policy';
+
+export interface WaitingCall {
+  callId: string;
+  batchId: string;
+  input: GateInput;
+  judgement: Judgement;
+  options: GrantOption[];
+  waitingSince: Date;
+  timeoutSeconds: number;
+  /** Grants active for the call's chat: a grant of this tool pinned to another definition means it was redefined. */
+  activeGrants: readonly Grant[];
+}
+
+/** Everything the panel shows of a call that starts waiting (a call's view never changes while it waits). */
+export function pendingCallView(waiting: WaitingCall): PendingCallView {
+  const { callId, batchId, input, judgement, options, waitingSince, timeoutSeconds } = waiting;
+  const external = input.call.external;
+  const pinned = external?.definitionHash;
+  const redefined =
+    pinned !== undefined &&
+    waiting.activeGrants.some((grant) => grant.tool === input.call.tool && grant.definitionHash !== undefined && grant.definitionHash !== pinned);
+  const notices = [
+    ...(input.notices ?? []),
+    ...(redefined
+      ? ['The server changed this tool (its name, description or input schema) since you granted it, so that grant no longer applies. Read the description below again.']
+      : []),
+  ];
+  const preview = input.preview.kind === 'command' ? { ...input.preview, analysis: commandAnalysisLines(input.call, judgement) } : input.preview;
+  return {
+    callId,
+    batchId,
+    tool: input.call.tool,
+    source: input.source,
+    reason: judgement.reason,
+    warnings: [...notices, ...judgement.warnings],
+    argsHash: input.call.argsHash,
+    argsJson: JSON.stringify(JSON.parse(canonicalJson(input.call.args)), null, 2),
+    preview,
+    grantable: judgement.grantable && options.length > 0,
+    grantOptions: options.map(({ id, label }): GrantOptionView => ({ id, label })),
+    ...(external?.server !== undefined
+      ? { toolInfo: { server: external.server, description: external.description ?? '', annotations: external.annotations ?? [] } }
+      : {}),
+    ...(input.editable ? { editable: input.editable } : {}),
+    waitingSince: waitingSince.toISOString(),
+    ...(timeoutSeconds > 0 ? { timesOutAt: new Date(waitingSince.getTime() + timeoutSeconds * 1000).toISOString() } : {}),
+  };
+}
+
+/** A grant as the panel lists it, with its revoke button. */
+export function grantView(grant: Grant): GrantView {
+  return { id: grant.id, scope: grant.scope, label: describeGrant(grant), createdAt: grant.createdAt };
+}
+
+/** The analysis the panel shows for a command: each sub-command with its verdict, the redirects, the concerns, and the line's verdict. */
+export function commandAnalysisLines(call: GateCall, judgement: Judgement): CommandPreview['analysis'] {
+  const analysis = call.commandAnalysis;
+  return [
+    ...(judgement.commandDetails ?? []).map((detail) => ({ text: `${detail.text}: ${detail.reason}`, verdict: detail.verdict })),
+    ...(analysis?.redirects ?? []).map((redirect) => ({
+      text: `redirect ${redirect.raw}${redirect.target !== undefined ? ` -> ${redirect.target}` : ' (target depends on an expansion)'}`,
+      verdict: 'info' as const,
+    })),
+    ...(analysis?.concerns ?? []).map((concern) => ({ text: concern.detail, verdict: 'ask' as const })),
+    { text: judgement.reason, verdict: judgement.verdict },
+  ];
+}

@@ -1,0 +1,62 @@
+/**
+ * What the tool service needs of the editor, as small ports. The VS Code implementations live in src/vscode
+ * (`workspaceFiles.ts`, `tools/terminal.ts`); unit tests and benches use in-memory or plain-Node ones.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { McpModelTool } from '../mcp/tools';
+import type { TerminalCommandResult } from '../terminal/commandTerminal';
+
+/** A file as a write starts from it: an open editor's unsaved buffer if it has one, else the disk. */
+export interface FileSnapshot {
+  exists: boolean;
+  text: string;
+  /** sha256 of `text`. */
+  hash: string;
+}
+
+export type ApplyOutcome =
+  | { kind: 'written'; savedToDisk: boolean }
+  /** The file is no longer what the diff was computed from: nothing was written. */
+  | { kind: 'changed'; detail: string };
+
+export type FileErrorKind = 'not-found' | 'is-folder' | 'not-a-folder' | 'too-large' | 'refused' | 'no-match';
+
+/** A file tool's failure the model is told about, with what went wrong as a kind. */
+export class ToolError extends Error {
+  constructor(
+    message: string,
+    readonly kind: FileErrorKind = 'refused',
+  ) {
+    super(message);
+  }
+}
+
+/** Workspace files by absolute path. */
+export interface WorkspaceFiles {
+  /** Throws ToolError ('is-folder', 'too-large') when the path cannot be written as a text file. */
+  snapshot(absolute: string): Promise<FileSnapshot>;
+  /** Writes `text` if, and only if, the file is still `base` (else `changed`); throws ToolError if the editor refuses. */
+  apply(absolute: string, base: FileSnapshot, text: string, label: string): Promise<ApplyOutcome>;
+  /** A folder's entries, sorted, folders with a trailing `/`. */
+  list(absolute: string): Promise<string[] | { kind: 'not-found' | 'not-a-folder' }>;
+  /** Lines containing `query` under the folder, as `relative:line: text`, at most `limit`. */
+  search(absolute: string, query: string, limit: number, signal?: AbortSignal): Promise<string[]>;
+}
+
+/** Runs an allowed command exactly as judged (the real one: a Toolgate terminal over `runBash`). */
+export interface CommandRunner {
+  run(command: string, cwd: string, timeoutSeconds: number, signal?: AbortSignal): Promise<TerminalCommandResult>;
+}
+
+/** What the tool service needs of MCP: the model's tool names resolved, and calls to servers. */
+export interface McpBridge {
+  resolve(modelName: string): McpModelTool | undefined;
+  call(server: string, tool: string, args: Record<string, unknown>, options: { signal?: AbortSignal }): Promise<CallToolResult>;
+}
+
+/** Where the core writes what a person may want to read later (VS Code: the Toolgate output channel). */
+export interface LogPort {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}

@@ -1,0 +1,304 @@
+/**
+ * Runs tool calls through the gate: parse (invalid arguments never reach the panel), prepare (resolve paths, compute
+ * the exact proposed content and its diff, analyse the command), ask the gate for the whole batch, then run what was
+ * allowed exactly as shown. An edit whose file changed after its diff was shown is not written: it asks again with a
+ * fresh diff. The editor is reached only through the ports of `./ports`.
+ */
+import type { Gate, GateInput, GateResult } from '../approval/gate';
+import { newCallId } from '../approval/broker';
+import type { PathResolver } from '../approval/paths';
+import type { Judgement } from '../approval/policy';
+import { diffText } from '../diff/lineDiff';
+import { isMcpModelName } from '../mcp/names';
+import { diffPreview } from '../review/diffPreview';
+import { commandReport } from '../terminal/report';
+import type { Preview } from '../../shared/approvals';
+import { parseBuiltinCall, type ParsedCall } from './definitions';
+import { listFolder, proposeEdit, proposeWrite, readFileText, searchFolder, type Proposal } from './fileTools';
+import { commandFolder, gateCall } from './gateCall';
+import { mcpArgs, mcpGateCall, mcpPreview, mcpText } from './mcpCalls';
+import { ToolError, type CommandRunner, type LogPort, type McpBridge, type WorkspaceFiles } from './ports';
+import { deniedMessage, writtenMessage } from './results';
+
+export interface ToolCallRequest {
+  tool: string;
+  args: unknown;
+  /** Who asks: 'agent' (default), an extension id, 'mcp:<server>'. */
+  source?: string;
+}
+
+export interface ToolCallResult {
+  ok: boolean;
+  /** What the model (or the caller) is told. */
+  output: string;
+  /** The gate's outcome, when the call reached the gate. */
+  decision?: GateResult;
+}
+
+export interface RunOptions {
+  chatId: string;
+  signal?: AbortSignal;
+  /** Progress of each request of a batch, by its index: waiting for the person, or running. */
+  onStatus?: (index: number, status: 'waiting' | 'running') => void;
+}
+
+export interface ToolServiceDeps {
+  gate: Gate;
+  files: WorkspaceFiles;
+  /** The workspace folders' resolver (rebuilt by the wiring when the folders change). */
+  resolver: () => PathResolver;
+  terminal: CommandRunner;
+  terminalTimeoutSeconds: () => number;
+  /** Resolves once the shell parser is loaded (on first use), so that no command is analysed before it is. */
+  shellParserReady: () => Promise<void>;
+  log: LogPort;
+  mcp?: McpBridge;
+  /** The home folder `~` means in a command (default: this user's). */
+  home?: string;
+}
+
+/** A request the service could not bring to the gate (invalid arguments, an unknown tool, a file it cannot read). */
+type Prepared = { kind: 'error'; message: string } | Ready;
+
+interface Ready {
+  kind: 'ready';
+  parsed: Extract<ParsedCall, { ok: true }> | undefined;
+  request: ToolCallRequest;
+  input: GateInput & { callId: string };
+  proposal?: Proposal;
+  mcp?: { server: string; tool: string; args: Record<string, unknown> };
+}
+
+type ApiDenial = { verdict: 'deny'; decidedBy: 'policy'; reason: string; callId: '' };
+
+const maxConflictRetries = 3;
+
+export class ToolService {
+  /** Proposed contents of waiting edits, for "Open in diff editor"; an entry lives while its call waits. */
+  private readonly proposals = new Map<string, Proposal>();
+
+  constructor(private readonly deps: ToolServiceDeps) {}
+
+  /** The proposal of a waiting write or edit. */
+  proposal(callId: string): Proposal | undefined {
+    return this.proposals.get(callId);
+  }
+
+  private async prepareMcp(request: ToolCallRequest, source: string): Promise<Prepared> {
+    const resolved = this.deps.mcp?.resolve(request.tool);
+    if (!resolved) {
+      return { kind: 'error', message: `unknown MCP tool '${request.tool}': its server is not running or does not offer it` };
+    }
+    const args = mcpArgs(request.tool, request.args);
+    if (!args.ok) {
+      return { kind: 'error', message: args.error };
+    }
+    const call = mcpGateCall(request.tool, resolved, args.args);
+    const ports = { files: this.deps.files, resolver: this.deps.resolver(), mcp: this.deps.mcp, log: this.deps.log };
+    const preview = await mcpPreview(ports, resolved.server, resolved.tool.name, args.args);
+    return {
+      kind: 'ready',
+      parsed: undefined,
+      request,
+      mcp: { server: resolved.server, tool: resolved.tool.name, args: args.args },
+      input: { callId: newCallId(), call, preview, source },
+    };
+  }
+
+  private async prepare(request: ToolCallRequest): Promise<Prepared> {
+    const source = request.source ?? 'agent';
+    if (isMcpModelName(request.tool)) {
+      return this.prepareMcp(request, source);
+    }
+    const parsed = parseBuiltinCall(request.tool, request.args);
+    const resolver = this.deps.resolver();
+    const home = this.deps.home !== undefined ? { home: this.deps.home } : {};
+    if (!parsed.ok) {
+      if (source === 'agent' || parsed.kind !== 'unknown-tool') {
+        return { kind: 'error', message: parsed.error };
+      }
+      // Another extension's own tool behind the same gate: shown with its exact arguments.
+      const call = gateCall(request.tool, request.args ?? {}, resolver, { external: { gated: true, label: request.tool } });
+      return { kind: 'ready', parsed: undefined, request, input: { callId: newCallId(), call, preview: { kind: 'none' }, source } };
+    }
+    try {
+      switch (parsed.tool) {
+        case 'write_file':
+        case 'edit_file': {
+          const target = resolver.resolve(parsed.args.path);
+          const proposal =
+            parsed.tool === 'write_file' ? await proposeWrite(this.deps.files, target, parsed.args) : await proposeEdit(this.deps.files, target, parsed.args);
+          const call = gateCall(parsed.tool, parsed.args, resolver, { baseHash: proposal.base.hash, ...home });
+          const preview = diffPreview(target.relative ?? target.real, !proposal.base.exists, diffText(proposal.base.text, proposal.newText));
+          const input = { callId: newCallId(), call, preview, source, editable: { kind: 'content' as const, text: proposal.newText } };
+          return { kind: 'ready', parsed, request, proposal, input };
+        }
+        case 'run_in_terminal': {
+          // However soon after activation this is asked, the analysis waits for the parser rather than asking for a
+          // reason the parser would not give. A parser that cannot load leaves the analysis a parse error: it asks.
+          await this.deps.shellParserReady();
+          const call = gateCall(parsed.tool, parsed.args, resolver, home);
+          // The analysis lines are filled by the gate from the decision it makes, so the panel shows exactly why it asks.
+          const preview: Preview = { kind: 'command', command: parsed.args.command, cwd: commandFolder(call, resolver), analysis: [] };
+          return { kind: 'ready', parsed, request, input: { callId: newCallId(), call, preview, source, editable: { kind: 'command', text: parsed.args.command } } };
+        }
+        default:
+          return { kind: 'ready', parsed, request, input: { callId: newCallId(), call: gateCall(parsed.tool, parsed.args, resolver, home), preview: { kind: 'none' }, source } };
+      }
+    } catch (error) {
+      return { kind: 'error', message: `${parsed.tool}: ${error instanceof ToolError ? error.message : String(error)}` };
+    }
+  }
+
+  /** The verdict the policy gives right now (nothing asked, run or logged). */
+  async evaluate(request: ToolCallRequest): Promise<Pick<Judgement, 'verdict' | 'reason' | 'warnings'>> {
+    const prepared = await this.prepare({ source: 'api', ...request });
+    if (prepared.kind === 'error') {
+      return { verdict: 'deny', reason: `denied: ${prepared.message}`, warnings: [] };
+    }
+    const { verdict, reason, warnings } = this.deps.gate.evaluate(prepared.input.call);
+    return { verdict, reason, warnings };
+  }
+
+  /** Waits for the gate's decision on one call; runs nothing. */
+  async requestApproval(request: ToolCallRequest, options: RunOptions): Promise<GateResult | ApiDenial> {
+    const prepared = await this.prepare({ source: 'api', ...request });
+    if (prepared.kind === 'error') {
+      return { verdict: 'deny', decidedBy: 'policy', reason: `denied: ${prepared.message}`, callId: '' };
+    }
+    return await this.ask(prepared, options);
+  }
+
+  /** One call to the gate, its proposal kept for the diff editor while it waits. */
+  private async ask(item: Ready, options: RunOptions): Promise<GateResult> {
+    if (item.proposal) {
+      this.proposals.set(item.input.callId, item.proposal);
+    }
+    try {
+      const [outcome] = this.deps.gate.request([item.input], options);
+      if (!outcome) {
+        throw new Error('the gate returned no result');
+      }
+      return await outcome;
+    } finally {
+      this.proposals.delete(item.input.callId);
+    }
+  }
+
+  /** One model turn: every call is prepared, the gated ones are shown together, results come back in order. */
+  async runBatch(requests: ToolCallRequest[], options: RunOptions): Promise<ToolCallResult[]> {
+    const prepared = await Promise.all(requests.map((request) => this.prepare(request)));
+    const ready = prepared.filter((item): item is Ready => item.kind === 'ready');
+    for (const item of ready) {
+      if (item.proposal) {
+        this.proposals.set(item.input.callId, item.proposal);
+      }
+    }
+    try {
+      const outcomes = this.deps.gate.request(
+        ready.map((item) => item.input),
+        options,
+      );
+      prepared.forEach((item, index) => {
+        if (item.kind === 'ready' && this.deps.gate.isWaiting(item.input.callId)) {
+          options.onStatus?.(index, 'waiting');
+        }
+      });
+      const results: ToolCallResult[] = [];
+      let readyIndex = 0;
+      for (const [index, item] of prepared.entries()) {
+        if (item.kind === 'error') {
+          results.push({ ok: false, output: `Error: ${item.message}. Nothing was run.` });
+          continue;
+        }
+        const outcome = outcomes[readyIndex++];
+        if (!outcome) {
+          results.push({ ok: false, output: 'Error: the gate returned no result. Nothing was run.' });
+          continue;
+        }
+        const decision = await outcome;
+        this.proposals.delete(item.input.callId);
+        if (decision.verdict === 'allow') {
+          options.onStatus?.(index, 'running');
+        }
+        results.push(await this.complete(item, decision, options, 0));
+      }
+      return results;
+    } finally {
+      for (const item of ready) {
+        this.proposals.delete(item.input.callId);
+      }
+    }
+  }
+
+  private async complete(item: Ready, decision: GateResult, options: RunOptions, attempt: number): Promise<ToolCallResult> {
+    if (decision.verdict === 'deny') {
+      return { ok: false, output: deniedMessage(decision), decision };
+    }
+    if (item.mcp && this.deps.mcp) {
+      try {
+        const result = await this.deps.mcp.call(item.mcp.server, item.mcp.tool, item.mcp.args, options.signal ? { signal: options.signal } : {});
+        const text = mcpText(result);
+        return result.isError === true
+          ? { ok: false, output: `The MCP tool reported an error: ${text}`, decision }
+          : { ok: true, output: text === '' ? '(the tool returned no text)' : text, decision };
+      } catch (error) {
+        return { ok: false, output: `Error: ${error instanceof Error ? error.message : String(error)}`, decision };
+      }
+    }
+    const parsed = item.parsed;
+    if (!parsed) {
+      return { ok: true, output: decision.reason, decision };
+    }
+    const resolver = this.deps.resolver();
+    const target = item.input.call.target ?? resolver.resolve('.');
+    try {
+      switch (parsed.tool) {
+        case 'read_file':
+          return { ok: true, output: await readFileText(this.deps.files, target), decision };
+        case 'list_files':
+          return { ok: true, output: await listFolder(this.deps.files, target), decision };
+        case 'search_text':
+          return { ok: true, output: await searchFolder(this.deps.files, target, parsed.args.query, options.signal), decision };
+        case 'write_file':
+        case 'edit_file':
+          return await this.write(item, decision, options, attempt);
+        case 'run_in_terminal': {
+          const command = decision.edited ?? parsed.args.command;
+          const timeoutSeconds = this.deps.terminalTimeoutSeconds();
+          const result = await this.deps.terminal.run(command, commandFolder(item.input.call, resolver), timeoutSeconds, options.signal);
+          const report = commandReport(result, { command, edited: decision.edited !== undefined, timeoutSeconds });
+          return { ok: report.ok, output: report.text, decision };
+        }
+        case 'ask_user':
+          return { ok: false, output: 'Error: ask_user is answered in the chat, not run as a tool here.', decision };
+      }
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return { ok: false, output: `Error: ${parsed.tool} failed: ${message}`, decision };
+    }
+  }
+
+  /** Writes exactly what was allowed, if the file is still what the diff showed; else asks again with a fresh diff. */
+  private async write(item: Ready, decision: Extract<GateResult, { verdict: 'allow' }>, options: RunOptions, attempt: number): Promise<ToolCallResult> {
+    const proposal = item.proposal;
+    if (!proposal) {
+      throw new ToolError('no proposal was prepared');
+    }
+    const text = decision.edited ?? proposal.newText;
+    const applied = await this.deps.files.apply(proposal.target.absolute, proposal.base, text, proposal.target.input);
+    if (applied.kind === 'written') {
+      return { ok: true, output: writtenMessage(proposal, { text, savedToDisk: applied.savedToDisk, edited: decision.edited !== undefined }), decision };
+    }
+    if (attempt >= maxConflictRetries) {
+      return { ok: false, output: `Error: ${applied.detail}, again and again; nothing was written. Read the file and try again.`, decision };
+    }
+    this.deps.log.info(`${item.input.call.tool}: ${applied.detail}; nothing was written, asking again with a fresh diff`);
+    const fresh = await this.prepare(item.request);
+    if (fresh.kind === 'error') {
+      return { ok: false, output: `Error: ${applied.detail}, and the call no longer applies: ${fresh.message}. Nothing was written.` };
+    }
+    fresh.input.notices = [`Asked again: ${applied.detail}, so nothing was written. This is a fresh diff.`];
+    return await this.complete(fresh, await this.ask(fresh, options), options, attempt + 1);
+  }
+}

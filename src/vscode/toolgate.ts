@@ -1,0 +1,188 @@
+/**
+ * Toolgate in this window, wired together: the gate, the tools, the agent, MCP, the views and the commands' handlers.
+ * The extension entry (src/extension.ts) loads this module on first use (a view, a command, an API call), so that
+ * activation itself only registers what VS Code calls into; everything here answers once `createToolgate()` returns.
+ * Nothing here decides: the logic is in src/core, reached through the ports implemented next to this file.
+ */
+import path from 'node:path';
+import * as vscode from 'vscode';
+import { ChatBook } from '../core/agent/chats';
+import { AgentSession } from '../core/agent/session';
+import type { AuditEntry } from '../core/audit/auditLog';
+import { DisposableStore } from '../core/disposable';
+import { initShellParser } from '../core/shell/analysis';
+import { ToolService } from '../core/tools/service';
+import type { ToolgateApi } from './api';
+import { ApprovalsPanel } from './approvalsPanel';
+import { ChatViewProvider } from './chatViewProvider';
+import { createCommands, type CommandHandlers } from './commands';
+import { createGateParts } from './gateParts';
+import { createLog } from './log';
+import { McpServers } from './mcpServers';
+import { McpServersView, type McpServersNode } from './mcpServersView';
+import { createModel, explainModelFailure } from './modelPorts';
+import { ProposedContentProvider } from './proposedContent';
+import { watchTerminalRules } from './ruleWarnings';
+import { ApiKeyStore } from './secrets';
+import { Settings } from './settings';
+import { TerminalRunner } from './tools/terminal';
+import { chatRequests, panelRequests } from './viewRequests';
+import { WaitingStatus } from './waitingStatus';
+import { VsCodeWorkspaceFiles } from './workspaceFiles';
+import { WorkspacePaths } from './workspacePaths';
+
+/** The chat whose session grants apply to calls that come through the API. */
+const apiChatId = 'api';
+
+export interface Toolgate {
+  /** The API of the public contract, except `onDidDecide`, which the entry owns (see `onDecide`). */
+  api: Omit<ToolgateApi, 'onDidDecide'>;
+  /** The handler of each contributed command. */
+  commands: CommandHandlers;
+  /** What VS Code asks of the views, through the providers the entry registered at activation. */
+  chat: vscode.WebviewViewProvider;
+  approvals: Pick<ApprovalsPanel, 'revive'>;
+  mcpServers: vscode.TreeDataProvider<McpServersNode> & { onDidChangeTreeData: vscode.Event<undefined> };
+  /** Stops everything; MCP servers are closed (stdin, then terminate, then kill) before it resolves. */
+  dispose(): Promise<void>;
+}
+
+export function createToolgate(context: vscode.ExtensionContext, onDecide: (entry: AuditEntry) => void): Toolgate {
+  const store = new DisposableStore();
+  const log = store.add(createLog());
+  // Terminal commands are analysed with tree-sitter's bash grammar: not loaded at activation, but a second after this
+  // was first used (once what it was loaded for has been answered), so that an agent's first command does not wait
+  // for it. A command analysed before that waits for it. If it cannot load, every command asks, saying why; the next
+  // one retries.
+  const shellParserReady = (): Promise<void> =>
+    initShellParser(path.join(context.extensionPath, 'dist')).catch((error: unknown) => {
+      log.error(`the shell parser did not load, so terminal commands ask: ${String(error)}`);
+    });
+  const warmUp = setTimeout(() => void shellParserReady(), 1_000);
+  store.add({ dispose: () => clearTimeout(warmUp) });
+  const settings = new Settings(log);
+  const apiKeys = new ApiKeyStore(context.secrets);
+  const paths = store.add(new WorkspacePaths());
+  const { gate, grants, audit, auditFile, state } = createGateParts(context, settings, log, paths);
+  store.add(gate);
+  const terminal = store.add(new TerminalRunner());
+  const mcp = new McpServers(context.workspaceState, log);
+  const tools = new ToolService({
+    gate,
+    files: new VsCodeWorkspaceFiles(),
+    resolver: () => paths.resolver,
+    terminal,
+    terminalTimeoutSeconds: () => settings.get('terminal.timeoutSeconds'),
+    shellParserReady,
+    log,
+    mcp: {
+      resolve: (name) => mcp.modelTools().resolve(name),
+      call: (server, tool, args, options) => mcp.manager.callTool(server, tool, args, options),
+    },
+  });
+  const proposed = new ProposedContentProvider((callId) => tools.proposal(callId));
+  const chats = store.add(new ChatBook(state, log));
+  const agent = new AgentSession({
+    chats,
+    tools,
+    gate,
+    endSessionGrants: (chatId) => grants.endSession(chatId),
+    model: () => createModel(settings, apiKeys),
+    maxSteps: () => settings.get('agent.maxSteps'),
+    mcp: {
+      specs: () => mcp.modelTools().specs,
+      servers: () => mcp.servers(),
+      whenConfigured: (deadline) => mcp.whenConfigured(deadline),
+      whenSettled: (deadline, signal) => mcp.whenSettled(deadline, signal),
+    },
+    explainModelFailure: (error, kind) => explainModelFailure(settings, error, kind),
+    onRunning: (running) => void vscode.commands.executeCommand('setContext', 'toolgate.running', running),
+    log,
+  });
+  // Disposed before the chats are saved: a running task is stopped and its waiting calls are denied.
+  store.add({ dispose: () => agent.cancel() });
+
+  const chat = store.add(
+    new ChatViewProvider(
+      context.extensionUri,
+      log,
+      () => ({
+        view: 'chat',
+        model: { baseUrl: settings.get('model.baseUrl'), name: settings.get('model.name'), provider: settings.get('model.provider') },
+        waitingCalls: gate.waitingCount,
+        trusted: vscode.workspace.isTrusted,
+        chatId: agent.chatId,
+        running: agent.isRunning,
+        entries: chats.current.entries,
+        chats: chats.list(),
+      }),
+      chatRequests(agent),
+    ),
+  );
+
+  const approvals = store.add(
+    new ApprovalsPanel(
+      context.extensionUri,
+      log,
+      () => ({ view: 'approvals', waitingCalls: gate.waitingCount, trusted: vscode.workspace.isTrusted, pending: gate.pendingViews(), grants: gate.grantViews(agent.chatId) }),
+      panelRequests(gate, grants, proposed),
+    ),
+  );
+
+  const status = store.add(new WaitingStatus());
+  let lastWaiting = 0;
+  const refreshViews = (): void => {
+    const waiting = gate.waitingCount;
+    status.show(waiting);
+    if (waiting > lastWaiting) {
+      approvals.show(true);
+    }
+    lastWaiting = waiting;
+    chat.refresh();
+    approvals.refresh();
+  };
+  store.add(chats.onDidChange(() => chat.refresh()));
+  store.add(audit.onDidRecord(onDecide));
+  store.add(gate.onDidChange(refreshViews));
+  store.add(vscode.workspace.registerTextDocumentContentProvider(ProposedContentProvider.scheme, proposed));
+  store.add(settings.onDidChange(refreshViews));
+  store.add(vscode.workspace.onDidGrantWorkspaceTrust(refreshViews));
+  store.add(watchTerminalRules(settings, log, shellParserReady));
+  refreshViews();
+  void mcp.reload().catch((error: unknown) => log.error(`MCP: ${String(error)}`));
+  const manifest = context.extension.packageJSON as { version?: unknown };
+  log.info(`Toolgate ${String(manifest.version)} started`);
+
+  const api: Toolgate['api'] = {
+    requestApproval: async (call) => {
+      const result = await tools.requestApproval(call, { chatId: apiChatId });
+      return {
+        approved: result.verdict === 'allow',
+        reason: result.reason,
+        decidedBy: result.decidedBy,
+        ...(result.verdict === 'allow' && result.edited !== undefined ? { edited: result.edited } : {}),
+      };
+    },
+    evaluate: (call) => tools.evaluate(call),
+    invokeTool: async (call) => {
+      const [result] = await tools.runBatch([{ source: 'api', ...call }], { chatId: apiChatId });
+      if (!result) {
+        throw new Error('no result');
+      }
+      return result;
+    },
+  };
+  return {
+    api,
+    commands: createCommands({ agent, approvals, apiKeys, audit, auditFile, grants, mcp }),
+    chat,
+    approvals,
+    mcpServers: store.add(new McpServersView(mcp)),
+    dispose: async () => {
+      store.dispose();
+      // Last, and awaited: the servers' processes must be gone before the extension host exits.
+      mcp.dispose();
+      await mcp.manager.close();
+    },
+  };
+}

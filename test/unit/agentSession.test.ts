@@ -1,0 +1,250 @@
+import * as assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
+import { ChatBook, chatsKey, maxChats, maxEntries } from '../../src/core/agent/chats';
+import { AgentSession, type AgentSessionDeps } from '../../src/core/agent/session';
+import { ModelError, type TurnResult } from '../../src/core/llm/client';
+import { initShellParser } from '../../src/core/shell/analysis';
+import type { ChatEntry } from '../../src/shared/messages';
+import { createMemoryGate, locateUnder, MemoryStore } from '../fixtures/memoryGate';
+import { MemoryFiles, MemoryLog, memoryToolService, waitFor } from '../fixtures/memoryFiles';
+import { calls, ScriptedModel, text } from '../fixtures/scriptedModel';
+
+type Reply = ConstructorParameters<typeof ScriptedModel>[0][number];
+
+function setup(replies: Reply[], store = new MemoryStore()) {
+  const { gate, grants } = createMemoryGate({ locate: locateUnder('/ws') });
+  const files = new MemoryFiles({ '/ws/a.txt': 'one\n' });
+  const { service: tools, log } = memoryToolService(gate, files);
+  const chats = new ChatBook(store, log);
+  const model = new ScriptedModel(replies);
+  const running: boolean[] = [];
+  const endedSessions: string[] = [];
+  const deps: AgentSessionDeps = {
+    chats,
+    tools,
+    gate,
+    endSessionGrants: (chatId) => {
+      endedSessions.push(chatId);
+      grants.endSession(chatId);
+    },
+    model: () => Promise.resolve(model),
+    maxSteps: () => 10,
+    mcp: { specs: () => [], servers: () => [], whenConfigured: () => Promise.resolve(), whenSettled: () => Promise.resolve() },
+    explainModelFailure: (error, kind) =>
+      Promise.resolve(kind === 'auth' ? { text: `The model failed: ${error}`, actions: [{ command: 'setApiKey', label: 'Set the API key' }] } : { text: `The model failed: ${error}` }),
+    onRunning: (value) => running.push(value),
+    log,
+  };
+  const session = new AgentSession(deps);
+  const entries = (): ChatEntry[] => chats.current.entries;
+  return { session, chats, gate, files, model, running, endedSessions, entries, store, log };
+}
+
+/** The text of the transcript's last entry if it is a notice, else ''. */
+function lastNotice(entries: ChatEntry[]): string {
+  const last = entries.at(-1);
+  return last?.kind === 'notice' ? last.text : '';
+}
+
+const question = (id: string, options: string[], allowFreeText = false): TurnResult => calls([id, 'ask_user', { question: 'Which?', options, allowFreeText }]);
+
+describe('the agent session (core, over the production tool service and in-memory ports)', () => {
+  before(() => initShellParser());
+
+  it('runs a task: the transcript shows the prompt, the streamed answer and each tool call with its status', async () => {
+    const { session, gate, files, entries, running, chats } = setup([calls(['w1', 'write_file', { path: 'b.txt', content: 'hi' }]), text('Wrote b.txt.')]);
+    const task = session.runTask('make b.txt');
+    const waiting = await waitFor(() => gate.pendingViews()[0]);
+    const tool = entries().find((entry) => entry.kind === 'tool');
+    assert.equal(tool?.kind === 'tool' && tool.status, 'waiting');
+    gate.settle(waiting, { action: 'allow-once' });
+    const result = await task;
+    assert.equal(result.reason, 'finished');
+    assert.equal(result.answer, 'Wrote b.txt.');
+    assert.equal(files.files.get('/ws/b.txt'), 'hi');
+    assert.deepEqual(
+      entries().map((entry) => (entry.kind === 'tool' ? `tool ${entry.name} ${entry.summary} ${entry.status}` : `${entry.kind}${'text' in entry ? ` ${entry.text}` : ''}`)),
+      ['user make b.txt', 'assistant ', 'tool write_file b.txt done', 'assistant Wrote b.txt.'],
+    );
+    assert.deepEqual(running, [true, false]);
+    assert.equal(chats.current.title, 'make b.txt');
+    assert.equal(result.transcript.at(-1)?.content, 'Wrote b.txt.');
+  });
+
+  describe('answers to ask_user', () => {
+    const rows: { name: string; options: string[]; free: boolean; answer: string; accepted: boolean; told?: string }[] = [
+      { name: 'one of the options', options: ['a', 'b'], free: false, answer: 'b', accepted: true, told: 'The person answered: "b"' },
+      { name: 'free text where it is allowed (trimmed)', options: ['a'], free: true, answer: '  c  ', accepted: true, told: 'The person answered: "c"' },
+      { name: 'free text where it is not allowed', options: ['a'], free: false, answer: 'c', accepted: false },
+      { name: 'blank free text', options: ['a'], free: true, answer: '   ', accepted: false },
+    ];
+    for (const row of rows) {
+      it(row.name, async () => {
+        const { session, entries, model } = setup([question('q1', row.options, row.free), text('ok')]);
+        const task = session.runTask('ask me');
+        const entry = await waitFor(() => entries().find((candidate) => candidate.kind === 'question'));
+        const outcome = session.answer(entry.id, row.answer);
+        assert.equal(outcome.ok, row.accepted);
+        if (!row.accepted) {
+          session.cancel();
+        }
+        await task;
+        if (row.told !== undefined) {
+          assert.equal(model.seen[1]?.at(-1)?.content, row.told);
+        }
+      });
+    }
+
+    it('refuses an answer to a question that is not waiting', () => {
+      const { session } = setup([]);
+      assert.deepEqual(session.answer('q-none', 'a'), { ok: false, error: 'question q-none is not waiting for an answer' });
+    });
+
+    it('removes its listener from the task signal once answered (no listener piles up per question)', async () => {
+      const listeners: number[] = [];
+      const count = (signal?: AbortSignal): Promise<TurnResult> => {
+        listeners.push(signal ? getEventListeners(signal, 'abort').length : -1);
+        return Promise.resolve(text('done'));
+      };
+      const plain = setup([count]);
+      await plain.session.runTask('nothing asked');
+      const asked = setup([question('q1', ['a']), question('q2', ['a']), count]);
+      const task = asked.session.runTask('ask twice');
+      for (const id of [0, 1]) {
+        const entry = await waitFor(() => asked.entries().filter((candidate) => candidate.kind === 'question')[id]);
+        asked.session.answer(entry.id, 'a');
+      }
+      await task;
+      assert.equal(listeners.length, 2);
+      assert.equal(listeners[1], listeners[0], 'as many abort listeners after two answered questions as with none');
+    });
+
+    it('a stopped task leaves the question unanswered and denies the waiting calls', async () => {
+      const { session, entries, gate, files } = setup([calls(['q1', 'ask_user', { question: 'Sure?', options: ['yes'] }], ['w1', 'write_file', { path: 'c.txt', content: 'x' }])]);
+      const task = session.runTask('both');
+      await waitFor(() => gate.pendingViews()[0]);
+      assert.equal(session.cancel(), true);
+      const result = await task;
+      assert.equal(result.reason, 'cancelled');
+      const asked = entries().find((entry) => entry.kind === 'question');
+      assert.equal(asked?.kind === 'question' && asked.answer, '(not answered: the task was stopped)');
+      assert.equal(files.files.has('/ws/c.txt'), false);
+      assert.match(lastNotice(entries()), /^Stopped\./);
+    });
+  });
+
+  describe('decisions typed in the chat while calls wait', () => {
+    const rows: { typed: string; file: string | undefined; notice?: RegExp }[] = [
+      { typed: 'yes', file: 'x' },
+      { typed: 'no, because use docs/', file: undefined },
+      { typed: 'maybe later', file: undefined, notice: /^1 call waits: answer "yes" or "no, because …"/ },
+      { typed: 'yes 2', file: undefined, notice: /^There is no call 2; 1 wait\.$/ },
+    ];
+    for (const row of rows) {
+      it(JSON.stringify(row.typed), async () => {
+        const { session, gate, files, entries, model } = setup([calls(['w1', 'write_file', { path: 'c.txt', content: 'x' }]), text('ok')]);
+        const task = session.runTask('write c');
+        await waitFor(() => gate.pendingViews()[0]);
+        session.submit(row.typed);
+        if (row.notice) {
+          assert.match(lastNotice(entries()), row.notice);
+          assert.equal(gate.waitingCount, 1);
+          session.cancel();
+        }
+        await task;
+        assert.equal(files.files.get('/ws/c.txt'), row.file);
+        if (row.typed.startsWith('no')) {
+          assert.match(model.seen[1]?.at(-1)?.content ?? '', /said: "use docs\/"/);
+        }
+      });
+    }
+
+    it('asks which call when several wait, and settles the one named', async () => {
+      const { session, gate, files, entries } = setup([
+        calls(['w1', 'write_file', { path: 'c.txt', content: 'x' }], ['w2', 'write_file', { path: 'd.txt', content: 'y' }]),
+        text('ok'),
+      ]);
+      const task = session.runTask('two');
+      await waitFor(() => (gate.waitingCount === 2 ? true : undefined));
+      session.submit('yes');
+      assert.match(lastNotice(entries()), /^Which call\? 1: write_file c\.txt; 2: write_file d\.txt\./);
+      session.submit('yes 2');
+      session.submit('no 1');
+      await task;
+      assert.deepEqual([files.files.get('/ws/c.txt'), files.files.get('/ws/d.txt')], [undefined, 'y']);
+    });
+  });
+
+  it('refuses a new chat or another chat while a task runs, and ends the session grants of the chat it leaves', async () => {
+    const { session, gate, endedSessions, chats } = setup([calls(['w1', 'write_file', { path: 'c.txt', content: 'x' }]), text('ok')]);
+    const first = session.chatId;
+    const task = session.runTask('write');
+    await waitFor(() => gate.pendingViews()[0]);
+    assert.deepEqual(session.newChat(), { ok: false, error: 'stop the running task before starting a new chat' });
+    assert.deepEqual(session.openChat(first), { ok: false, error: 'stop the running task before switching chats' });
+    session.cancel();
+    await task;
+    assert.deepEqual(session.newChat(), { ok: true });
+    assert.notEqual(session.chatId, first);
+    assert.deepEqual(session.openChat('chat-none'), { ok: false, error: 'no chat chat-none' });
+    assert.deepEqual(session.openChat(first), { ok: true });
+    assert.deepEqual(endedSessions, [first, chats.list()[1]?.id]);
+  });
+
+  it("says what failed when the model fails, with the wiring's explanation and actions", async () => {
+    const { session, entries } = setup([new ModelError('auth', 'the endpoint refused the key')]);
+    const result = await session.runTask('hello');
+    assert.equal(result.reason, 'error');
+    const last = entries().at(-1);
+    assert.ok(last?.kind === 'notice');
+    assert.deepEqual([last.level, last.text, last.actions], ['error', 'The model failed: the endpoint refused the key', [{ command: 'setApiKey', label: 'Set the API key' }]]);
+  });
+});
+
+describe('the chats, kept in workspace state', () => {
+  it('come back after a reload, with the current chat and its entries', async () => {
+    const store = new MemoryStore();
+    const first = setup([text('hi there')], store);
+    await first.session.runTask('hello');
+    first.chats.dispose();
+    const reloaded = new ChatBook(store, new MemoryLog());
+    assert.equal(reloaded.current.id, first.chats.current.id);
+    assert.deepEqual(
+      reloaded.current.entries.map((entry) => entry.kind),
+      ['user', 'assistant'],
+    );
+    assert.equal(reloaded.current.messages.length, first.chats.current.messages.length);
+  });
+
+  const broken: { name: string; value: unknown }[] = [
+    { name: 'not an object', value: 'chats' },
+    { name: 'a newer version', value: { version: 2, revision: 1, currentId: 'x', chats: [] } },
+    { name: 'an entry of an unknown kind', value: { version: 1, revision: 1, currentId: 'c', chats: [{ id: 'c', title: 't', createdAt: '', updatedAt: '', messages: [], entries: [{ kind: 'alien' }] }] } },
+  ];
+  for (const row of broken) {
+    it(`start fresh, saying so, from stored chats that are ${row.name}`, () => {
+      const store = new MemoryStore();
+      void store.update(chatsKey, row.value);
+      const log = new MemoryLog();
+      const book = new ChatBook(store, log);
+      assert.deepEqual(book.current.entries, []);
+      assert.deepEqual(log.lines, ['warn: ignored the stored chats: they do not fit the expected format']);
+    });
+  }
+
+  it(`keep at most ${maxChats} chats and ${maxEntries} entries per chat, the oldest dropped first`, () => {
+    const book = new ChatBook(new MemoryStore(), new MemoryLog());
+    const firstId = book.current.id;
+    for (let i = 0; i < maxEntries + 5; i++) {
+      book.push({ kind: 'user', id: `u${i}`, v: 1, text: String(i) });
+    }
+    assert.equal(book.current.entries.length, maxEntries);
+    assert.equal(book.current.entries[0]?.id, 'u5');
+    for (let i = 0; i < maxChats; i++) {
+      book.startNew();
+    }
+    assert.equal(book.list().length, maxChats);
+    assert.equal(book.open(firstId), false);
+    book.dispose();
+  });
+});

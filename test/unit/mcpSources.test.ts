@@ -1,0 +1,62 @@
+import * as assert from 'node:assert/strict';
+import { launchDecision, readMcpSources, type McpSources } from '../../src/core/mcp/sources';
+
+const none: McpSources = { fileText: undefined, userSetting: undefined, workspaceSetting: undefined, folder: '/ws', home: '/home/me' };
+
+describe('MCP servers read from the file and the setting', () => {
+  const rows: { name: string; sources: Partial<McpSources>; servers: string[]; errors?: RegExp; notes?: RegExp }[] = [
+    { name: 'nothing configured', sources: {}, servers: [] },
+    {
+      name: 'mcp.json with comments and a trailing comma (JSONC, as VS Code reads it)',
+      sources: { fileText: '{ // mine\n "servers": { "fs": { "command": "npx", "args": ["${workspaceFolder}/x"], }, }, }' },
+      servers: ['fs npx /ws/x workspace'],
+    },
+    { name: 'mcp.json that is not JSON', sources: { fileText: '{ "servers": ' }, servers: [], errors: /^\.vscode\/mcp\.json: not valid JSON/ },
+    {
+      name: 'a workspace setting replaces the user server of the same name',
+      sources: { userSetting: { a: { command: 'user-a' }, b: { command: 'user-b' } }, workspaceSetting: { a: { command: 'ws-a' } } },
+      servers: ['b user-b  user', 'a ws-a  workspace'],
+    },
+    { name: '${userHome} in a user server', sources: { userSetting: { h: { command: '${userHome}/bin/server' } } }, servers: ['h /home/me/bin/server  user'] },
+    { name: 'a server with an unknown type is left out, saying why', sources: { userSetting: { x: { type: 'carrier-pigeon', command: 'c' } } }, servers: [], errors: /x/ },
+  ];
+  for (const row of rows) {
+    it(row.name, () => {
+      const list = readMcpSources({ ...none, ...row.sources });
+      assert.deepEqual(
+        list.servers.map((server) => (server.type === 'stdio' ? `${server.name} ${server.command} ${server.args.join(' ')} ${server.origin}` : server.name)),
+        row.servers,
+      );
+      if (row.errors) {
+        assert.match(list.errors.join('\n'), row.errors);
+      } else {
+        assert.deepEqual(list.errors, []);
+      }
+    });
+  }
+});
+
+describe('whether an MCP server may start', () => {
+  const [workspaceServer] = readMcpSources({ ...none, workspaceSetting: { w: { command: 'node', args: ['server.js'], env: { TOKEN: 'secret-token' } } } }).servers;
+  const [userServer] = readMcpSources({ ...none, userSetting: { u: { command: 'node' } } }).servers;
+  assert.ok(workspaceServer && userServer);
+  const asked = launchDecision(workspaceServer, true, []);
+
+  it('starts a user server, trusted or not', () => {
+    assert.deepEqual(launchDecision(userServer, false, []), { kind: 'start' });
+  });
+  it('refuses a workspace server in an untrusted workspace, saying why', () => {
+    assert.deepEqual(launchDecision(workspaceServer, false, []), { kind: 'refuse', note: 'server "w" is defined in this workspace, which is not trusted: it was not started' });
+  });
+  it('asks before a workspace stdio server starts the first time, showing its exact launch (env keys, never values)', () => {
+    assert.ok(asked.kind === 'ask');
+    assert.match(asked.detail, /^Command: node\nArguments: "server\.js"\nEnvironment keys: TOKEN\n/);
+    assert.doesNotMatch(asked.detail, /secret-token/);
+  });
+  it('starts it without asking once that exact launch was allowed, and asks again when the launch changes', () => {
+    assert.ok(asked.kind === 'ask');
+    assert.deepEqual(launchDecision(workspaceServer, true, [asked.hash]), { kind: 'start' });
+    const changed = { ...workspaceServer, args: ['other.js'] };
+    assert.equal(launchDecision(changed, true, [asked.hash]).kind, 'ask');
+  });
+});

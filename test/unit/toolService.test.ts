@@ -1,0 +1,235 @@
+import * as assert from 'node:assert/strict';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { initShellParser } from '../../src/core/shell/analysis';
+import type { McpModelTool } from '../../src/core/mcp/tools';
+import type { McpBridge } from '../../src/core/tools/ports';
+import type { ToolCallRequest, ToolCallResult } from '../../src/core/tools/service';
+import { createMemoryGate, locateUnder } from '../fixtures/memoryGate';
+import { MemoryFiles, memoryToolService, waitFor } from '../fixtures/memoryFiles';
+
+type Overrides = Parameters<typeof createMemoryGate>[0];
+
+function setup(overrides: Overrides = {}, files = new MemoryFiles({ '/ws/a.txt': 'one\ntwo\n' }), mcp?: McpBridge) {
+  const { gate, entries, audit } = createMemoryGate({ locate: locateUnder('/ws'), ...overrides });
+  const { service, runner, log } = memoryToolService(gate, files, { home: '/home/someone', ...(mcp ? { mcp } : {}) });
+  /** Runs one request as the agent would; `answer` settles it once it waits (if it does). */
+  const run = async (request: ToolCallRequest, answer?: Parameters<typeof gate.settle>[1]): Promise<ToolCallResult> => {
+    const promise = service.runBatch([request], { chatId: 'chat' });
+    if (answer) {
+      const waiting = await waitFor(() => gate.pendingViews()[0]);
+      assert.equal(gate.settle(waiting, answer).ok, true);
+    }
+    const [result] = await promise;
+    assert.ok(result);
+    return result;
+  };
+  return { gate, entries, audit, runner, log, files, service, run };
+}
+
+const write = (path: string, content: string): ToolCallRequest => ({ tool: 'write_file', args: JSON.stringify({ path, content }) });
+
+describe('the tool service (core, over in-memory ports)', () => {
+  before(() => initShellParser());
+
+  describe('refuses what cannot reach the gate, and nothing is asked or run', () => {
+    const rows: { name: string; request: ToolCallRequest; output: RegExp }[] = [
+      { name: 'malformed JSON', request: { tool: 'write_file', args: '{"path": "a.txt",' }, output: /^Error: .*write_file.*Nothing was run\.$/s },
+      { name: 'a missing argument', request: { tool: 'write_file', args: '{"path":"a.txt"}' }, output: /content/ },
+      { name: 'an unknown tool from the agent', request: { tool: 'format_disk', args: '{}' }, output: /unknown tool/ },
+      { name: 'an edit whose old text is not there', request: { tool: 'edit_file', args: JSON.stringify({ path: 'a.txt', edits: [{ old: 'zzz', new: 'y' }] }) }, output: /^Error: edit_file: .*`old` was not found in a\.txt.*Nothing was run\.$/s },
+      { name: 'an edit of a missing file', request: { tool: 'edit_file', args: JSON.stringify({ path: 'b.txt', edits: [{ old: 'a', new: 'b' }] }) }, output: /does not exist; use write_file/ },
+      { name: 'an unknown MCP tool', request: { tool: 'mcp__none__x', args: '{}' }, output: /unknown MCP tool 'mcp__none__x'/ },
+    ];
+    for (const row of rows) {
+      it(row.name, async () => {
+        const { run, entries, audit, runner, files } = setup();
+        const result = await run(row.request);
+        assert.equal(result.ok, false);
+        assert.match(result.output, row.output);
+        assert.equal(result.decision, undefined);
+        await audit.flush();
+        assert.deepEqual(entries, []);
+        assert.deepEqual(runner.ran, []);
+        assert.equal(files.applied, 0);
+      });
+    }
+  });
+
+  it('writes exactly the proposal when a setting allows it, keeping the file line endings', async () => {
+    const { run, files } = setup({ gatedTools: { write_file: false } }, new MemoryFiles({ '/ws/a.txt': 'x\r\ny\r\n' }));
+    const result = await run(write('a.txt', 'one\ntwo\n'));
+    assert.equal(result.ok, true);
+    assert.equal(result.output, 'Updated a.txt.');
+    assert.equal(files.files.get('/ws/a.txt'), 'one\r\ntwo\r\n');
+  });
+
+  it('holds the proposal while the call waits, for the diff editor, and forgets it once decided', async () => {
+    const { service, gate, files } = setup();
+    const promise = service.runBatch([write('new.txt', 'hello')], { chatId: 'chat' });
+    const waiting = await waitFor(() => gate.pendingViews()[0]);
+    assert.equal(service.proposal(waiting.callId)?.newText, 'hello');
+    assert.equal(waiting.preview.kind === 'diff' && waiting.preview.isNewFile, true);
+    gate.settle(waiting, { action: 'allow-once' });
+    const [result] = await promise;
+    assert.equal(result?.output, 'Created new.txt.');
+    assert.equal(files.files.get('/ws/new.txt'), 'hello');
+    assert.equal(service.proposal(waiting.callId), undefined);
+  });
+
+  it('forgets the proposal when the wait ends without a decision (the task was stopped)', async () => {
+    const { service, gate, files } = setup();
+    const promise = service.runBatch([write('new.txt', 'hello')], { chatId: 'chat' });
+    const waiting = await waitFor(() => gate.pendingViews()[0]);
+    gate.cancel('the task was stopped', 'chat');
+    const [result] = await promise;
+    assert.equal(result?.output, 'The call was not run: the task was stopped. Nothing was changed.');
+    assert.equal(service.proposal(waiting.callId), undefined);
+    assert.equal(files.files.has('/ws/new.txt'), false);
+  });
+
+  const decisions: { name: string; answer: Parameters<ReturnType<typeof setup>['gate']['settle']>[1]; file: string | undefined; output: RegExp }[] = [
+    { name: 'allowed once', answer: { action: 'allow-once' }, file: 'hello', output: /^Created new\.txt\.$/ },
+    { name: 'denied with a reason', answer: { action: 'deny', reason: 'use docs/' }, file: undefined, output: /^The person denied this call and said: "use docs\/"\. Nothing was changed\.$/ },
+    { name: 'denied without a reason', answer: { action: 'deny' }, file: undefined, output: /^The person denied this call\. Nothing was changed\.$/ },
+    { name: 'edited, then allowed', answer: { action: 'allow-edited', edited: 'HELLO' }, file: 'HELLO', output: /edited the content before allowing it\. Wrote their version to new\.txt; it now reads:\nHELLO$/ },
+  ];
+  for (const row of decisions) {
+    it(`a waiting write ${row.name}: the file holds exactly what was allowed, and the model is told`, async () => {
+      const { run, files } = setup();
+      const result = await run(write('new.txt', 'hello'), row.answer);
+      assert.match(result.output, row.output);
+      assert.equal(files.files.get('/ws/new.txt'), row.file);
+    });
+  }
+
+  it('writes nothing when the file changed after its diff was shown, and asks again with a fresh diff', async () => {
+    const { service, gate, files, log } = setup();
+    files.beforeApply = (absolute) => {
+      files.files.set(absolute, 'one\ntwo\nthree by the person\n');
+      files.beforeApply = undefined;
+    };
+    const promise = service.runBatch([{ tool: 'edit_file', args: JSON.stringify({ path: 'a.txt', edits: [{ old: 'two', new: 'TWO' }] }) }], { chatId: 'chat' });
+    const first = await waitFor(() => gate.pendingViews()[0]);
+    gate.settle(first, { action: 'allow-once' });
+    const again = await waitFor(() => gate.pendingViews().find((view) => view.callId !== first.callId));
+    assert.match(again.warnings[0] ?? '', /^Asked again: a\.txt changed after the diff was shown, so nothing was written/);
+    assert.equal(files.files.get('/ws/a.txt'), 'one\ntwo\nthree by the person\n');
+    assert.match(log.lines.join('\n'), /nothing was written, asking again with a fresh diff/);
+    gate.settle(again, { action: 'allow-once' });
+    const [result] = await promise;
+    assert.equal(result?.output, 'Updated a.txt.');
+    assert.equal(files.files.get('/ws/a.txt'), 'one\nTWO\nthree by the person\n');
+  });
+
+  it('tells the model when the changed file no longer fits the edit, and writes nothing', async () => {
+    const { service, gate, files } = setup();
+    files.beforeApply = (absolute) => files.files.set(absolute, 'rewritten\n');
+    const promise = service.runBatch([{ tool: 'edit_file', args: JSON.stringify({ path: 'a.txt', edits: [{ old: 'two', new: 'TWO' }] }) }], { chatId: 'chat' });
+    gate.settle(await waitFor(() => gate.pendingViews()[0]), { action: 'allow-once' });
+    const [result] = await promise;
+    assert.match(result?.output ?? '', /^Error: a\.txt changed after the diff was shown, and the call no longer applies: edit_file: .*Nothing was written\.$/s);
+    assert.equal(files.files.get('/ws/a.txt'), 'rewritten\n');
+    assert.equal(files.applied, 0);
+  });
+
+  it('gives up after the file changed under it again and again', async () => {
+    const { service, gate, files } = setup();
+    let round = 0;
+    files.beforeApply = (absolute) => files.files.set(absolute, `round ${round++}\n`);
+    const promise = service.runBatch([write('a.txt', 'mine')], { chatId: 'chat' });
+    const seen = new Set<string>();
+    let result: ToolCallResult | undefined;
+    void promise.then(([value]) => (result = value));
+    while (result === undefined) {
+      const waiting = gate.pendingViews().find((view) => !seen.has(view.callId));
+      if (waiting) {
+        seen.add(waiting.callId);
+        gate.settle(waiting, { action: 'allow-once' });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    assert.equal(seen.size, 4);
+    assert.match(result.output, /again and again; nothing was written/);
+    assert.equal(files.applied, 0);
+  });
+
+  it('runs an allowed command exactly as judged (or as edited), in its folder, and reports how it ended', async () => {
+    const { run, runner } = setup({ terminalRules: { 'npm test': true } });
+    const allowed = await run({ tool: 'run_in_terminal', args: JSON.stringify({ command: 'npm test', cwd: 'pkg' }) });
+    assert.equal(allowed.ok, true);
+    assert.match(allowed.output, /Exit code: 0\nOutput:\nok/);
+    const edited = await run({ tool: 'run_in_terminal', args: JSON.stringify({ command: 'rm -rf build' }) }, { action: 'allow-edited', edited: 'rm -rf build/cache' });
+    assert.match(edited.output, /^The person edited the command before allowing it\. What ran was: rm -rf build\/cache/);
+    assert.deepEqual(runner.ran, [
+      { command: 'npm test', cwd: '/ws/pkg', timeoutSeconds: 60 },
+      { command: 'rm -rf build/cache', cwd: '/ws', timeoutSeconds: 60 },
+    ]);
+  });
+
+  it('answers the read-only tools from the files port', async () => {
+    const files = new MemoryFiles({ '/ws/a.txt': 'one\ntwo\n', '/ws/src/b.ts': 'const two = 2;\n' });
+    const { run } = setup({}, files);
+    assert.equal((await run({ tool: 'read_file', args: '{"path":"a.txt"}' })).output, 'one\ntwo\n');
+    assert.equal((await run({ tool: 'list_files', args: '{}' })).output, 'a.txt\nsrc/');
+    assert.equal((await run({ tool: 'search_text', args: '{"query":"two"}' })).output, 'a.txt:2: two\nsrc/b.ts:1: const two = 2;');
+    assert.match((await run({ tool: 'read_file', args: '{"path":"none.txt"}' })).output, /^Error: read_file failed: none\.txt does not exist$/);
+    assert.match((await run({ tool: 'list_files', args: '{"path":"a.txt"}' })).output, /a\.txt is a file, not a folder/);
+  });
+
+  it('evaluates without asking, running or logging anything', async () => {
+    const { service, entries, audit, runner, gate } = setup();
+    const verdict = await service.evaluate({ tool: 'run_in_terminal', args: { command: 'curl x | sh' } });
+    assert.equal(verdict.verdict, 'ask');
+    assert.equal((await service.evaluate({ tool: 'write_file', args: { path: 'a.txt' } })).verdict, 'deny');
+    await audit.flush();
+    assert.deepEqual([entries.length, runner.ran.length, gate.waitingCount], [0, 0, 0]);
+  });
+
+  it("gates another extension's own tool with its exact arguments, and refuses that tool from the agent", async () => {
+    const { service, gate } = setup();
+    const api = service.requestApproval({ tool: 'deploy', args: { env: 'prod' }, source: 'other.extension' }, { chatId: 'api' });
+    const waiting = await waitFor(() => gate.pendingViews()[0]);
+    assert.equal(waiting.tool, 'deploy');
+    assert.equal(waiting.argsJson, '{\n  "env": "prod"\n}');
+    gate.settle(waiting, { action: 'deny', reason: 'not today' });
+    assert.equal((await api).reason, 'denied by the person: not today');
+  });
+
+  describe('MCP calls', () => {
+    const echo: McpModelTool = {
+      modelName: 'mcp__fx__echo',
+      server: 'fx',
+      gated: true,
+      tool: { name: 'echo', description: 'Echoes', inputSchema: { type: 'object' }, definitionHash: 'd'.repeat(64) },
+    };
+    const bridge = (result: CallToolResult | Error) => {
+      const calls: { server: string; tool: string; args: Record<string, unknown> }[] = [];
+      return {
+        calls,
+        resolve: (name: string) => (name === 'mcp__fx__echo' ? echo : undefined),
+        call: (server: string, tool: string, args: Record<string, unknown>) => {
+          calls.push({ server, tool, args });
+          return result instanceof Error ? Promise.reject(result) : Promise.resolve(result);
+        },
+      };
+    };
+    const rows: { name: string; args: unknown; result: CallToolResult | Error; ok: boolean; output: RegExp; called: boolean }[] = [
+      { name: 'arguments that are not JSON', args: '{', result: { content: [] }, ok: false, output: /the arguments are not valid JSON/, called: false },
+      { name: 'arguments that are not an object', args: '[1]', result: { content: [] }, ok: false, output: /the arguments must be a JSON object/, called: false },
+      { name: 'a text result', args: '{"text":"hi"}', result: { content: [{ type: 'text', text: 'hi' }] }, ok: true, output: /^hi$/, called: true },
+      { name: 'an error result', args: '{}', result: { content: [{ type: 'text', text: 'boom' }], isError: true }, ok: false, output: /^The MCP tool reported an error: boom$/, called: true },
+      { name: 'a crashed server', args: '{}', result: new Error('the server exited'), ok: false, output: /^Error: the server exited$/, called: true },
+      { name: 'an image', args: '{}', result: { content: [{ type: 'image', data: '', mimeType: 'image/png' }] }, ok: true, output: /^\[image content\]$/, called: true },
+    ];
+    for (const row of rows) {
+      it(row.name, async () => {
+        const mcp = bridge(row.result);
+        const { run } = setup({}, undefined, mcp);
+        const result = await run({ tool: 'mcp__fx__echo', args: row.args }, row.called ? { action: 'allow-once' } : undefined);
+        assert.equal(result.ok, row.ok);
+        assert.match(result.output, row.output);
+        assert.equal(mcp.calls.length, row.called ? 1 : 0);
+      });
+    }
+  });
+});
