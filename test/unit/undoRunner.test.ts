@@ -5,6 +5,7 @@ import type { CommandGitEffect } from '../../src/core/checkpoints/gitStatus';
 import type { FileContent } from '../../src/core/checkpoints/schema';
 import { CheckpointStore } from '../../src/core/checkpoints/store';
 import {
+  undoRequest,
   UndoRunner,
   type ApplyResult,
   type FileWrite,
@@ -378,6 +379,30 @@ describe('the undo runner', () => {
     const [first, second] = await Promise.all([runner.undo(lastTurn), runner.undo(lastTurn)]);
     assert.deepEqual([undone(first).turns, undone(second).turns], [[1], [0]]);
   });
+});
+
+describe('an undo command\'s argument', () => {
+  const rows: { name: string; scope: UndoRequest['scope']; arg: unknown; request?: UndoRequest }[] = [
+    { name: 'none: the active chat\'s latest', scope: 'task', arg: undefined, request: { scope: 'task', chatId: 'active' } },
+    { name: 'a task id', scope: 'task', arg: 't1', request: { scope: 'task', chatId: 'active', taskId: 't1' } },
+    { name: 'a chat and a task', scope: 'task', arg: { chatId: 'c2', taskId: 't1' }, request: { scope: 'task', chatId: 'c2', taskId: 't1' } },
+    { name: 'a turn, for undoTurn', scope: 'turn', arg: { taskId: 't1', turn: 2 }, request: { scope: 'turn', chatId: 'active', taskId: 't1', turn: 2 } },
+    { name: 'a turn, ignored by undoTask', scope: 'task', arg: { turn: 2 }, request: { scope: 'task', chatId: 'active' } },
+    { name: 'an empty id', scope: 'task', arg: '' },
+    { name: 'a negative turn', scope: 'turn', arg: { turn: -1 } },
+    { name: 'an unknown field', scope: 'turn', arg: { task: 't1' } },
+    { name: 'something else (a URI from a menu)', scope: 'turn', arg: { scheme: 'file', path: '/w/a.ts' } },
+  ];
+  for (const row of rows) {
+    it(row.name, () => {
+      const parsed = undoRequest(row.scope, row.arg, 'active');
+      if (row.request) {
+        assert.deepEqual(parsed, { kind: 'ok', request: row.request });
+      } else {
+        assert.equal(parsed.kind === 'invalid' && parsed.result.kind === 'not-undone' ? parsed.result.reason : parsed.kind, 'invalid-argument');
+      }
+    });
+  }
 });
 
 describe('the audit log with undo entries', () => {

@@ -29,7 +29,7 @@ export const LeftWhy = z.enum(['conflict-kept', 'created-file-kept', 'deleted-si
 export type LeftWhy = z.infer<typeof LeftWhy>;
 
 /** Why an undo wrote nothing. */
-export const NotUndoneReason = z.enum(['no-checkpoints', 'unreadable', 'nothing-to-undo', 'read-failed', 'apply-refused', 'kept-changing']);
+export const NotUndoneReason = z.enum(['no-checkpoints', 'unreadable', 'nothing-to-undo', 'read-failed', 'apply-refused', 'kept-changing', 'invalid-argument']);
 export type NotUndoneReason = z.infer<typeof NotUndoneReason>;
 
 /** One undo of a turn or a task: what was written, what was left and why, and the commands it could not revert. */

@@ -11,6 +11,7 @@
  * Ports: `UndoFiles` (read a file, apply all writes at once: one WorkspaceEdit in VS Code, so the undo is itself
  * undoable) and `UndoQuestions` (the merge or diff editor and a modal in VS Code).
  */
+import * as z from 'zod';
 import type { LeftWhy, NotUndoneReason, RevertedHow, UndoAuditEntry } from '../audit/auditLog';
 import type { FileVersion } from '../review/hunks';
 import type { FileContent, TaskRecord } from './schema';
@@ -52,6 +53,38 @@ export interface UndoRequest {
   taskId?: string;
   /** With scope `turn`: the turn (0-based); default: the task's latest turn not yet undone. */
   turn?: number;
+}
+
+const UndoArgument = z.union([
+  z.undefined(),
+  z.string().min(1).max(200),
+  z.strictObject({
+    taskId: z.string().min(1).max(200).optional(),
+    chatId: z.string().min(1).max(200).optional(),
+    turn: z.number().int().nonnegative().optional(),
+  }),
+]);
+
+/**
+ * The request an undo command's argument makes: nothing (the active chat's latest task), a task id, or
+ * `{ taskId?, chatId?, turn? }` (turn 0-based; only undoTurn reads it). Anything else undoes nothing.
+ */
+export function undoRequest(scope: UndoRequest['scope'], arg: unknown, activeChatId: string): { kind: 'ok'; request: UndoRequest } | { kind: 'invalid'; result: UndoResult } {
+  const parsed = UndoArgument.safeParse(arg);
+  if (!parsed.success) {
+    return { kind: 'invalid', result: { kind: 'not-undone', reason: 'invalid-argument', message: 'the argument must be a task id, or { taskId?, chatId?, turn? }' } };
+  }
+  const value = typeof parsed.data === 'string' ? { taskId: parsed.data } : (parsed.data ?? {});
+  const turn = scope === 'turn' && 'turn' in value ? value.turn : undefined;
+  return {
+    kind: 'ok',
+    request: {
+      scope,
+      chatId: value.chatId ?? activeChatId,
+      ...(value.taskId !== undefined ? { taskId: value.taskId } : {}),
+      ...(turn !== undefined ? { turn } : {}),
+    },
+  };
 }
 
 interface FileOutcomeBase {
