@@ -40,6 +40,7 @@ export const settingSchemas = {
   'terminal.timeoutSeconds': z.number().min(1),
   'model.provider': z.enum(['openai-compatible', 'vscode-lm']),
   'agent.maxSteps': z.number().int().min(1).max(500),
+  'checkpoints.maxMegabytes': z.number().min(1),
 } as const;
 
 export type SettingKey = keyof typeof settingSchemas;
@@ -56,6 +57,7 @@ export const settingDefaults: { [K in SettingKey]: SettingValue<K> } = {
   'terminal.timeoutSeconds': 120,
   'model.provider': 'openai-compatible',
   'agent.maxSteps': 25,
+  'checkpoints.maxMegabytes': 16,
 };
 
 export interface ParsedSetting<T> {

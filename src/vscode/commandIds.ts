@@ -13,3 +13,10 @@ export const commandIds = [
 ] as const;
 
 export type CommandId = (typeof commandIds)[number];
+
+/**
+ * The undo commands (package.json contributes them): handled by `createUndoCommands` (undoCommands.ts). They join
+ * `commandIds` once host.ts spreads that function's handlers into its `commands`.
+ */
+export const undoCommandIds = ['toolgate.undoTurn', 'toolgate.undoTask'] as const;
+export type UndoCommandId = (typeof undoCommandIds)[number];

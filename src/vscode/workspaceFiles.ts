@@ -23,7 +23,7 @@ function openDocument(uri: vscode.Uri): vscode.TextDocument | undefined {
 }
 
 /** Waits (briefly) until an open, clean document has caught up with the disk. */
-async function documentInSync(doc: vscode.TextDocument, expected: string): Promise<boolean> {
+export async function documentInSync(doc: vscode.TextDocument, expected: string): Promise<boolean> {
   const deadline = Date.now() + 3_000;
   while (doc.getText() !== expected) {
     if (doc.isDirty || Date.now() > deadline) {

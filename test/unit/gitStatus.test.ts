@@ -1,9 +1,9 @@
 import * as assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { GitCli } from '../../src/core/checkpoints/gitCli';
 import {
   compareGitStatus,
   describeGitStatus,
@@ -11,7 +11,6 @@ import {
   observeCommand,
   parseGitStatus,
   type GitPort,
-  type GitSnapshot,
   type GitStatusEntry,
 } from '../../src/core/checkpoints/gitStatus';
 
@@ -115,29 +114,8 @@ describe('git status codes in words', () => {
   }
 });
 
-/** The git port as the wiring will implement it, over the real git binary. */
-const realGit: GitPort = {
-  snapshot(cwd: string): Promise<GitSnapshot | null> {
-    const top = spawnSync('git', ['rev-parse', '--show-toplevel'], { cwd, encoding: 'utf8' });
-    if (top.status !== 0) {
-      return Promise.resolve(null);
-    }
-    const root = top.stdout.trim();
-    const head = spawnSync('git', ['rev-parse', '--verify', '-q', 'HEAD'], { cwd: root, encoding: 'utf8' });
-    const status = execFileSync('git', ['status', '--porcelain=v1', '-z', '--untracked-files=all'], { cwd: root, encoding: 'utf8' });
-    return Promise.resolve({ root, head: head.status === 0 ? head.stdout.trim() : null, status });
-  },
-  hashFiles(root: string, paths: readonly string[]): Promise<Record<string, string>> {
-    const out: Record<string, string> = {};
-    for (const file of paths) {
-      const full = path.join(root, file);
-      if (existsSync(full)) {
-        out[file] = createHash('sha256').update(readFileSync(full)).digest('hex');
-      }
-    }
-    return Promise.resolve(out);
-  },
-};
+/** The git port the extension uses, over the real git program. */
+const realGit = new GitCli();
 
 describe('observing a command in a real git repository', () => {
   let repo: string;
@@ -196,7 +174,7 @@ describe('observing a command in a real git repository', () => {
     } finally {
       rmSync(outside, { recursive: true, force: true });
     }
-    const failing: GitPort = { ...realGit, snapshot: () => Promise.reject(new Error('git exploded')) };
+    const failing: GitPort = { snapshot: () => Promise.reject(new Error('git exploded')), hashFiles: (root, paths) => realGit.hashFiles(root, paths) };
     const observed = await observeCommand(failing, repo, () => Promise.resolve(1));
     assert.deepEqual(observed, { result: 1, git: { kind: 'unavailable', message: 'git status failed before the command: git exploded' } });
   });

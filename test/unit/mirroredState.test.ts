@@ -2,6 +2,9 @@ import * as assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { taskKeyPrefix } from '../../src/core/checkpoints/schema';
+import { CheckpointStore } from '../../src/core/checkpoints/store';
+import { CheckpointStateStorage } from '../../src/core/checkpoints/stateStorage';
 import { MirroredWorkspaceState } from '../../src/core/storage/mirroredState';
 
 /** A fake of VS Code's Memento (workspace state) that can "lose" writes, as a browser reload can. */
@@ -11,8 +14,15 @@ class FakeMemento {
     return this.values.get(key);
   }
   update(key: string, value: unknown): Promise<void> {
-    this.values.set(key, value);
+    if (value === undefined) {
+      this.values.delete(key);
+    } else {
+      this.values.set(key, value);
+    }
     return Promise.resolve();
+  }
+  keys(): readonly string[] {
+    return [...this.values.keys()];
   }
 }
 
@@ -57,5 +67,63 @@ describe('workspace state mirrored to a file', () => {
     const memento = new FakeMemento();
     const store = new MirroredWorkspaceState(memento, folder, noWarning);
     assert.equal(store.get('k'), undefined);
+  });
+
+  it('lists the keys of both copies, and removing a key removes its file', async () => {
+    const memento = new FakeMemento();
+    const store = new MirroredWorkspaceState(memento, folder, noWarning);
+    await store.update('toolgate.a', { revision: 1 });
+    await store.update('toolgate.b', 'text');
+    memento.values.delete('toolgate.b'); // a write workspace state lost
+    memento.values.set('only.state', 1);
+    writeFileSync(path.join(folder, 'not_a_key_.json.tmp'), '{}');
+    assert.deepEqual([...store.keys()].sort(), ['only.state', 'toolgate.a', 'toolgate.b']);
+    await store.update('toolgate.a', undefined);
+    assert.deepEqual([...store.keys()].sort(), ['only.state', 'toolgate.b']);
+    assert.equal(store.get('toolgate.a'), undefined);
+  });
+
+  it('has no keys of its own before the folder exists', () => {
+    const store = new MirroredWorkspaceState(new FakeMemento(), path.join(folder, 'missing'), noWarning);
+    assert.deepEqual(store.keys(), []);
+  });
+});
+
+describe('checkpoints in the mirrored workspace state', () => {
+  let folder: string;
+  beforeEach(() => {
+    folder = mkdtempSync(path.join(os.tmpdir(), 'toolgate-checkpoints-'));
+  });
+  afterEach(() => rmSync(folder, { recursive: true, force: true }));
+
+  it('a task written again after a workspace-state write was lost reads back as the newer copy, after a reload', async () => {
+    const memento = new FakeMemento();
+    const open = (): CheckpointStore =>
+      new CheckpointStore(new CheckpointStateStorage(new MirroredWorkspaceState(memento, folder, noWarning)), { warn: noWarning });
+    const store = open();
+    await store.record({ chatId: 'c', taskId: 't', turn: 0 }, { kind: 'file', path: '/w/a', tool: 'edit_file', before: 'a\n', after: 'b\n' });
+    const stale = new Map(memento.values);
+    await store.record({ chatId: 'c', taskId: 't', turn: 1 }, { kind: 'file', path: '/w/a', tool: 'edit_file', before: 'b\n', after: 'c\n' });
+    // The reload dropped the second write from workspace state; the mirror files have it.
+    memento.values = stale;
+    const loaded = await open().load('c', 't');
+    assert.ok(loaded.kind === 'ok');
+    assert.deepEqual(loaded.task.turns.map((turn) => turn.turn), [0, 1]);
+  });
+
+  it('lists only checkpoint keys, reads what it did not write as absent, and stamps every write higher', async () => {
+    const memento = new FakeMemento();
+    const mirrored = new MirroredWorkspaceState(memento, folder, noWarning);
+    const storage = new CheckpointStateStorage(mirrored, () => 1000);
+    await mirrored.update('toolgate.grants', { revision: 1 });
+    await mirrored.update(`${taskKeyPrefix}9`, 'a bare value');
+    await storage.update(`${taskKeyPrefix}1`, 'one');
+    await storage.update(`${taskKeyPrefix}1`, 'two');
+    assert.deepEqual([...storage.keys()].sort(), [`${taskKeyPrefix}1`, `${taskKeyPrefix}9`]);
+    assert.equal(storage.get(`${taskKeyPrefix}9`), undefined);
+    assert.equal(storage.get(`${taskKeyPrefix}1`), 'two');
+    assert.deepEqual(mirrored.get(`${taskKeyPrefix}1`), { revision: 1001, value: 'two' });
+    await storage.update(`${taskKeyPrefix}1`, undefined);
+    assert.equal(storage.get(`${taskKeyPrefix}1`), undefined);
   });
 });

@@ -34,6 +34,15 @@ describe('settings parsing', () => {
     assert.ok(parseSetting('model.baseUrl', 'not a url').problem);
   });
 
+  it('bounds the checkpoints at 16 MiB unless set, never below 1 MiB', () => {
+    assert.deepEqual(parseSetting('checkpoints.maxMegabytes', undefined), { value: 16 });
+    assert.deepEqual(parseSetting('checkpoints.maxMegabytes', 2.5), { value: 2.5 });
+    assert.match(parseSetting('checkpoints.maxMegabytes', 0).problem ?? '', /toolgate\.checkpoints\.maxMegabytes is invalid/);
+    const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as { contributes: { configuration: { properties: Record<string, { default?: unknown; minimum?: unknown }> } } };
+    const declared = manifest.contributes.configuration.properties['toolgate.checkpoints.maxMegabytes'];
+    assert.deepEqual([declared?.default, declared?.minimum], [settingDefaults['checkpoints.maxMegabytes'], 1]);
+  });
+
   it('gates every tool that changes things by default', () => {
     for (const tool of ['write_file', 'edit_file', 'run_in_terminal']) {
       assert.equal(defaultGatedTools[tool], true, tool);

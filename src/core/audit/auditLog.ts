@@ -1,6 +1,7 @@
 /**
  * The decision log: one JSON line per decision (time, tool, arguments hash, verdict, who decided, scope, reason),
- * appended to a file under the extension's workspace storage and echoed to the output channel.
+ * appended to a file under the extension's workspace storage and echoed to the output channel. An undo of the agent's
+ * changes is a line of its own (`kind: "undo"`, see UndoAuditEntry); decision lines carry no `kind` and are unchanged.
  */
 import * as z from 'zod';
 import { Emitter } from '../disposable';
@@ -18,6 +19,41 @@ export const AuditEntry = z.strictObject({
   edited: z.boolean().optional(),
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;
+
+/** How a file was put back by an undo. */
+export const RevertedHow = z.enum(['reverted', 'merged', 'restored', 'deleted', 'merged-with-conflicts']);
+export type RevertedHow = z.infer<typeof RevertedHow>;
+
+/** Why an undo left a file as it was (or not all the way back). */
+export const LeftWhy = z.enum(['conflict-kept', 'created-file-kept', 'deleted-since', 'older-changes-remain']);
+export type LeftWhy = z.infer<typeof LeftWhy>;
+
+/** Why an undo wrote nothing. */
+export const NotUndoneReason = z.enum(['no-checkpoints', 'unreadable', 'nothing-to-undo', 'read-failed', 'apply-refused', 'kept-changing', 'invalid-argument']);
+export type NotUndoneReason = z.infer<typeof NotUndoneReason>;
+
+/** One undo of a turn or a task: what was written, what was left and why, and the commands it could not revert. */
+export const UndoAuditEntry = z.strictObject({
+  kind: z.literal('undo'),
+  time: z.string(),
+  chatId: z.string(),
+  taskId: z.string(),
+  scope: z.enum(['turn', 'task']),
+  /** The turns it covered (0-based), and those now marked undone. */
+  turns: z.array(z.number().int().nonnegative()),
+  undoneTurns: z.array(z.number().int().nonnegative()),
+  outcome: z.union([z.literal('undone'), NotUndoneReason]),
+  reverted: z.array(z.strictObject({ path: z.string(), how: RevertedHow })),
+  left: z.array(z.strictObject({ path: z.string(), why: LeftWhy })),
+  /** Terminal commands of those turns: not reverted. */
+  commands: z.array(z.string()),
+  reason: z.string(),
+});
+export type UndoAuditEntry = z.infer<typeof UndoAuditEntry>;
+
+/** Any line of the log. */
+export const AuditLine = z.union([AuditEntry, UndoAuditEntry]);
+export type AuditLine = z.infer<typeof AuditLine>;
 
 export interface AuditSink {
   append(line: string): Promise<void>;
@@ -39,6 +75,17 @@ export class AuditLog {
     const line = JSON.stringify(AuditEntry.parse(entry));
     this.echo(`audit ${entry.verdict} ${entry.tool} by ${entry.decidedBy}: ${entry.reason}`);
     this.onDidRecordEmitter.fire(entry);
+    this.append(line);
+  }
+
+  /** An undo: written and echoed, not fired as a decision (`onDidRecord` is the API's `onDidDecide`). */
+  recordUndo(entry: UndoAuditEntry): void {
+    const line = JSON.stringify(UndoAuditEntry.parse(entry));
+    this.echo(`audit undo ${entry.scope} of task ${entry.taskId}: ${entry.reason}`);
+    this.append(line);
+  }
+
+  private append(line: string): void {
     // Appends are serialised so lines never interleave.
     this.queue = this.queue.then(() => this.sink.append(`${line}\n`)).catch((error: unknown) => this.onError(error));
   }

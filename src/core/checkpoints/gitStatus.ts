@@ -1,7 +1,7 @@
 /**
  * What a terminal command did to a git work tree, for the undo that cannot revert it: `git status` before and after
  * the command (and the HEAD commit, and a content hash of each file already dirty, so a further change to it is seen).
- * Parsing and comparing are pure; running git is a port the wiring implements.
+ * Parsing and comparing are pure; running git is a port (`GitCli` in gitCli.ts runs the git program).
  *
  * Not seen: files git ignores, and a file changed and changed back by the same command.
  */
@@ -113,7 +113,7 @@ export interface GitSnapshot {
   status: string;
 }
 
-/** Runs git for the checkpoints. Implemented by the wiring (a child process); core never spawns git itself. */
+/** Runs git for the checkpoints: `GitCli` (gitCli.ts) over the git program; tests may fake it. */
 export interface GitPort {
   /** The state of the work tree holding `cwd`; `null` when it is not in a git work tree (or git is missing). */
   snapshot(cwd: string): Promise<GitSnapshot | null>;

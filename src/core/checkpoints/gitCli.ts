@@ -1,0 +1,142 @@
+/**
+ * The git port over the git program: `git status` before and after a terminal command, so the undo can say which files
+ * the command touched. git runs without a shell, in the folder, with a timeout and a cap on its output, the C locale,
+ * no optional locks (a status never competes with the command for `index.lock`) and no fsmonitor hook (the folder's
+ * config must not start a program of its own choosing just because we looked).
+ *
+ * "Not a repository", a folder that does not exist and a missing git all answer `null`; anything else that goes wrong
+ * (a timeout, a repository git refuses to read, output over the cap) rejects, and `observeCommand` reports the
+ * command's effect as unavailable with that message.
+ *
+ * File hashes, for files that were dirty already (so that a further change to them is seen), are read by Node: only
+ * regular files (a symlink is hashed by its target path, a fifo never read), at most `maxHashFiles` of them; a file
+ * larger than `maxHashBytes` is hashed by its size and modification time.
+ */
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { lstat, readFile, readlink } from 'node:fs/promises';
+import path from 'node:path';
+import type { GitPort, GitSnapshot } from './gitStatus';
+
+export interface GitCliOptions {
+  /** The git program (default `git`, found on the PATH). */
+  git?: string;
+  /** Per git run (default 5 s). */
+  timeoutMs?: number;
+  /** Most bytes of output git may write (default 64 MiB). */
+  maxOutputBytes?: number;
+  /** Most files `hashFiles` reads (default 2,000); the rest are left out. */
+  maxHashFiles?: number;
+  /** Files larger than this are hashed by size and modification time (default 8 MiB). */
+  maxHashBytes?: number;
+}
+
+type GitRun = { kind: 'ok'; stdout: string } | { kind: 'failed'; code: number | null; stderr: string } | { kind: 'no-git' };
+
+const notARepository = /not a git repository|must be run in a work tree/i;
+const hashConcurrency = 16;
+
+export class GitCli implements GitPort {
+  private readonly git: string;
+  private readonly timeoutMs: number;
+  private readonly maxOutputBytes: number;
+  private readonly maxHashFiles: number;
+  private readonly maxHashBytes: number;
+
+  constructor(options: GitCliOptions = {}) {
+    this.git = options.git ?? 'git';
+    this.timeoutMs = options.timeoutMs ?? 5_000;
+    this.maxOutputBytes = options.maxOutputBytes ?? 64 * 1024 * 1024;
+    this.maxHashFiles = options.maxHashFiles ?? 2_000;
+    this.maxHashBytes = options.maxHashBytes ?? 8 * 1024 * 1024;
+  }
+
+  private run(cwd: string, args: readonly string[]): Promise<GitRun> {
+    return new Promise((resolve) => {
+      execFile(
+        this.git,
+        ['--no-optional-locks', '-c', 'core.fsmonitor=false', ...args],
+        {
+          cwd,
+          timeout: this.timeoutMs,
+          killSignal: 'SIGKILL',
+          maxBuffer: this.maxOutputBytes,
+          encoding: 'utf8',
+          windowsHide: true,
+          env: { ...process.env, LC_ALL: 'C', LANGUAGE: 'C', GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0' },
+        },
+        (error, stdout, stderr) => {
+          if (!error) {
+            resolve({ kind: 'ok', stdout });
+            return;
+          }
+          // ENOENT: git is missing, or the folder is (spawn reports both the same way).
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+            resolve({ kind: 'no-git' });
+            return;
+          }
+          const code = typeof error.code === 'number' ? error.code : null;
+          const why = error.killed ? `timed out after ${this.timeoutMs} ms` : stderr.trim().split('\n')[0] || error.message;
+          resolve({ kind: 'failed', code, stderr: why });
+        },
+      );
+    });
+  }
+
+  async snapshot(cwd: string): Promise<GitSnapshot | null> {
+    const top = await this.run(cwd, ['rev-parse', '--show-toplevel']);
+    if (top.kind === 'no-git' || (top.kind === 'failed' && top.code === 128 && notARepository.test(top.stderr))) {
+      return null;
+    }
+    if (top.kind === 'failed') {
+      throw new Error(`git rev-parse failed: ${top.stderr}`);
+    }
+    const root = top.stdout.replace(/\r?\n$/, '');
+    const [head, status] = await Promise.all([
+      this.run(root, ['rev-parse', '--verify', '--quiet', 'HEAD']),
+      this.run(root, ['status', '--porcelain=v1', '-z', '--untracked-files=all']),
+    ]);
+    if (status.kind !== 'ok') {
+      throw new Error(`git status failed: ${status.kind === 'failed' ? status.stderr : 'git is missing'}`);
+    }
+    // `--verify --quiet` exits 1, saying nothing, on a branch with no commit yet.
+    if (head.kind === 'failed' && head.code !== 1) {
+      throw new Error(`git rev-parse HEAD failed: ${head.stderr}`);
+    }
+    return { root, head: head.kind === 'ok' ? head.stdout.trim() : null, status: status.stdout };
+  }
+
+  async hashFiles(root: string, paths: readonly string[]): Promise<Record<string, string>> {
+    const out: Record<string, string> = {};
+    const queue = paths.slice(0, this.maxHashFiles);
+    const worker = async (): Promise<void> => {
+      for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+        const hash = await this.hashFile(path.join(root, file));
+        if (hash !== undefined) {
+          out[file] = hash;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(hashConcurrency, queue.length) }, worker));
+    return out;
+  }
+
+  private async hashFile(absolute: string): Promise<string | undefined> {
+    try {
+      const info = await lstat(absolute);
+      const hash = createHash('sha256');
+      if (info.isSymbolicLink()) {
+        hash.update(`link:${await readlink(absolute)}`);
+      } else if (!info.isFile()) {
+        return undefined;
+      } else if (info.size > this.maxHashBytes) {
+        hash.update(`large:${info.size}:${info.mtimeMs}`);
+      } else {
+        hash.update(await readFile(absolute));
+      }
+      return hash.digest('hex');
+    } catch {
+      return undefined; // gone since git listed it
+    }
+  }
+}

@@ -1,0 +1,69 @@
+import * as assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import * as vscode from 'vscode';
+import { sha256 } from '../../../src/core/approval/hash';
+import type { FileVersion } from '../../../src/core/review/hunks';
+import { WorkspaceUndoFiles } from '../../../src/vscode/undoFiles';
+
+const version = (text: string | null): FileVersion => ({ exists: text !== null, hash: sha256(text ?? '') });
+
+describe('the undo\'s file port in the extension host', function () {
+  this.timeout(30_000);
+  let folder: string;
+  const warnings: string[] = [];
+  const files = new WorkspaceUndoFiles((message) => warnings.push(message));
+  const at = (name: string): string => path.join(folder, name);
+  const disk = (name: string): string | null => (existsSync(at(name)) ? readFileSync(at(name), 'utf8') : null);
+
+  beforeEach(() => {
+    const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    assert.ok(root, 'no workspace folder is open');
+    folder = path.join(root, `undo-host-${Date.now()}`);
+    mkdirSync(folder, { recursive: true });
+    warnings.length = 0;
+  });
+  afterEach(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('replaces, creates and deletes in one edit', async () => {
+    writeFileSync(at('a.txt'), 'agent\n');
+    writeFileSync(at('created.txt'), 'by the agent\n');
+    const result = await files.apply([
+      { path: at('a.txt'), text: 'before\n', expected: version('agent\n') },
+      { path: at('restored.txt'), text: 'back\n', expected: version(null) },
+      { path: at('created.txt'), text: null, expected: version('by the agent\n') },
+    ]);
+    assert.deepEqual(result, { kind: 'applied' });
+    assert.deepEqual([disk('a.txt'), disk('restored.txt'), disk('created.txt')], ['before\n', 'back\n', null]);
+    assert.deepEqual(warnings, []);
+  });
+
+  it('reads and edits an open document with unsaved changes in its buffer, without saving it', async () => {
+    writeFileSync(at('open.txt'), 'on disk\n');
+    const doc = await vscode.workspace.openTextDocument(at('open.txt'));
+    const typing = new vscode.WorkspaceEdit();
+    typing.insert(doc.uri, new vscode.Position(0, 0), 'unsaved ');
+    assert.ok(await vscode.workspace.applyEdit(typing));
+    assert.equal(await files.read(at('open.txt')), 'unsaved on disk\n');
+    assert.equal(await files.read(at('missing.txt')), null);
+    assert.deepEqual(await files.apply([{ path: at('open.txt'), text: 'put back\n', expected: version('unsaved on disk\n') }]), { kind: 'applied' });
+    assert.equal(doc.getText(), 'put back\n');
+    assert.equal(doc.isDirty, true);
+    assert.equal(disk('open.txt'), 'on disk\n');
+  });
+
+  it('writes nothing when any file is not the version the undo was planned on', async () => {
+    writeFileSync(at('a.txt'), 'agent\n');
+    writeFileSync(at('b.txt'), 'changed by the person meanwhile\n');
+    const result = await files.apply([
+      { path: at('a.txt'), text: 'before\n', expected: version('agent\n') },
+      { path: at('b.txt'), relativePath: 'b.txt', text: 'before\n', expected: version('agent\n') },
+      { path: at('c.txt'), text: 'x\n', expected: version('exists?') },
+    ]);
+    assert.deepEqual(result, { kind: 'changed', path: 'b.txt' });
+    assert.deepEqual([disk('a.txt'), disk('b.txt'), disk('c.txt')], ['agent\n', 'changed by the person meanwhile\n', null]);
+  });
+});

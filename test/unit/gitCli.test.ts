@@ -1,0 +1,114 @@
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { GitCli } from '../../src/core/checkpoints/gitCli';
+import { parseGitStatus } from '../../src/core/checkpoints/gitStatus';
+
+const sha = (data: string): string => createHash('sha256').update(data).digest('hex');
+
+describe('the git port over the git program', () => {
+  let dir: string;
+  const git = (cwd: string, ...args: string[]): void => {
+    execFileSync('git', ['-c', 'user.email=t@example.invalid', '-c', 'user.name=t', ...args], { cwd, stdio: 'ignore' });
+  };
+  /** A throw-away repository under `dir` with one commit (a.txt, sub/b.txt). */
+  const repository = (name = 'repo', commit = true): string => {
+    const repo = path.join(dir, name);
+    mkdirSync(path.join(repo, 'sub'), { recursive: true });
+    git(repo, 'init', '-q');
+    writeFileSync(path.join(repo, 'a.txt'), 'a\n');
+    writeFileSync(path.join(repo, 'sub', 'b.txt'), 'b\n');
+    if (commit) {
+      git(repo, 'add', '.');
+      git(repo, 'commit', '-qm', 'init');
+    }
+    return repo;
+  };
+  /** A stand-in for git: a shell script. */
+  const fakeGit = (body: string): string => {
+    const file = path.join(dir, `git-${Math.random().toString(36).slice(2)}`);
+    writeFileSync(file, `#!/bin/sh\n${body}\n`);
+    chmodSync(file, 0o755);
+    return file;
+  };
+
+  beforeEach(() => {
+    dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'toolgate-gitcli-')));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reports the root, HEAD and the status of the work tree holding a folder', async () => {
+    const repo = repository();
+    writeFileSync(path.join(repo, 'a.txt'), 'changed\n');
+    writeFileSync(path.join(repo, 'sub', 'new\nline.txt'), 'n\n');
+    const snapshot = await new GitCli().snapshot(path.join(repo, 'sub'));
+    assert.ok(snapshot);
+    assert.equal(snapshot.root, repo);
+    assert.match(snapshot.head ?? '', /^[0-9a-f]{40}$/);
+    assert.deepEqual(parseGitStatus(snapshot.status), {
+      kind: 'ok',
+      entries: [
+        { path: 'a.txt', index: ' ', worktree: 'M' },
+        { path: 'sub/new\nline.txt', index: '?', worktree: '?' },
+      ],
+    });
+  });
+
+  it('a branch with no commit yet has no HEAD', async () => {
+    const repo = repository('fresh', false);
+    const snapshot = await new GitCli().snapshot(repo);
+    assert.equal(snapshot?.head, null);
+    assert.equal(parseGitStatus(snapshot.status).kind, 'ok');
+  });
+
+  const none: { name: string; cwd: () => string; git?: () => string }[] = [
+    { name: 'a folder outside any repository', cwd: () => dir },
+    { name: 'a folder that does not exist', cwd: () => path.join(dir, 'missing') },
+    { name: 'inside .git', cwd: () => path.join(repository(), '.git') },
+    { name: 'no git program', cwd: () => dir, git: () => path.join(dir, 'no-such-git') },
+  ];
+  for (const row of none) {
+    it(`answers null for ${row.name}`, async () => {
+      const cli = new GitCli(row.git ? { git: row.git() } : {});
+      assert.equal(await cli.snapshot(row.cwd()), null);
+    });
+  }
+
+  const failures: { name: string; script: string; error: RegExp }[] = [
+    { name: 'git that hangs is stopped at the timeout', script: 'sleep 5', error: /timed out after 200 ms/ },
+    { name: 'git that fails otherwise', script: 'echo "fatal: detected dubious ownership" >&2; exit 128', error: /dubious ownership/ },
+    { name: 'status that fails', script: 'case "$*" in *status*) echo "fatal: index file corrupt" >&2; exit 128;; *rev-parse*--show-toplevel*) pwd;; esac', error: /git status failed: fatal: index file corrupt/ },
+  ];
+  for (const row of failures) {
+    it(`rejects when ${row.name}`, async () => {
+      const cli = new GitCli({ git: fakeGit(row.script), timeoutMs: 200 });
+      await assert.rejects(cli.snapshot(dir), row.error);
+    });
+  }
+
+  it('hashes regular files, by target for a link, never reads a fifo, and by size past the cap', async () => {
+    writeFileSync(path.join(dir, 'small.txt'), 'small\n');
+    writeFileSync(path.join(dir, 'big.bin'), 'x'.repeat(100));
+    symlinkSync('small.txt', path.join(dir, 'link'));
+    execFileSync('mkfifo', [path.join(dir, 'fifo')]);
+    mkdirSync(path.join(dir, 'folder'));
+    const hashes = await new GitCli({ maxHashBytes: 50 }).hashFiles(dir, ['small.txt', 'big.bin', 'link', 'fifo', 'folder', 'gone.txt']);
+    assert.deepEqual(Object.keys(hashes).sort(), ['big.bin', 'link', 'small.txt']);
+    assert.equal(hashes['small.txt'], sha('small\n'));
+    assert.equal(hashes['link'], sha('link:small.txt'));
+    assert.match(hashes['big.bin'] ?? '', /^[0-9a-f]{64}$/);
+    assert.notEqual(hashes['big.bin'], sha('x'.repeat(100)));
+  });
+
+  it('reads at most maxHashFiles files', async () => {
+    const names = Array.from({ length: 40 }, (_, i) => `f${i}.txt`);
+    for (const name of names) {
+      writeFileSync(path.join(dir, name), name);
+    }
+    const hashes = await new GitCli({ maxHashFiles: 25 }).hashFiles(dir, names);
+    assert.deepEqual(Object.keys(hashes).sort(), names.slice(0, 25).sort());
+  });
+});
