@@ -1,3 +1,7 @@
+/** The undo commands: handled by `createUndoCommands` (undoCommands.ts). */
+export const undoCommandIds = ['toolgate.undoTurn', 'toolgate.undoTask'] as const;
+export type UndoCommandId = (typeof undoCommandIds)[number];
+
 /** The commands Toolgate contributes (package.json), registered at activation by src/extension.ts. */
 export const commandIds = [
   'toolgate.runTask',
@@ -10,13 +14,7 @@ export const commandIds = [
   'toolgate.mcp.restart',
   'toolgate.mcp.stop',
   'toolgate.mcp.showOutput',
+  ...undoCommandIds,
 ] as const;
 
 export type CommandId = (typeof commandIds)[number];
-
-/**
- * The undo commands (package.json contributes them): handled by `createUndoCommands` (undoCommands.ts). They join
- * `commandIds` once host.ts spreads that function's handlers into its `commands`.
- */
-export const undoCommandIds = ['toolgate.undoTurn', 'toolgate.undoTask'] as const;
-export type UndoCommandId = (typeof undoCommandIds)[number];

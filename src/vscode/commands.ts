@@ -4,7 +4,7 @@ import type { AgentSession } from '../core/agent/session';
 import type { GrantStore } from '../core/approval/grants';
 import type { AuditLog } from '../core/audit/auditLog';
 import type { ApprovalsPanel } from './approvalsPanel';
-import type { CommandId } from './commandIds';
+import type { CommandId, UndoCommandId } from './commandIds';
 import type { McpServers } from './mcpServers';
 import type { ApiKeyStore } from './secrets';
 
@@ -19,6 +19,9 @@ export interface CommandDeps {
 }
 
 export type CommandHandlers = Record<CommandId, (...args: unknown[]) => unknown>;
+
+/** The commands handled here (the undo commands are in undoCommands.ts). */
+type CoreCommandId = Exclude<CommandId, UndoCommandId>;
 
 /** The server a context-menu command was invoked on (a node of the MCP Servers view), if any. */
 function serverOf(item: unknown): string | undefined {
@@ -49,7 +52,7 @@ async function resetWorkspaceApprovals(grants: GrantStore, confirm: unknown): Pr
   return removed;
 }
 
-export function createCommands({ agent, approvals, apiKeys, audit, auditFile, grants, mcp }: CommandDeps): CommandHandlers {
+export function createCommands({ agent, approvals, apiKeys, audit, auditFile, grants, mcp }: CommandDeps): Record<CoreCommandId, (...args: unknown[]) => unknown> {
   return {
     'toolgate.mcp.restart': (item?: unknown) => {
       const server = serverOf(item);

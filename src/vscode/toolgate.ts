@@ -26,6 +26,7 @@ import { watchTerminalRules } from './ruleWarnings';
 import { ApiKeyStore } from './secrets';
 import { Settings } from './settings';
 import { TerminalRunner } from './tools/terminal';
+import { createCheckpoints, createUndoCommands } from './undoCommands';
 import { chatRequests, panelRequests } from './viewRequests';
 import { WaitingStatus } from './waitingStatus';
 import { VsCodeWorkspaceFiles } from './workspaceFiles';
@@ -67,6 +68,9 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   store.add(gate);
   const terminal = store.add(new TerminalRunner());
   const mcp = new McpServers(context.workspaceState, log);
+  // Checkpoints of what the agent's allowed calls change; a note when old ones are dropped goes to the chat.
+  let noteInChat: (message: string) => void = () => undefined;
+  const checkpoints = createCheckpoints({ state, settings, log, disposables: store, onNote: (note) => noteInChat(note.message) });
   const tools = new ToolService({
     gate,
     files: new VsCodeWorkspaceFiles(),
@@ -75,6 +79,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     terminalTimeoutSeconds: () => settings.get('terminal.timeoutSeconds'),
     shellParserReady,
     log,
+    recorder: checkpoints.recorder,
     mcp: {
       resolve: (name) => mcp.modelTools().resolve(name),
       call: (server, tool, args, options) => mcp.manager.callTool(server, tool, args, options),
@@ -82,6 +87,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   });
   const proposed = new ProposedContentProvider((callId) => tools.proposal(callId));
   const chats = store.add(new ChatBook(state, log));
+  noteInChat = (message) => chats.notice(`Checkpoints: ${message}`);
   const agent = new AgentSession({
     chats,
     tools,
@@ -174,7 +180,10 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   };
   return {
     api,
-    commands: createCommands({ agent, approvals, apiKeys, audit, auditFile, grants, mcp }),
+    commands: {
+      ...createCommands({ agent, approvals, apiKeys, audit, auditFile, grants, mcp }),
+      ...createUndoCommands({ store: checkpoints.store, audit, activeChatId: () => agent.chatId, log, disposables: store }),
+    },
     chat,
     approvals,
     mcpServers: store.add(new McpServersView(mcp)),

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Gate } from '../approval/gate';
+import { startTask, type TaskRef } from '../checkpoints/recorder';
 import type { ChatMessage, ChatModel, ModelErrorKind, ToolCall, ToolSpec } from '../llm/client';
 import type { McpServerStatus } from '../mcp/manager';
 import { failureKey, mcpStartupWaitMs, settledNotices, startingNotice } from '../mcp/startup';
@@ -153,7 +154,10 @@ export class AgentSession {
     const historyLength = chat.messages.length;
     chats.push({ kind: 'user', id: `u-${randomUUID()}`, v: 1, text: prompt }, chat);
     const transcript = new TranscriptWriter(chats, chat);
-    const runner: ToolRunner = { run: (calls, options) => this.runCalls(calls, chat.id, running, options) };
+    // What the task's calls change is kept per model turn, for "Undo this turn / task".
+    const task = startTask(chat.id, prompt);
+    let step = 0;
+    const runner: ToolRunner = { run: (calls, options) => this.runCalls(calls, { chatId: chat.id, task, turn: step - 1 }, running, options) };
     try {
       const result = await runAgent(
         {
@@ -167,7 +171,12 @@ export class AgentSession {
         chat.messages.map(toChatMessage),
         prompt,
         running.controller.signal,
-        transcript.onEvent,
+        (event) => {
+          if (event.type === 'turnStart') {
+            step = event.step;
+          }
+          transcript.onEvent(event);
+        },
       );
       chat.messages = result.messages;
       if (transcript.failure !== undefined) {
@@ -190,7 +199,12 @@ export class AgentSession {
     }
   }
 
-  private async runCalls(calls: ToolCall[], chatId: string, running: Running, options: Parameters<ToolRunner['run']>[1]): Promise<ToolOutcome[]> {
+  private async runCalls(
+    calls: ToolCall[],
+    where: { chatId: string; task: TaskRef; turn: number },
+    running: Running,
+    options: Parameters<ToolRunner['run']>[1],
+  ): Promise<ToolOutcome[]> {
     const indexed = calls.map((call, index) => ({ call, index }));
     const gated = indexed.filter(({ call }) => call.name !== 'ask_user');
     const asked = indexed.filter(({ call }) => call.name === 'ask_user');
@@ -202,7 +216,8 @@ export class AgentSession {
       const results = await this.deps.tools.runBatch(
         gated.map(({ call }) => ({ tool: call.name, args: call.arguments, source: 'agent' })),
         {
-          chatId,
+          chatId: where.chatId,
+          turn: { ...where.task, turn: Math.max(0, where.turn) },
           signal: options.signal,
           onStatus: (index, status) => {
             const call = gated[index]?.call;

@@ -11,6 +11,8 @@ import type { Judgement } from '../approval/policy';
 import { diffText } from '../diff/lineDiff';
 import { isMcpModelName } from '../mcp/names';
 import { diffPreview } from '../review/diffPreview';
+import type { ChangeRecorder } from '../checkpoints/recorder';
+import type { TurnRef } from '../checkpoints/store';
 import { commandReport } from '../terminal/report';
 import type { Preview } from '../../shared/approvals';
 import { parseBuiltinCall, type ParsedCall } from './definitions';
@@ -40,6 +42,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Progress of each request of a batch, by its index: waiting for the person, or running. */
   onStatus?: (index: number, status: 'waiting' | 'running') => void;
+  /** The agent's task and model turn these calls belong to: what they change is kept as a checkpoint of it. */
+  turn?: TurnRef;
 }
 
 export interface ToolServiceDeps {
@@ -55,6 +59,8 @@ export interface ToolServiceDeps {
   mcp?: McpBridge;
   /** The home folder `~` means in a command (default: this user's). */
   home?: string;
+  /** Keeps checkpoints of what allowed calls change, for undo. */
+  recorder?: Pick<ChangeRecorder, 'fileWritten' | 'commandRan'>;
 }
 
 /** A request the service could not bring to the gate (invalid arguments, an unknown tool, a file it cannot read). */
@@ -266,7 +272,9 @@ export class ToolService {
         case 'run_in_terminal': {
           const command = decision.edited ?? parsed.args.command;
           const timeoutSeconds = this.deps.terminalTimeoutSeconds();
-          const result = await this.deps.terminal.run(command, commandFolder(item.input.call, resolver), timeoutSeconds, options.signal);
+          const cwd = commandFolder(item.input.call, resolver);
+          const run = () => this.deps.terminal.run(command, cwd, timeoutSeconds, options.signal);
+          const result = this.deps.recorder ? await this.deps.recorder.commandRan(options.turn, { command, cwd }, run) : await run();
           const report = commandReport(result, { command, edited: decision.edited !== undefined, timeoutSeconds });
           return { ok: report.ok, output: report.text, decision };
         }
@@ -288,6 +296,13 @@ export class ToolService {
     const text = decision.edited ?? proposal.newText;
     const applied = await this.deps.files.apply(proposal.target.absolute, proposal.base, text, proposal.target.input);
     if (applied.kind === 'written') {
+      await this.deps.recorder?.fileWritten(options.turn, {
+        path: proposal.target.absolute,
+        ...(proposal.target.relative !== undefined ? { relativePath: proposal.target.relative } : {}),
+        tool: item.input.call.tool,
+        before: proposal.base.exists ? proposal.base.text : null,
+        after: text,
+      });
       return { ok: true, output: writtenMessage(proposal, { text, savedToDisk: applied.savedToDisk, edited: decision.edited !== undefined }), decision };
     }
     if (attempt >= maxConflictRetries) {
