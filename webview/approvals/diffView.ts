@@ -11,6 +11,9 @@ import { hunkKeyAction, hunkLines, type HunkReview } from './hunkReview';
 export const rowHeight = 18;
 const maxViewportRows = 30;
 const overscan = 20;
+/** About the height of a hunk's bar and of a rejected hunk's reason box (media/webview.css). */
+const hunkBarHeight = 32;
+const reasonHeight = 60;
 /** Below this many rows everything is rendered; above it only what is visible. */
 const virtualiseAbove = 300;
 
@@ -128,7 +131,7 @@ function hunkControls(review: HunkReview, index: number, lines: string): HunkCon
   const which = `hunk ${index + 1} of ${review.count}, ${lines}`;
   const toggle = (action: 'accept-hunk' | 'reject-hunk', label: string, icon: string): HTMLElement => {
     const accepted = action === 'accept-hunk';
-    const button = h('vscode-button', { 'data-action': action, 'aria-label': `${label} ${which}`, title: `${label} ${which}` },
+    const button = h('vscode-button', { 'data-action': action, secondary: true, 'aria-label': `${label} ${which}`, title: `${label} ${which}` },
       h('vscode-icon', { name: icon, slot: 'content-before' }), label);
     button.addEventListener('click', () => review.set(index, accepted));
     return button;
@@ -157,9 +160,7 @@ function syncControls(block: HunkBlock, accepted: boolean): void {
   }
   block.element.dataset['state'] = accepted ? 'accepted' : 'rejected';
   controls.accept.setAttribute('aria-pressed', String(accepted));
-  controls.accept.toggleAttribute('secondary', !accepted);
   controls.reject.setAttribute('aria-pressed', String(!accepted));
-  controls.reject.toggleAttribute('secondary', accepted);
   controls.reasonArea.hidden = accepted;
   controls.state.textContent = accepted ? '' : 'rejected: not applied';
 }
@@ -179,7 +180,7 @@ function hunkBlock<T>(hunk: DiffHunkView, index: number, rows: T[], render: (row
     tabindex: '0',
     'aria-label': `Hunk ${index + 1} of ${review.count}, ${lines}`,
   },
-  h('div', { class: 'hunk-bar' }, header, controls.state, h('span', { class: 'spacer' }), controls.accept, controls.reject),
+  h('div', { class: 'hunk-bar' }, header, controls.state, h('span', { class: 'hunk-actions' }, controls.accept, controls.reject)),
   body.element,
   controls.reasonArea);
   const block = { element, rows: body, controls };
@@ -198,7 +199,8 @@ interface HunkList {
 function hunkList(preview: DiffPreview, mode: 'unified' | 'split', review: HunkReview | undefined): HunkList {
   const label = `${mode === 'unified' ? 'Unified' : 'Side-by-side'} diff of ${preview.path}`;
   const viewport = h('div', { class: 'diff-body', role: 'region', 'aria-label': label, ...(review ? {} : { tabindex: '0' }) });
-  viewport.style.maxHeight = `${maxViewportRows * rowHeight}px`;
+  // Room for 30 rows plus the bars of the first few hunks and a reason box, so a small diff shows whole.
+  viewport.style.maxHeight = `${maxViewportRows * rowHeight + Math.min(preview.hunks.length, 4) * hunkBarHeight + (review ? reasonHeight : 0)}px`;
   const pairs = mode === 'split' ? preview.hunks.map(splitPairs) : undefined;
   const total = (pairs ?? preview.hunks.map((hunk) => hunk.rows)).reduce((sum, rows) => sum + rows.length, 0);
   viewport.dataset['rows'] = String(total);
@@ -290,7 +292,8 @@ export function renderDiff(preview: DiffPreview, onOpenDiff: () => void, review?
     preview.note !== undefined ? h('p', { class: 'notice', role: 'note' }, preview.note) : '',
     review && preview.hunks.length > 0
       ? h('p', { class: 'hunk-keys muted', 'data-field': 'hunk-keys' },
-          'Review hunk by hunk: ', ...keys('j', 'k', 'Alt+↓', 'Alt+↑'), ' next / previous, ', ...keys('a'), ' accept, ', ...keys('r'), ' reject.')
+          'Review hunk by hunk: ', ...keys('j', 'Alt+↓'), ' next, ', ...keys('k', 'Alt+↑'), ' previous, ', ...keys('a'), ' accept, ',
+          ...keys('r'), ' reject.')
       : '',
     preview.hunks.length === 0 ? h('p', { class: 'muted' }, 'No change: the proposed content is identical.') : body,
   );

@@ -248,9 +248,9 @@ function renderCall(call: PendingCallView): HTMLElement {
     h('summary', {}, 'Arguments (exact)'),
     h('pre', { 'data-field': 'args' }, call.argsJson)),
   h('div', { class: 'decision' },
-    hunkStatus,
     call.grantable ? h('label', { class: 'scope-label' }, 'Grant covers ', scope) : '',
     reason,
+    hunkStatus,
     h('div', { class: 'actions' }, allowOnce, allowSession, allowWorkspace, editButton, deny)),
   editArea);
   if (diff) {
