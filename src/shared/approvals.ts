@@ -80,19 +80,49 @@ export const decisionActions = ['allow-once', 'allow-session', 'allow-workspace'
 export const DecisionAction = z.enum(decisionActions);
 export type DecisionAction = z.infer<typeof DecisionAction>;
 
-export const DecideMessage = z.strictObject({
-  type: z.literal('decide'),
-  requestId: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/),
-  callId: CallId,
-  argsHash: ArgsHash,
-  action: DecisionAction,
-  /** Deny: the person's reason, returned to the model. */
+/** The person's verdict on one hunk of the diff they were shown (index 0-based, in file order). */
+export const HunkDecision = z.strictObject({
+  index: z.number().int().nonnegative(),
+  accepted: z.boolean(),
+  /** A rejected hunk: why, returned to the model with that hunk. */
   reason: z.string().max(4000).optional(),
-  /** Session/workspace: which of the offered grant options. */
-  grantOption: z.string().min(1).max(40).optional(),
-  /** allow-edited: the edited content or command. */
-  edited: z.string().max(50_000_000).optional(),
 });
+export type HunkDecision = z.infer<typeof HunkDecision>;
+
+export const DecideMessage = z
+  .strictObject({
+    type: z.literal('decide'),
+    requestId: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/),
+    callId: CallId,
+    argsHash: ArgsHash,
+    action: DecisionAction,
+    /** Deny: the person's reason, returned to the model. */
+    reason: z.string().max(4000).optional(),
+    /** Session/workspace: which of the offered grant options. */
+    grantOption: z.string().min(1).max(40).optional(),
+    /** allow-edited: the edited content or command. */
+    edited: z.string().max(50_000_000).optional(),
+    /**
+     * allow-once only: what is written is the base with only the accepted hunks applied; a hunk not listed counts
+     * as accepted. Absent: the whole proposed change, as before.
+     */
+    hunks: z.array(HunkDecision).max(10_000).optional(),
+  })
+  .superRefine((message, context) => {
+    if (message.hunks === undefined) {
+      return;
+    }
+    if (message.action !== 'allow-once') {
+      context.addIssue({ code: 'custom', path: ['hunks'], message: `hunk decisions go only with allow-once, not ${message.action}` });
+    }
+    const seen = new Set<number>();
+    for (const [position, hunk] of message.hunks.entries()) {
+      if (seen.has(hunk.index)) {
+        context.addIssue({ code: 'custom', path: ['hunks', position, 'index'], message: `hunk ${hunk.index} is listed twice` });
+      }
+      seen.add(hunk.index);
+    }
+  });
 export type DecideMessage = z.infer<typeof DecideMessage>;
 
 export const BatchMessage = z.strictObject({

@@ -32,6 +32,48 @@ describe('the host <-> webview contract', () => {
     });
   }
 
+  describe('per-hunk decisions on decide', () => {
+    const decide = (extra: Record<string, unknown>): Record<string, unknown> => ({
+      type: 'decide',
+      requestId: 'approvals-1',
+      callId: 'c1',
+      argsHash: 'a'.repeat(64),
+      action: 'allow-once',
+      ...extra,
+    });
+    const rows: [string, Record<string, unknown>, boolean][] = [
+      ['valid: one hunk rejected with a reason, one accepted', decide({ hunks: [{ index: 1, accepted: false, reason: 'keep the old name' }, { index: 0, accepted: true }] }), true],
+      ['valid: no hunks (the whole change, as before)', decide({}), true],
+      ['valid: an empty list', decide({ hunks: [] }), true],
+      ['valid: a reason of exactly 4000 characters', decide({ hunks: [{ index: 0, accepted: false, reason: 'x'.repeat(4000) }] }), true],
+      ['a duplicate index', decide({ hunks: [{ index: 2, accepted: true }, { index: 2, accepted: false }] }), false],
+      ['a wrong action (deny)', decide({ action: 'deny', hunks: [{ index: 0, accepted: false }] }), false],
+      ['a wrong action (allow-session)', decide({ action: 'allow-session', hunks: [{ index: 0, accepted: true }] }), false],
+      ['a wrong action (allow-edited)', decide({ action: 'allow-edited', edited: 'x', hunks: [{ index: 0, accepted: false }] }), false],
+      ['a negative index', decide({ hunks: [{ index: -1, accepted: false }] }), false],
+      ['a fractional index', decide({ hunks: [{ index: 0.5, accepted: false }] }), false],
+      ['a too long reason', decide({ hunks: [{ index: 0, accepted: false, reason: 'x'.repeat(4001) }] }), false],
+      ['an extra field in a hunk', decide({ hunks: [{ index: 0, accepted: false, text: 'rewrite' }] }), false],
+      ['accepted missing', decide({ hunks: [{ index: 0 }] }), false],
+      ['more than 10,000 hunks', decide({ hunks: Array.from({ length: 10_001 }, (_, index) => ({ index, accepted: true })) }), false],
+    ];
+    for (const [label, message, ok] of rows) {
+      it(`${ok ? 'accepts' : 'rejects'} ${label}`, () => {
+        const result = WebviewToHost.safeParse(message);
+        assert.equal(result.success, ok, result.error ? describeIssues(result.error) : 'parsed');
+      });
+    }
+
+    it('says which hunk is listed twice, and that hunks need allow-once', () => {
+      const twice = WebviewToHost.safeParse(decide({ hunks: [{ index: 2, accepted: true }, { index: 2, accepted: false }] }));
+      assert.ok(twice.error);
+      assert.match(describeIssues(twice.error), /^hunks\.1\.index: hunk 2 is listed twice$/);
+      const wrong = WebviewToHost.safeParse(decide({ action: 'deny', hunks: [] }));
+      assert.ok(wrong.error);
+      assert.match(describeIssues(wrong.error), /^hunks: hunk decisions go only with allow-once, not deny$/);
+    });
+  });
+
   it('describes why a message failed, on one line', () => {
     const result = WebviewToHost.safeParse({ type: 'ready', requestId: 'a b', view: 'chat' });
     assert.ok(result.error, 'the message should have failed');

@@ -1,77 +1,64 @@
 /**
- * The diff of a proposed write: unified or side by side, with line numbers. Long diffs are virtualised (only the
- * rows in view are in the DOM), so a 10,000-line file scrolls smoothly.
+ * The diff of a proposed write: unified or side by side, with line numbers, one block per hunk. When the host lets
+ * the content be chosen (`review`), each hunk block is focusable and carries Accept/Reject toggles and, once
+ * rejected, a reason box; the choices live in the `HunkReview`, so they survive switching views. Long diffs are
+ * virtualised (every hunk block is in the DOM, but only the rows in view are), so a 10,000-line file scrolls smoothly.
  */
-import type { DiffPreview, DiffRow } from '../../src/shared/approvals';
+import type { DiffHunkView, DiffPreview, DiffRow } from '../../src/shared/approvals';
 import { h } from '../shared/bridge';
+import { hunkKeyAction, hunkLines, type HunkReview } from './hunkReview';
 
 export const rowHeight = 18;
 const maxViewportRows = 30;
 const overscan = 20;
+/** About the height of a hunk's bar and of a rejected hunk's reason box (media/webview.css). */
+const hunkBarHeight = 32;
+const reasonHeight = 60;
 /** Below this many rows everything is rendered; above it only what is visible. */
 const virtualiseAbove = 300;
 
-type UnifiedRow = { kind: 'header'; text: string } | { kind: 'line'; row: DiffRow };
 type SplitCell = { no: number | null; text: string; kind: 'c' | 'a' | 'd' | 'empty' };
-type SplitRow = { kind: 'header'; text: string } | { kind: 'pair'; left: SplitCell; right: SplitCell };
+type SplitPair = { left: SplitCell; right: SplitCell };
 
-function unifiedRows(preview: DiffPreview): UnifiedRow[] {
-  const rows: UnifiedRow[] = [];
-  for (const hunk of preview.hunks) {
-    rows.push({ kind: 'header', text: hunk.header });
-    for (const row of hunk.rows) {
-      rows.push({ kind: 'line', row });
-    }
-  }
-  return rows;
-}
-
-function splitRows(preview: DiffPreview): SplitRow[] {
-  const rows: SplitRow[] = [];
+function splitPairs(hunk: DiffHunkView): SplitPair[] {
+  const pairs: SplitPair[] = [];
   const empty: SplitCell = { no: null, text: '', kind: 'empty' };
-  for (const hunk of preview.hunks) {
-    rows.push({ kind: 'header', text: hunk.header });
-    let dels: DiffRow[] = [];
-    let adds: DiffRow[] = [];
-    const flush = (): void => {
-      const count = Math.max(dels.length, adds.length);
-      for (let i = 0; i < count; i++) {
-        const del = dels[i];
-        const add = adds[i];
-        rows.push({
-          kind: 'pair',
-          left: del ? { no: del[1], text: del[3], kind: 'd' } : empty,
-          right: add ? { no: add[2], text: add[3], kind: 'a' } : empty,
-        });
-      }
-      dels = [];
-      adds = [];
-    };
-    for (const row of hunk.rows) {
-      if (row[0] === 'd') {
-        if (adds.length > 0) {
-          flush();
-        }
-        dels.push(row);
-      } else if (row[0] === 'a') {
-        adds.push(row);
-      } else {
-        flush();
-        rows.push({ kind: 'pair', left: { no: row[1], text: row[3], kind: 'c' }, right: { no: row[2], text: row[3], kind: 'c' } });
-      }
+  let dels: DiffRow[] = [];
+  let adds: DiffRow[] = [];
+  const flush = (): void => {
+    const count = Math.max(dels.length, adds.length);
+    for (let i = 0; i < count; i++) {
+      const del = dels[i];
+      const add = adds[i];
+      pairs.push({
+        left: del ? { no: del[1], text: del[3], kind: 'd' } : empty,
+        right: add ? { no: add[2], text: add[3], kind: 'a' } : empty,
+      });
     }
-    flush();
+    dels = [];
+    adds = [];
+  };
+  for (const row of hunk.rows) {
+    if (row[0] === 'd') {
+      if (adds.length > 0) {
+        flush();
+      }
+      dels.push(row);
+    } else if (row[0] === 'a') {
+      adds.push(row);
+    } else {
+      flush();
+      pairs.push({ left: { no: row[1], text: row[3], kind: 'c' }, right: { no: row[2], text: row[3], kind: 'c' } });
+    }
   }
-  return rows;
+  flush();
+  return pairs;
 }
 
 const signs: Record<'c' | 'a' | 'd', string> = { c: ' ', a: '+', d: '-' };
 
-function renderUnified(row: UnifiedRow): HTMLElement {
-  if (row.kind === 'header') {
-    return h('div', { class: 'diff-row hunk-header' }, h('span', { class: 'hunk' }, row.text));
-  }
-  const [kind, oldNo, newNo, text] = row.row;
+function renderUnified(row: DiffRow): HTMLElement {
+  const [kind, oldNo, newNo, text] = row;
   return h(
     'div',
     { class: `diff-row ${kind}` },
@@ -82,71 +69,201 @@ function renderUnified(row: UnifiedRow): HTMLElement {
   );
 }
 
-function renderSplit(row: SplitRow): HTMLElement {
-  if (row.kind === 'header') {
-    return h('div', { class: 'diff-row hunk-header split' }, h('span', { class: 'hunk' }, row.text));
-  }
+function renderSplit(pair: SplitPair): HTMLElement {
   const cell = (value: SplitCell): HTMLElement[] => [
     h('span', { class: `no ${value.kind}` }, value.no === null ? '' : String(value.no)),
     h('span', { class: `text ${value.kind}` }, value.text),
   ];
-  return h('div', { class: 'diff-row split' }, ...cell(row.left), ...cell(row.right));
+  return h('div', { class: 'diff-row split' }, ...cell(pair.left), ...cell(pair.right));
 }
 
-/** A scrolling list that renders only the rows in view once it is long. */
-function virtualList<T>(rows: T[], render: (row: T) => HTMLElement, label: string): HTMLElement {
-  const viewport = h('div', { class: 'diff-body', role: 'region', 'aria-label': label, tabindex: '0' });
-  viewport.style.maxHeight = `${maxViewportRows * rowHeight}px`;
-  viewport.dataset['rows'] = String(rows.length);
-  if (rows.length <= virtualiseAbove) {
-    viewport.append(...rows.map(render));
-    return viewport;
+/** The rows of one hunk: all of them, or (virtual) a window of them painted on demand. */
+interface RowsBlock {
+  element: HTMLElement;
+  /** Virtual only: paints the rows that fall between `top` and `bottom`, pixels from the top of this block's rows. */
+  paint?: (top: number, bottom: number) => void;
+}
+
+function rowsBlock<T>(rows: T[], render: (row: T) => HTMLElement, virtual: boolean): RowsBlock {
+  const element = h('div', { class: 'hunk-rows' });
+  if (!virtual) {
+    element.append(...rows.map(render));
+    return { element };
   }
-  viewport.dataset['virtual'] = 'true';
-  const spacer = h('div', { class: 'diff-spacer' });
-  spacer.style.height = `${rows.length * rowHeight}px`;
+  element.classList.add('virtual');
+  element.style.height = `${rows.length * rowHeight}px`;
   const windowEl = h('div', { class: 'diff-window' });
-  spacer.append(windowEl);
-  viewport.append(spacer);
+  element.append(windowEl);
   let first = -1;
   let last = -1;
-  const paint = (): void => {
-    const start = Math.max(0, Math.floor(viewport.scrollTop / rowHeight) - overscan);
-    const visible = Math.ceil((viewport.clientHeight || maxViewportRows * rowHeight) / rowHeight);
-    const end = Math.min(rows.length, start + visible + overscan * 2);
-    if (start === first && end === last) {
-      return;
-    }
-    first = start;
-    last = end;
-    windowEl.style.transform = `translateY(${start * rowHeight}px)`;
-    windowEl.replaceChildren(...rows.slice(start, end).map(render));
+  return {
+    element,
+    paint(top, bottom) {
+      const start = Math.min(rows.length, Math.max(0, Math.floor(top / rowHeight) - overscan));
+      const end = Math.max(start, Math.min(rows.length, Math.ceil(bottom / rowHeight) + overscan));
+      if (start === first && end === last) {
+        return;
+      }
+      first = start;
+      last = end;
+      windowEl.style.transform = `translateY(${start * rowHeight}px)`;
+      windowEl.replaceChildren(...rows.slice(start, end).map(render));
+    },
   };
-  let scheduled = false;
-  viewport.addEventListener('scroll', () => {
-    if (!scheduled) {
-      scheduled = true;
-      requestAnimationFrame(() => {
-        scheduled = false;
-        paint();
-      });
-    }
-  });
-  paint();
-  return viewport;
 }
 
-export function renderDiff(preview: DiffPreview, onOpenDiff: () => void): HTMLElement {
+/** What a hunk block shows of the review: its toggles and reason box, kept in step with the `HunkReview`. */
+interface HunkControls {
+  accept: HTMLElement;
+  reject: HTMLElement;
+  reasonBox: HTMLTextAreaElement;
+  reasonArea: HTMLElement;
+  state: HTMLElement;
+}
+
+interface HunkBlock {
+  element: HTMLElement;
+  rows: RowsBlock;
+  controls?: HunkControls;
+}
+
+function hunkControls(review: HunkReview, index: number, lines: string): HunkControls {
+  const which = `hunk ${index + 1} of ${review.count}, ${lines}`;
+  const toggle = (action: 'accept-hunk' | 'reject-hunk', label: string, icon: string): HTMLElement => {
+    const accepted = action === 'accept-hunk';
+    const button = h('vscode-button', { 'data-action': action, secondary: true, 'aria-label': `${label} ${which}`, title: `${label} ${which}` },
+      h('vscode-icon', { name: icon, slot: 'content-before' }), label);
+    button.addEventListener('click', () => review.set(index, accepted));
+    return button;
+  };
+  const reasonBox = h('textarea', {
+    'data-field': 'hunk-reason',
+    rows: '2',
+    placeholder: 'Why not this hunk? (optional, sent to the model)',
+    'aria-label': `Reason for rejecting ${which}`,
+  });
+  reasonBox.value = review.reason(index);
+  reasonBox.addEventListener('input', () => review.setReason(index, reasonBox.value));
+  return {
+    accept: toggle('accept-hunk', 'Accept', 'check'),
+    reject: toggle('reject-hunk', 'Reject', 'close'),
+    reasonBox,
+    reasonArea: h('div', { class: 'hunk-reason' }, reasonBox),
+    state: h('span', { class: 'hunk-state' }),
+  };
+}
+
+function syncControls(block: HunkBlock, accepted: boolean): void {
+  const controls = block.controls;
+  if (!controls) {
+    return;
+  }
+  block.element.dataset['state'] = accepted ? 'accepted' : 'rejected';
+  controls.accept.setAttribute('aria-pressed', String(accepted));
+  controls.reject.setAttribute('aria-pressed', String(!accepted));
+  controls.reasonArea.hidden = accepted;
+  controls.state.textContent = accepted ? '' : 'rejected: not applied';
+}
+
+function hunkBlock<T>(hunk: DiffHunkView, index: number, rows: T[], render: (row: T) => HTMLElement, virtual: boolean, review: HunkReview | undefined): HunkBlock {
+  const body = rowsBlock(rows, render, virtual);
+  const header = h('span', { class: 'hunk' }, hunk.header);
+  if (!review) {
+    return { element: h('div', { class: 'hunk-block' }, h('div', { class: 'hunk-bar' }, header), body.element), rows: body };
+  }
+  const lines = hunkLines(hunk);
+  const controls = hunkControls(review, index, lines);
+  const element = h('div', {
+    class: 'hunk-block',
+    'data-hunk-index': String(index),
+    role: 'group',
+    tabindex: '0',
+    'aria-label': `Hunk ${index + 1} of ${review.count}, ${lines}`,
+  },
+  h('div', { class: 'hunk-bar' }, header, controls.state, h('span', { class: 'hunk-actions' }, controls.accept, controls.reject)),
+  body.element,
+  controls.reasonArea);
+  const block = { element, rows: body, controls };
+  syncControls(block, review.isAccepted(index));
+  return block;
+}
+
+/** The scrolling body of the diff in one mode, one block per hunk. */
+interface HunkList {
+  viewport: HTMLElement;
+  blocks: HunkBlock[];
+  /** Virtual only: paints again in the next frame (a reason box opening or closing moves the hunks below it). */
+  repaint?: () => void;
+}
+
+function hunkList(preview: DiffPreview, mode: 'unified' | 'split', review: HunkReview | undefined): HunkList {
+  const label = `${mode === 'unified' ? 'Unified' : 'Side-by-side'} diff of ${preview.path}`;
+  const viewport = h('div', { class: 'diff-body', role: 'region', 'aria-label': label, ...(review ? {} : { tabindex: '0' }) });
+  // Room for 30 rows plus the bars of the first few hunks and a reason box, so a small diff shows whole.
+  viewport.style.maxHeight = `${maxViewportRows * rowHeight + Math.min(preview.hunks.length, 4) * hunkBarHeight + (review ? reasonHeight : 0)}px`;
+  const pairs = mode === 'split' ? preview.hunks.map(splitPairs) : undefined;
+  const total = (pairs ?? preview.hunks.map((hunk) => hunk.rows)).reduce((sum, rows) => sum + rows.length, 0);
+  viewport.dataset['rows'] = String(total);
+  const virtual = total > virtualiseAbove;
+  const blocks = preview.hunks.map((hunk, index) =>
+    pairs
+      ? hunkBlock(hunk, index, pairs[index] ?? [], renderSplit, virtual, review)
+      : hunkBlock(hunk, index, hunk.rows, renderUnified, virtual, review),
+  );
+  viewport.append(...blocks.map((block) => block.element));
+  if (!virtual) {
+    return { viewport, blocks };
+  }
+  viewport.dataset['virtual'] = 'true';
+  let scheduled = false;
+  const paint = (): void => {
+    scheduled = false;
+    const top = viewport.scrollTop;
+    const bottom = top + (viewport.clientHeight || maxViewportRows * rowHeight);
+    // Read every offset first, then write, so painting one hunk does not force a layout for the next.
+    const offsets = blocks.map((block) => block.rows.element.offsetTop);
+    blocks.forEach((block, index) => {
+      const offset = offsets[index] ?? 0;
+      block.rows.paint?.(top - offset, bottom - offset);
+    });
+  };
+  const schedule = (): void => {
+    if (!scheduled) {
+      scheduled = true;
+      requestAnimationFrame(paint);
+    }
+  };
+  viewport.addEventListener('scroll', schedule);
+  // Offsets are known once the list is in the page: the first paint waits for the next frame.
+  schedule();
+  return { viewport, blocks, repaint: schedule };
+}
+
+export interface DiffView {
+  readonly element: HTMLElement;
+  /**
+   * A key pressed in the card that holds this diff, outside any text field: j/k or Alt+Down/Alt+Up move the focus
+   * between hunks, a accepts and r rejects the focused hunk. Returns whether the key was one of these.
+   */
+  handleKey(event: KeyboardEvent): boolean;
+}
+
+export function renderDiff(preview: DiffPreview, onOpenDiff: () => void, review?: HunkReview): DiffView {
   let mode: 'unified' | 'split' = 'unified';
+  let list: HunkList | undefined;
   const body = h('div', { class: 'diff-holder' });
   const draw = (): void => {
-    body.replaceChildren(
-      mode === 'unified'
-        ? virtualList(unifiedRows(preview), renderUnified, `Unified diff of ${preview.path}`)
-        : virtualList(splitRows(preview), renderSplit, `Side-by-side diff of ${preview.path}`),
-    );
+    list = hunkList(preview, mode, review);
+    body.replaceChildren(list.viewport);
     body.dataset['mode'] = mode;
   };
+  review?.onDidChange((index) => {
+    const block = list?.blocks[index];
+    if (block) {
+      syncControls(block, review.isAccepted(index));
+    }
+    list?.repaint?.();
+  });
   const toggle = h('vscode-button', { secondary: true, 'data-action': 'toggle-diff-mode', title: 'Switch between unified and side-by-side' }, 'Side by side');
   toggle.addEventListener('click', () => {
     mode = mode === 'unified' ? 'split' : 'unified';
@@ -157,7 +274,8 @@ export function renderDiff(preview: DiffPreview, onOpenDiff: () => void): HTMLEl
     h('vscode-icon', { name: 'diff', slot: 'content-before' }), 'Open in diff editor');
   open.addEventListener('click', onOpenDiff);
   draw();
-  return h(
+  const keys = (...names: string[]): (HTMLElement | string)[] => names.flatMap((name, i) => [i > 0 ? ' / ' : '', h('kbd', {}, name)]);
+  const element = h(
     'section',
     { class: 'diff', 'data-field': 'diff' },
     h(
@@ -172,6 +290,45 @@ export function renderDiff(preview: DiffPreview, onOpenDiff: () => void): HTMLEl
       open,
     ),
     preview.note !== undefined ? h('p', { class: 'notice', role: 'note' }, preview.note) : '',
+    review && preview.hunks.length > 0
+      ? h('p', { class: 'hunk-keys muted', 'data-field': 'hunk-keys' },
+          'Review hunk by hunk: ', ...keys('j', 'Alt+↓'), ' next, ', ...keys('k', 'Alt+↑'), ' previous, ', ...keys('a'), ' accept, ',
+          ...keys('r'), ' reject.')
+      : '',
     preview.hunks.length === 0 ? h('p', { class: 'muted' }, 'No change: the proposed content is identical.') : body,
   );
+
+  const handleKey = (event: KeyboardEvent): boolean => {
+    const action = review ? hunkKeyAction(event) : undefined;
+    const blocks = list?.blocks ?? [];
+    if (!review || action === undefined || blocks.length === 0) {
+      return false;
+    }
+    const active = document.activeElement;
+    const current = blocks.findIndex((block) => active !== null && block.element.contains(active));
+    const focusAt = (index: number): void => {
+      const block = blocks[index];
+      block?.element.focus();
+      block?.element.scrollIntoView({ block: 'nearest' });
+    };
+    switch (action) {
+      case 'next':
+        focusAt(current < 0 ? 0 : Math.min(current + 1, blocks.length - 1));
+        return true;
+      case 'previous':
+        focusAt(current < 0 ? blocks.length - 1 : Math.max(current - 1, 0));
+        return true;
+      case 'accept':
+      case 'reject':
+        if (current < 0) {
+          return false;
+        }
+        review.set(current, action === 'accept');
+        if (action === 'reject') {
+          blocks[current]?.controls?.reasonBox.focus();
+        }
+        return true;
+    }
+  };
+  return { element, handleKey };
 }

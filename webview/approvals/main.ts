@@ -1,14 +1,17 @@
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-icon/index.js';
-import type { GrantView, PendingCallView } from '../../src/shared/approvals';
+import type { DecideMessage, GrantView, PendingCallView } from '../../src/shared/approvals';
 import type { ApprovalsState, ViewState } from '../../src/shared/messages';
 import { connect, h, markConnected, requireElement } from '../shared/bridge';
-import { renderDiff } from './diffView';
+import { renderDiff, type DiffView } from './diffView';
+import { HunkReview } from './hunkReview';
 
 const root = requireElement('root');
 let updates = 0;
-/** One element per waiting call, kept across updates so typed reasons and edits survive. */
+/** One element per waiting call, kept across updates so typed reasons, edits and hunk choices survive. */
 const cards = new Map<string, HTMLElement>();
+/** The per-hunk review of each waiting edit whose content the host lets the person choose, by call id. */
+const reviews = new Map<string, HunkReview>();
 const list = h('div', { class: 'calls', role: 'list', 'aria-label': 'Calls waiting for approval' });
 const batchBar = h('div', { class: 'batch', 'data-field': 'batch' });
 const trustNote = h('div');
@@ -71,6 +74,7 @@ function render(state: ApprovalsState): void {
     if (!ids.has(id)) {
       card.remove();
       cards.delete(id);
+      reviews.delete(id);
     }
   }
   let previous: HTMLElement | undefined;
@@ -104,8 +108,13 @@ function renderBatch(pending: PendingCallView[]): void {
   batchBar.hidden = false;
   const calls = (): { callId: string; argsHash: string }[] =>
     (latest?.pending ?? []).map(({ callId, argsHash }) => ({ callId, argsHash }));
-  const allowAll = h('vscode-button', { 'data-action': 'allow-all' }, `Allow all ${pending.length}`);
-  allowAll.addEventListener('click', () => bridge.send({ type: 'decideAll', action: 'allow-all', calls: calls() }));
+  // Allow all would write every hunk: a call with rejected hunks is settled on its own card, with Allow once.
+  const partial = pending.some((call) => (reviews.get(call.callId)?.decisions() ?? []).length > 0);
+  const allowAll = h('vscode-button', {
+    'data-action': 'allow-all',
+    ...(partial ? { disabled: true, title: 'Some hunks are rejected: allow those calls once, on their cards' } : {}),
+  }, `Allow all ${pending.length}`);
+  allowAll.addEventListener('click', () => !partial && bridge.send({ type: 'decideAll', action: 'allow-all', calls: calls() }));
   const denyAll = h('vscode-button', { secondary: true, 'data-action': 'deny-all' }, 'Deny all');
   denyAll.addEventListener('click', () => bridge.send({ type: 'decideAll', action: 'deny-all', calls: calls() }));
   batchBar.replaceChildren(h('span', {}, `${pending.length} calls waiting`), h('span', { class: 'spacer' }), allowAll, denyAll);
@@ -128,9 +137,17 @@ function renderGrants(grants: GrantView[]): void {
 }
 
 function renderCall(call: PendingCallView): HTMLElement {
-  const decide = (action: 'allow-once' | 'allow-session' | 'allow-workspace' | 'deny' | 'allow-edited', extra: { reason?: string; grantOption?: string; edited?: string } = {}): void => {
+  const decide = (action: DecideMessage['action'], extra: Partial<Pick<DecideMessage, 'reason' | 'grantOption' | 'edited' | 'hunks'>> = {}): void => {
     bridge.send({ type: 'decide', callId: call.callId, argsHash: call.argsHash, action, ...extra });
   };
+  const preview = call.preview;
+  // Hunks can be chosen where the host lets the person choose the content it writes (built-in writes and edits).
+  const review = preview.kind === 'diff' && preview.hunks.length > 0 && call.editable?.kind === 'content'
+    ? new HunkReview(preview.hunks.length)
+    : undefined;
+  if (review) {
+    reviews.set(call.callId, review);
+  }
   const reason = h('textarea', {
     'data-field': 'reason',
     rows: '2',
@@ -143,7 +160,13 @@ function renderCall(call: PendingCallView): HTMLElement {
     h('vscode-button', { 'data-action': action, ...attrs }, h('vscode-icon', { name: icon, slot: 'content-before' }), label);
 
   const allowOnce = button('allow-once', 'Allow once', 'check');
-  allowOnce.addEventListener('click', () => decide('allow-once'));
+  allowOnce.addEventListener('click', () => {
+    if (review?.allRejected) {
+      return;
+    }
+    const hunks = review?.decisions();
+    decide('allow-once', hunks ? { hunks } : {});
+  });
   const noGrant = call.grantable ? {} : { disabled: true, title: 'No grant can cover this call: allow it once' };
   const allowSession = button('allow-session', 'Allow for session', 'history', { secondary: true, ...noGrant });
   allowSession.addEventListener('click', () => call.grantable && decide('allow-session', { grantOption: scope.value }));
@@ -177,10 +200,11 @@ function renderCall(call: PendingCallView): HTMLElement {
     });
   }
 
-  const preview = call.preview;
   let previewEl: HTMLElement | string = '';
+  let diff: DiffView | undefined;
   if (preview.kind === 'diff') {
-    previewEl = renderDiff(preview, () => bridge.send({ type: 'openDiff', callId: call.callId }));
+    diff = renderDiff(preview, () => bridge.send({ type: 'openDiff', callId: call.callId }), review);
+    previewEl = diff.element;
   } else if (preview.kind === 'command') {
     previewEl = h('section', { class: 'command', 'data-field': 'command' },
       h('div', { class: 'label' }, 'Command'),
@@ -193,7 +217,8 @@ function renderCall(call: PendingCallView): HTMLElement {
           ' ', line.text))));
   }
 
-  return h('article', {
+  const hunkStatus = review ? hunkStatusLine(review, allowOnce, call.grantable ? [allowSession, allowWorkspace] : []) : '';
+  const card = h('article', {
     class: 'call',
     role: 'listitem',
     'data-call-id': call.callId,
@@ -225,6 +250,54 @@ function renderCall(call: PendingCallView): HTMLElement {
   h('div', { class: 'decision' },
     call.grantable ? h('label', { class: 'scope-label' }, 'Grant covers ', scope) : '',
     reason,
+    hunkStatus,
     h('div', { class: 'actions' }, allowOnce, allowSession, allowWorkspace, editButton, deny)),
   editArea);
+  if (diff) {
+    const view = diff;
+    card.addEventListener('keydown', (event) => {
+      if (!isTextEntry(event.target) && view.handleKey(event)) {
+        event.preventDefault();
+      }
+    });
+  }
+  return card;
+}
+
+/**
+ * "2 of 3 hunks accepted" on the card, kept in step with the review: with every hunk rejected Allow once is off (Deny
+ * is the way to refuse it all); with any rejected the grants are off, since a grant's decision carries no hunks.
+ */
+function hunkStatusLine(review: HunkReview, allowOnce: HTMLElement, grantButtons: HTMLElement[]): HTMLElement {
+  const summary = h('span', { 'data-field': 'hunk-summary' });
+  const hint = h('span', { class: 'hunk-hint', 'data-field': 'hunk-hint' }, 'Every hunk is rejected: use Deny to refuse the whole call.');
+  const setDisabled = (button: HTMLElement, disabled: boolean, title: string): void => {
+    button.toggleAttribute('disabled', disabled);
+    if (disabled) {
+      button.title = title;
+    } else {
+      button.removeAttribute('title');
+    }
+  };
+  const sync = (): void => {
+    summary.textContent = review.summary();
+    hint.hidden = !review.allRejected;
+    setDisabled(allowOnce, review.allRejected, 'Every hunk is rejected: use Deny');
+    const partial = review.acceptedCount < review.count;
+    for (const button of grantButtons) {
+      setDisabled(button, partial, 'A grant allows the whole change: with hunks rejected, allow once');
+    }
+    if (latest) {
+      renderBatch(latest.pending);
+    }
+  };
+  review.onDidChange(sync);
+  sync();
+  return h('p', { class: 'hunk-status', role: 'status' }, summary, hint);
+}
+
+/** Keys typed here are text, not review commands. */
+function isTextEntry(target: EventTarget | null): boolean {
+  return target instanceof HTMLTextAreaElement || target instanceof HTMLInputElement || target instanceof HTMLSelectElement
+    || (target instanceof HTMLElement && target.isContentEditable);
 }

@@ -29,4 +29,28 @@ export class ApprovalsPanelDriver {
   async act(card: Locator, action: string): Promise<void> {
     await card.locator(`[data-action="${action}"]`).first().click();
   }
+
+  /**
+   * Records from now on every message the panel posts to the extension host, as it leaves the webview's host frame
+   * (VS Code's webview pre/index.html hands each one to a MessagePort towards the workbench). Returns a reader.
+   */
+  async recordMessages(): Promise<() => Promise<unknown[]>> {
+    const host = await this.workbench.webviewHostFrame('body[data-view="approvals"] main#root[data-state="connected"]');
+    // A string, not a function: the test's TypeScript loader would wrap a named function in a helper the page lacks.
+    await host.evaluate(`(() => {
+      if (window.toolgateSent) {
+        return;
+      }
+      const sent = (window.toolgateSent = []);
+      const original = MessagePort.prototype.postMessage;
+      MessagePort.prototype.postMessage = function (...args) {
+        const envelope = args[0];
+        if (envelope && envelope.channel === 'onmessage') {
+          sent.push(envelope.data && envelope.data.message);
+        }
+        return original.apply(this, args);
+      };
+    })()`);
+    return () => host.evaluate(() => (window as unknown as { toolgateSent?: unknown[] }).toolgateSent ?? []);
+  }
 }

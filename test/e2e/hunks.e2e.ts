@@ -1,0 +1,142 @@
+import * as assert from 'node:assert/strict';
+import type { Frame, Locator } from 'playwright-core';
+import { Control } from './harness/control';
+import { ApprovalsPanelDriver } from './harness/panel';
+import { useCodeServer } from './harness/session';
+
+/** 40 lines; changing lines 5, 20 and 35 makes three hunks (three lines of context each, far apart). */
+const base = Array.from({ length: 40 }, (_, i) => `export const line${i + 1} = ${i + 1};\n`).join('');
+const edits = [5, 20, 35].map((n) => ({ old: `export const line${n} = ${n};`, new: `export const line${n} = ${n * 100};` }));
+
+describe('per-hunk review in the real approvals panel', function () {
+  this.timeout(180_000);
+  const control = new Control();
+  const session = useCodeServer({ env: control.env, extraExtensions: [control.vsix], files: { 'src/three.ts': base } });
+  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
+
+  /** Which hunk holds the focus in the panel, and whether it is in that hunk's reason box. */
+  const focus = (frame: Frame): Promise<{ hunk: string | null; field: string | null }> =>
+    frame.evaluate(() => {
+      const active = document.activeElement;
+      return { hunk: active?.closest('[data-hunk-index]')?.getAttribute('data-hunk-index') ?? null, field: active?.getAttribute('data-field') ?? null };
+    });
+  const hunk = (card: Locator, index: number): Locator => card.locator(`[data-hunk-index="${index}"]`);
+  const summary = async (card: Locator): Promise<string> => (await card.locator('[data-field="hunk-summary"]').innerText()).trim();
+
+  it('a 3-hunk edit: hunks are reviewed by click and by key, and allow-once sends the rejected hunk with its reason', async () => {
+    const result = control.invoke('edit_file', { path: 'src/three.ts', edits });
+    const card = await panel().waitForCall('edit_file', 'src/three.ts');
+    const frame = await session.workbench.webviewFrame('[data-hunk-index]');
+    const sent = await panel().recordMessages();
+
+    // Three hunks in file order, each with both buttons, all accepted to start with.
+    assert.deepEqual(await card.locator('[data-hunk-index]').evaluateAll((els) => els.map((el) => el.getAttribute('data-hunk-index'))), ['0', '1', '2']);
+    for (const index of [0, 1, 2]) {
+      assert.equal(await hunk(card, index).locator('[data-action="accept-hunk"]').count(), 1);
+      assert.equal(await hunk(card, index).locator('[data-action="reject-hunk"]').count(), 1);
+      assert.equal(await hunk(card, index).getAttribute('role'), 'group');
+      assert.equal(await hunk(card, index).getAttribute('tabindex'), '0');
+    }
+    assert.equal(await hunk(card, 1).getAttribute('aria-label'), 'Hunk 2 of 3, line 20');
+    assert.equal(await hunk(card, 1).locator('[data-action="accept-hunk"]').getAttribute('aria-label'), 'Accept hunk 2 of 3, line 20');
+    assert.equal(await hunk(card, 1).locator('[data-action="accept-hunk"]').getAttribute('aria-pressed'), 'true');
+    assert.equal(await summary(card), '3 of 3 hunks accepted');
+    assert.equal(await hunk(card, 1).locator('[data-field="hunk-reason"]').isVisible(), false);
+
+    // Reject hunk 1 by click: its reason box appears, the summary counts it.
+    await hunk(card, 1).locator('[data-action="reject-hunk"]').click();
+    await hunk(card, 1).locator('[data-field="hunk-reason"]').waitFor({ state: 'visible' });
+    assert.equal(await summary(card), '2 of 3 hunks accepted');
+    assert.equal(await hunk(card, 1).getAttribute('data-state'), 'rejected');
+    assert.equal(await hunk(card, 1).locator('[data-action="reject-hunk"]').getAttribute('aria-pressed'), 'true');
+    assert.equal(await hunk(card, 1).locator('[data-action="accept-hunk"]').getAttribute('aria-pressed'), 'false');
+    await hunk(card, 1).locator('[data-field="hunk-reason"]').fill('keep line 20 as it is');
+    await session.workbench.screenshot('approvals-hunks');
+
+    // Keys: j/k and Alt+Down/Up move between hunks, r rejects (focus into its reason box), a accepts.
+    const keyboard = session.workbench.page.keyboard;
+    await hunk(card, 0).locator('.hunk-bar .hunk').click();
+    assert.deepEqual(await focus(frame), { hunk: '0', field: null });
+    await keyboard.press('j');
+    assert.deepEqual(await focus(frame), { hunk: '1', field: null });
+    await keyboard.press('j');
+    assert.deepEqual(await focus(frame), { hunk: '2', field: null });
+    await keyboard.press('j');
+    assert.deepEqual(await focus(frame), { hunk: '2', field: null }, 'j stops at the last hunk');
+    await keyboard.press('r');
+    assert.deepEqual(await focus(frame), { hunk: '2', field: 'hunk-reason' });
+    assert.equal(await summary(card), '1 of 3 hunks accepted');
+    // In a text box the keys are text.
+    await keyboard.type('a jr');
+    assert.equal(await hunk(card, 2).locator('[data-field="hunk-reason"]').inputValue(), 'a jr');
+    assert.equal(await hunk(card, 2).getAttribute('data-state'), 'rejected');
+    await keyboard.press('Shift+Tab');
+    assert.deepEqual(await focus(frame), { hunk: '2', field: null });
+    await keyboard.press('a');
+    assert.equal(await hunk(card, 2).getAttribute('data-state'), 'accepted');
+    assert.equal(await hunk(card, 2).locator('[data-field="hunk-reason"]').isVisible(), false);
+    await keyboard.press('k');
+    assert.deepEqual(await focus(frame), { hunk: '1', field: null });
+    await keyboard.press('Alt+ArrowUp');
+    assert.deepEqual(await focus(frame), { hunk: '0', field: null });
+    await keyboard.press('Alt+ArrowDown');
+    assert.deepEqual(await focus(frame), { hunk: '1', field: null });
+    assert.equal(await summary(card), '2 of 3 hunks accepted');
+
+    // Every hunk rejected: allow-once is off, with a hint to deny instead; accepting one turns it back on.
+    await hunk(card, 0).locator('[data-action="reject-hunk"]').click();
+    await hunk(card, 2).locator('[data-action="reject-hunk"]').click();
+    assert.equal(await summary(card), '0 of 3 hunks accepted');
+    assert.equal(await card.locator('[data-action="allow-once"]').getAttribute('disabled'), '');
+    assert.equal(await card.locator('[data-field="hunk-hint"]').isVisible(), true);
+    await hunk(card, 0).locator('[data-action="accept-hunk"]').click();
+    await hunk(card, 2).locator('[data-action="accept-hunk"]').click();
+    assert.equal(await card.locator('[data-action="allow-once"]').getAttribute('disabled'), null);
+    assert.equal(await card.locator('[data-field="hunk-hint"]').isVisible(), false);
+
+    // A state push (another call arrives, then goes) keeps the card and its choices.
+    const other = control.invoke('write_file', { path: 'other.txt', content: 'x\n' });
+    const otherCard = await panel().waitForCall('write_file', 'other.txt');
+    assert.equal(await frame.locator('[data-action="allow-all"]').getAttribute('disabled'), '', 'allow all would write the rejected hunk');
+    await panel().act(otherCard, 'deny');
+    assert.equal((await other).ok, false);
+    await otherCard.waitFor({ state: 'detached' });
+    assert.equal(await summary(card), '2 of 3 hunks accepted');
+    assert.equal(await hunk(card, 1).locator('[data-field="hunk-reason"]').inputValue(), 'keep line 20 as it is');
+
+    // Allow once: the decision the host receives carries the rejected hunk and its reason.
+    const callId = await card.getAttribute('data-call-id');
+    const argsHash = await card.getAttribute('data-args-hash');
+    await panel().act(card, 'allow-once');
+    const outcome = await result;
+    assert.equal(outcome.ok, true, outcome.output);
+    const decisions = (await sent()).filter((message) => (message as { type?: unknown }).type === 'decide');
+    const decision = decisions.find((message) => (message as { callId?: unknown }).callId === callId) as Record<string, unknown> | undefined;
+    assert.ok(decision, `no decide for ${String(callId)} among ${JSON.stringify(decisions)}`);
+    const { requestId, ...shape } = decision;
+    assert.deepEqual(shape, {
+      type: 'decide',
+      callId,
+      argsHash,
+      action: 'allow-once',
+      hunks: [{ index: 1, accepted: false, reason: 'keep line 20 as it is' }],
+    });
+    // The host's channel validated that very message (by its request id) and handed it on.
+    await session.workbench.waitForLog(`[approvals] received 'decide' (request ${String(requestId)})`);
+  });
+
+  it('allow-once with no hunk rejected sends no hunks, as before', async () => {
+    const sent = await panel().recordMessages();
+    const result = control.invoke('edit_file', { path: 'src/three.ts', edits: [{ old: 'export const line1 = 1;', new: 'export const line1 = 0;' }] });
+    const card = await panel().waitForCall('edit_file', 'line1 = 0');
+    assert.equal(await card.locator('[data-hunk-index]').count(), 1);
+    assert.equal(await summary(card), '1 of 1 hunk accepted');
+    const callId = await card.getAttribute('data-call-id');
+    await panel().act(card, 'allow-once');
+    assert.equal((await result).ok, true);
+    const decision = (await sent()).find((message) => (message as { callId?: unknown }).callId === callId);
+    assert.ok(typeof decision === 'object' && decision !== null, `no decide for ${String(callId)}`);
+    assert.equal((decision as { action?: unknown }).action, 'allow-once');
+    assert.equal('hunks' in decision, false, JSON.stringify(decision));
+  });
+});
