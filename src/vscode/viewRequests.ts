@@ -34,6 +34,7 @@ export function panelRequests(gate: Gate, grants: GrantStore, proposed: Proposed
           ...(message.reason !== undefined ? { reason: message.reason } : {}),
           ...(message.grantOption !== undefined ? { grantOption: message.grantOption } : {}),
           ...(message.edited !== undefined ? { edited: message.edited } : {}),
+          ...(message.hunks !== undefined ? { hunks: message.hunks.map(({ index, accepted, reason }) => ({ index, accepted, ...(reason !== undefined ? { reason } : {}) })) } : {}),
         });
       case 'decideAll': {
         const outcome = gate.settleAll(message.calls, { allow: message.action === 'allow-all', ...(message.reason !== undefined ? { reason: message.reason } : {}) });

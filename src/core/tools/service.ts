@@ -11,6 +11,7 @@ import type { Judgement } from '../approval/policy';
 import { diffText } from '../diff/lineDiff';
 import { isMcpModelName } from '../mcp/names';
 import { diffPreview } from '../review/diffPreview';
+import { applyHunksOf, describeHunkDecisions } from '../review/hunks';
 import type { ChangeRecorder } from '../checkpoints/recorder';
 import type { TurnRef } from '../checkpoints/store';
 import { commandReport } from '../terminal/report';
@@ -293,7 +294,12 @@ export class ToolService {
     if (!proposal) {
       throw new ToolError('no proposal was prepared');
     }
-    const text = decision.edited ?? proposal.newText;
+    // Hunk by hunk: the base with only the accepted hunks of the shown diff (the same diff, computed the same way).
+    // A hunk without a decision (one past what the panel could show) is accepted, as the contract says.
+    const shown = decision.hunks !== undefined ? diffText(proposal.base.text, proposal.newText).hunks : undefined;
+    const hunkDecisions = shown?.map((_, index) => decision.hunks?.find((hunk) => hunk.index === index) ?? { index, accepted: true });
+    const accepted = new Set((hunkDecisions ?? []).filter((hunk) => hunk.accepted).map((hunk) => hunk.index));
+    const text = shown !== undefined ? applyHunksOf(proposal.base.text, proposal.newText, shown, accepted) : (decision.edited ?? proposal.newText);
     const applied = await this.deps.files.apply(proposal.target.absolute, proposal.base, text, proposal.target.input);
     if (applied.kind === 'written') {
       await this.deps.recorder?.fileWritten(options.turn, {
@@ -303,7 +309,12 @@ export class ToolService {
         before: proposal.base.exists ? proposal.base.text : null,
         after: text,
       });
-      return { ok: true, output: writtenMessage(proposal, { text, savedToDisk: applied.savedToDisk, edited: decision.edited !== undefined }), decision };
+      const written = writtenMessage(proposal, { text, savedToDisk: applied.savedToDisk, edited: decision.edited !== undefined });
+      if (shown !== undefined && hunkDecisions !== undefined) {
+        const report = describeHunkDecisions(proposal.target.relative ?? proposal.target.real, proposal.base.text, proposal.newText, hunkDecisions, { hunks: shown });
+        return { ok: true, output: `${written}\n${report.text}`, decision };
+      }
+      return { ok: true, output: written, decision };
     }
     if (attempt >= maxConflictRetries) {
       return { ok: false, output: `Error: ${applied.detail}, again and again; nothing was written. Read the file and try again.`, decision };
