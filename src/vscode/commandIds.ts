@@ -14,6 +14,9 @@ export const commandIds = [
   'toolgate.mcp.restart',
   'toolgate.mcp.stop',
   'toolgate.mcp.showOutput',
+  'toolgate.allowOnce',
+  'toolgate.deny',
+  'toolgate.focusPrompt',
   ...undoCommandIds,
 ] as const;
 

@@ -18,6 +18,9 @@ const bridge = connect('chat', {
     render(state);
     markConnected(root, updates);
   },
+  onFocus() {
+    prompt.focus();
+  },
   onResult(_requestId, ok, error) {
     if (!ok) {
       errorBar.hidden = false;
