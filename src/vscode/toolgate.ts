@@ -145,6 +145,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
       approvals.show(true);
     }
     lastWaiting = waiting;
+    void proposed.closeDecided((callId) => gate.isWaiting(callId)).catch((error: unknown) => log.warn(`could not close a decided diff: ${String(error)}`));
     chat.refresh();
     approvals.refresh();
   };

@@ -76,6 +76,19 @@ describe('deciding from the keyboard, and never missing what waits', function ()
     await page.locator('.statusbar-item', { hasText: '1 question' }).waitFor({ state: 'detached' });
   });
 
+  it("a decided call's diff tab closes by itself", async () => {
+    const result = control.invoke('write_file', { path: 'diffed.txt', content: 'proposed\n' });
+    const card = await panel().waitForCall('write_file', 'diffed.txt');
+    await card.locator('[data-action="open-diff"]').click();
+    const page = session.workbench.page;
+    const tab = page.locator('.tabs-container .tab', { hasText: 'proposed by the agent' });
+    await tab.waitFor();
+    await page.locator('.part.statusbar').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('Control+Alt+KeyY');
+    assert.equal((await result).ok, true);
+    await tab.waitFor({ state: 'detached', timeout: 10_000 });
+  });
+
   it('the MCP Servers view starts collapsed, so the chat gets the height', async () => {
     const header = session.workbench.page.locator('.pane-header', { hasText: 'MCP Servers' });
     await header.waitFor();

@@ -291,3 +291,29 @@ describe('per-hunk decisions through the tool service and the gate', () => {
     await promise;
   });
 });
+
+describe('a write that would change nothing', () => {
+  const rows: { name: string; request: ToolCallRequest }[] = [
+    { name: 'write_file with the same content', request: { tool: 'write_file', args: JSON.stringify({ path: 'a.txt', content: 'one\ntwo\n' }) } },
+    { name: 'edit_file whose new text equals the old', request: { tool: 'edit_file', args: JSON.stringify({ path: 'a.txt', edits: [{ old: 'two', new: 'two' }] }) } },
+  ];
+  for (const row of rows) {
+    it(`${row.name}: answers "no change" without asking, writing or logging`, async () => {
+      const { run, gate, files, entries, audit } = setup();
+      const result = await run(row.request);
+      assert.deepEqual(result, { ok: true, output: 'No change: a.txt already has exactly this content, so nothing was asked or written.' });
+      assert.equal(gate.waitingCount, 0);
+      assert.equal(files.applied, 0);
+      await audit.flush();
+      assert.deepEqual(entries, []);
+    });
+  }
+
+  it('still asks for a write that creates an empty file', async () => {
+    const { service, gate } = setup();
+    const promise = service.runBatch([{ tool: 'write_file', args: JSON.stringify({ path: 'empty.txt', content: '' }) }], { chatId: 'chat' });
+    const waiting = await waitFor(() => gate.pendingViews()[0]);
+    gate.settle(waiting, { action: 'deny' });
+    await promise;
+  });
+});
