@@ -8,6 +8,7 @@ export const commandIds = [
   'toolgate.openApprovals',
   'toolgate.setApiKey',
   'toolgate.showAuditLog',
+  'toolgate.showAuditLogRaw',
   'toolgate.resetWorkspaceApprovals',
   'toolgate.cancel',
   'toolgate.newChat',

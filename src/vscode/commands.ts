@@ -1,9 +1,12 @@
 /** The handlers of the contributed commands: each translates a VS Code command into a call on the core, or a prompt. */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentSession } from '../core/agent/session';
 import type { Gate } from '../core/approval/gate';
 import type { GrantStore } from '../core/approval/grants';
 import type { AuditLog } from '../core/audit/auditLog';
+import { auditTable } from '../core/audit/auditTable';
 import type { ApprovalsPanel } from './approvalsPanel';
 import type { ChatViewProvider } from './chatViewProvider';
 import type { CommandId, UndoCommandId } from './commandIds';
@@ -33,6 +36,25 @@ function serverOf(item: unknown): string | undefined {
     return item.server;
   }
   return undefined;
+}
+
+/** The audit log as a readable table (a Markdown preview of `audit.md` beside the log); resolves with its row count. */
+async function showAuditTable(audit: AuditLog, auditFile: string): Promise<number> {
+  await audit.flush();
+  const text = await readFile(auditFile, 'utf8').catch(() => undefined);
+  if (text === undefined) {
+    void vscode.window.showInformationMessage('Toolgate: no decision has been logged in this workspace yet.');
+    return 0;
+  }
+  const table = auditTable(text, 1000, auditFile);
+  const tableFile = vscode.Uri.file(path.join(path.dirname(auditFile), 'audit.md'));
+  await vscode.workspace.fs.writeFile(tableFile, new TextEncoder().encode(table.markdown));
+  try {
+    await vscode.commands.executeCommand('markdown.showPreview', tableFile);
+  } catch {
+    await vscode.window.showTextDocument(tableFile, { preview: true });
+  }
+  return table.rows;
 }
 
 async function resetWorkspaceApprovals(grants: GrantStore, confirm: unknown): Promise<number> {
@@ -123,7 +145,8 @@ export function createCommands({ agent, gate, chat, approvals, apiKeys, audit, a
       }
     },
     'toolgate.setApiKey': () => apiKeys.prompt(),
-    'toolgate.showAuditLog': async () => {
+    'toolgate.showAuditLog': () => showAuditTable(audit, auditFile),
+    'toolgate.showAuditLogRaw': async () => {
       await audit.flush();
       try {
         await vscode.window.showTextDocument(vscode.Uri.file(auditFile), { preview: true });

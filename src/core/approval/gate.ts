@@ -155,6 +155,7 @@ export class Gate implements Disposable {
         decidedBy: 'policy',
         reason: decision.reason,
         source: input.source,
+        ...auditTarget(input),
       });
       asking.push(entry);
       askingIndex.push(index);
@@ -288,6 +289,7 @@ export class Gate implements Disposable {
       reason: result.reason,
       source: input.source,
       ...(result.verdict === 'allow' && result.edited !== undefined ? { edited: true } : {}),
+      ...auditTarget(input),
     });
   }
 
@@ -389,3 +391,15 @@ export class Gate implements Disposable {
 
 }
 
+/** What a call was about, for the audit log's reader: the command (cut), the MCP server's tool, or the path. */
+function auditTarget(input: GateInput): { target?: string } {
+  const preview = input.preview;
+  const target =
+    preview.kind === 'command'
+      ? preview.command
+      : (input.call.external?.label ?? input.call.target?.relative ?? input.call.target?.absolute);
+  if (target === undefined) {
+    return {};
+  }
+  return { target: target.length > 500 ? `${target.slice(0, 499)}…` : target };
+}
