@@ -93,5 +93,7 @@ describe('deciding from the keyboard, and never missing what waits', function ()
     const header = session.workbench.page.locator('.pane-header', { hasText: 'MCP Servers' });
     await header.waitFor();
     assert.equal(await header.getAttribute('aria-expanded'), 'false');
+    await new ChatDriver(session.workbench).frame();
+    await session.workbench.screenshot('chat-with-mcp-collapsed');
   });
 });

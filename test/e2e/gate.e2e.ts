@@ -204,5 +204,7 @@ describe('the gate, through the real approvals panel', function () {
     assert.match(table, /\| Time \| Tool \| Target \| Verdict \| Who \| Why \|/);
     assert.match(table, /\| write_file \(from api\) \| src\/greet\.ts \| allow \| person \(once\) \| allowed once by the person \|/);
     await session.workbench.page.locator('.tabs-container .tab', { hasText: 'Preview audit.md' }).waitFor();
+    await session.workbench.webviewFrame('table');
+    await session.workbench.screenshot('audit-table');
   });
 });
