@@ -2,6 +2,7 @@ import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-icon/index.js';
 import type { ChatEntry, ChatState, ViewState } from '../../src/shared/messages';
 import { connect, h, markConnected, requireElement } from '../shared/bridge';
+import { InlineCards } from './inlineCards';
 import { renderMarkdown } from './markdown';
 
 const root = requireElement('root');
@@ -41,6 +42,9 @@ const send = h('vscode-button', { 'data-action': 'send' }, h('vscode-icon', { na
 const stop = h('vscode-button', { 'data-action': 'stop', secondary: true, hidden: true }, h('vscode-icon', { name: 'debug-stop', slot: 'content-before' }), 'Stop');
 const newChat = h('vscode-button', { 'data-action': 'new-chat', secondary: true, title: 'New chat' }, h('vscode-icon', { name: 'add', slot: 'content-before' }), 'New chat');
 const history = h('select', { 'data-field': 'history', 'aria-label': 'Chats of this workspace' });
+// The waiting calls of this chat, decided in place: the last thing in the transcript, just above the prompt.
+const inline = new InlineCards(bridge, () => prompt.focus());
+transcript.append(inline.element);
 const openApprovals = h('vscode-button', { 'data-action': 'open-approvals', secondary: true }, h('vscode-icon', { name: 'shield', slot: 'content-before' }), 'Approvals');
 
 const submit = (): void => {
@@ -108,10 +112,11 @@ function renderEntry(entry: ChatEntry): HTMLElement {
         ' ', h('code', {}, entry.name), ' ', h('span', { class: 'summary' }, entry.summary), ' ',
         h('span', { class: 'tool-status' }, statusText[entry.status] ?? entry.status));
       if (entry.status === 'waiting') {
-        const link = h('a', { href: '#', 'data-action': 'open-approvals' }, 'Open the Approvals panel');
+        const link = h('a', { href: '#', 'data-action': 'show-waiting' }, 'Decide below');
         link.addEventListener('click', (event) => {
           event.preventDefault();
-          bridge.command('openApprovals');
+          inline.element.scrollIntoView({ block: 'nearest' });
+          inline.focusFirst();
         });
         card.append(' · ', link);
       }
@@ -167,7 +172,7 @@ function render(state: ChatState): void {
 
   if (switched) {
     rendered.clear();
-    transcript.replaceChildren();
+    transcript.replaceChildren(inline.element);
   }
   const ids = new Set(state.entries.map((entry) => entry.id));
   for (const [id, item] of rendered) {
@@ -196,7 +201,8 @@ function render(state: ChatState): void {
     }
     previous = element;
   }
-  if (nearBottom || switched) {
+  const added = inline.render(state.pending);
+  if (nearBottom || switched || added) {
     // Again after layout: custom elements and fonts can grow the entries after this frame.
     transcript.scrollTop = transcript.scrollHeight;
     requestAnimationFrame(() => {
