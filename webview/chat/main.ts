@@ -72,6 +72,18 @@ history.addEventListener('change', () => {
   }
 });
 
+/** Whether the transcript shows its end: it then stays there as entries grow and as the view is resized. */
+let pinnedToBottom = true;
+const isAtBottom = (): boolean => transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 40;
+transcript.addEventListener('scroll', () => {
+  pinnedToBottom = isAtBottom();
+});
+new ResizeObserver(() => {
+  if (pinnedToBottom) {
+    transcript.scrollTop = transcript.scrollHeight;
+  }
+}).observe(transcript);
+
 root.replaceChildren(
   h('header', { class: 'chat-header' }, history, newChat),
   statusLine,
@@ -181,7 +193,7 @@ function render(state: ChatState): void {
       rendered.delete(id);
     }
   }
-  const nearBottom = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 40;
+  const nearBottom = pinnedToBottom;
   let previous: HTMLElement | undefined;
   for (const entry of state.entries) {
     const existing = rendered.get(entry.id);
