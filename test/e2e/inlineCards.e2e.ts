@@ -119,7 +119,7 @@ describe('inline decisions in the chat', function () {
     await driver().idle();
   });
 
-  it('from the keyboard: Enter in the reason box denies, and the focus moves to the next waiting card', async () => {
+  it('from the keyboard: Enter in the reason box denies, the focus moves to the next waiting card, and Tab reaches each labelled control', async () => {
     model.fake.script([{ toolCalls: [writeCall('call_k1', 'k1.txt', '1\n'), writeCall('call_k2', 'k2.txt', '2\n')] }, { text: 'Ok.' }]);
     const before = model.fake.requests.length;
     await driver().task('Write k1 and k2');
@@ -135,6 +135,18 @@ describe('inline decisions in the chat', function () {
     await frame.waitForFunction(() => document.activeElement?.getAttribute('data-action') === 'allow-once', undefined, { timeout: 2_000 });
     const focusedCard = await frame.evaluate(() => document.activeElement?.closest('[data-call-id]')?.textContent ?? '');
     assert.match(focusedCard, /k2\.txt/);
+    // Every control of the card is reached with Tab, in order, and each is labelled with its call.
+    const focused = (): Promise<[string, string]> =>
+      frame.evaluate(() => [document.activeElement?.getAttribute('data-action') ?? '', document.activeElement?.getAttribute('aria-label') ?? '']);
+    const reached: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      await frame.page().keyboard.press('Tab');
+      const [action, label] = await focused();
+      assert.ok(action === 'open-approvals' || label.includes('k2.txt'), `${action} is labelled with its call: ${label}`);
+      reached.push(action);
+    }
+    assert.deepEqual(reached, ['allow-session', 'allow-workspace', 'deny', 'open-approvals']);
+    await second.locator('[data-action="allow-once"]').focus();
     await frame.page().keyboard.press('Enter');
     await second.waitFor({ state: 'detached', timeout: 2_000 });
     await waitFor(() => model.fake.requests.length === before + 2, 'the next model request');
