@@ -143,6 +143,8 @@ export const HostToWebview = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('init'), requestId: RequestId, state: ViewState, sentAt: z.number() }),
   /** A later change of state, pushed by the host. */
   z.strictObject({ type: z.literal('state'), state: ViewState, sentAt: z.number() }),
+  /** Put the keyboard focus in a field of the view (the chat's prompt, for Toolgate: Focus the Chat Prompt). */
+  z.strictObject({ type: z.literal('focus'), field: z.literal('prompt') }),
   /** The outcome of a `command` request. */
   z.strictObject({
     type: z.literal('result'),

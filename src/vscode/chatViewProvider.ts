@@ -14,6 +14,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private viewStore: DisposableStore | undefined;
   private channel: WebviewChannel<'chat'> | undefined;
   private pushTimer: ReturnType<typeof setTimeout> | undefined;
+  private view: vscode.WebviewView | undefined;
+  private badge: vscode.ViewBadge | undefined;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -26,6 +28,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     // One store per resolved view, replaced (and disposed) when VS Code resolves the view again: none is left behind.
     this.viewStore?.dispose();
     const viewStore = (this.viewStore = new DisposableStore());
+    this.view = view;
+    view.badge = this.badge;
     view.webview.options = webviewOptions(this.extensionUri);
     const channel = viewStore.add(new WebviewChannel(view.webview, 'chat', this.getState, this.log));
     this.channel = channel;
@@ -34,6 +38,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       view.onDidDispose(() => {
         if (this.channel === channel) {
           this.channel = undefined;
+          this.view = undefined;
         }
         viewStore.dispose();
       }),
@@ -50,6 +55,23 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       this.pushTimer = undefined;
       this.channel?.pushState();
     }, 30);
+  }
+
+  /** The badge on the view (and so on the Toolgate activity-bar icon); kept for a view resolved later. */
+  setBadge(badge: vscode.ViewBadge | undefined): void {
+    this.badge = badge;
+    if (this.view) {
+      this.view.badge = badge;
+    }
+  }
+
+  /** Puts the cursor in the prompt (the view must be shown first: `toolgate.chat.focus`). */
+  focusPrompt(): boolean {
+    if (!this.channel?.isReady) {
+      return false;
+    }
+    this.channel.post({ type: 'focus', field: 'prompt' });
+    return true;
   }
 
   dispose(): void {

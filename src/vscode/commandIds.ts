@@ -8,12 +8,16 @@ export const commandIds = [
   'toolgate.openApprovals',
   'toolgate.setApiKey',
   'toolgate.showAuditLog',
+  'toolgate.showAuditLogRaw',
   'toolgate.resetWorkspaceApprovals',
   'toolgate.cancel',
   'toolgate.newChat',
   'toolgate.mcp.restart',
   'toolgate.mcp.stop',
   'toolgate.mcp.showOutput',
+  'toolgate.allowOnce',
+  'toolgate.deny',
+  'toolgate.focusPrompt',
   ...undoCommandIds,
 ] as const;
 

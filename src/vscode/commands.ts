@@ -1,15 +1,22 @@
 /** The handlers of the contributed commands: each translates a VS Code command into a call on the core, or a prompt. */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentSession } from '../core/agent/session';
+import type { Gate } from '../core/approval/gate';
 import type { GrantStore } from '../core/approval/grants';
 import type { AuditLog } from '../core/audit/auditLog';
+import { auditTable } from '../core/audit/auditTable';
 import type { ApprovalsPanel } from './approvalsPanel';
+import type { ChatViewProvider } from './chatViewProvider';
 import type { CommandId, UndoCommandId } from './commandIds';
 import type { McpServers } from './mcpServers';
 import type { ApiKeyStore } from './secrets';
 
 export interface CommandDeps {
   agent: AgentSession;
+  gate: Pick<Gate, 'pendingViews' | 'settle'>;
+  chat: Pick<ChatViewProvider, 'focusPrompt'>;
   approvals: Pick<ApprovalsPanel, 'show'>;
   apiKeys: ApiKeyStore;
   audit: AuditLog;
@@ -29,6 +36,25 @@ function serverOf(item: unknown): string | undefined {
     return item.server;
   }
   return undefined;
+}
+
+/** The audit log as a readable table (a Markdown preview of `audit.md` beside the log); resolves with its row count. */
+async function showAuditTable(audit: AuditLog, auditFile: string): Promise<number> {
+  await audit.flush();
+  const text = await readFile(auditFile, 'utf8').catch(() => undefined);
+  if (text === undefined) {
+    void vscode.window.showInformationMessage('Toolgate: no decision has been logged in this workspace yet.');
+    return 0;
+  }
+  const table = auditTable(text, 1000, auditFile);
+  const tableFile = vscode.Uri.file(path.join(path.dirname(auditFile), 'audit.md'));
+  await vscode.workspace.fs.writeFile(tableFile, new TextEncoder().encode(table.markdown));
+  try {
+    await vscode.commands.executeCommand('markdown.showPreview', tableFile);
+  } catch {
+    await vscode.window.showTextDocument(tableFile, { preview: true });
+  }
+  return table.rows;
 }
 
 async function resetWorkspaceApprovals(grants: GrantStore, confirm: unknown): Promise<number> {
@@ -52,7 +78,37 @@ async function resetWorkspaceApprovals(grants: GrantStore, confirm: unknown): Pr
   return removed;
 }
 
-export function createCommands({ agent, approvals, apiKeys, audit, auditFile, grants, mcp }: CommandDeps): Record<CoreCommandId, (...args: unknown[]) => unknown> {
+/** What a keyboard decision did: the call it settled, or why none. */
+export type KeyDecision = { decided: true; callId: string; tool: string } | { decided: false; why: string };
+
+/** Allow once / deny the oldest waiting call, from a command or its keybinding. Deny asks for an optional reason. */
+async function decideOldest(gate: CommandDeps['gate'], allow: boolean, reasonArg: unknown): Promise<KeyDecision> {
+  const call = gate.pendingViews()[0];
+  if (!call) {
+    void vscode.window.showInformationMessage('Toolgate: no call is waiting for approval.');
+    return { decided: false, why: 'no call is waiting' };
+  }
+  let reason = typeof reasonArg === 'string' ? reasonArg : undefined;
+  if (!allow && reasonArg === undefined) {
+    reason = await vscode.window.showInputBox({
+      title: `Toolgate: deny ${call.tool}`,
+      prompt: 'Why? The reason goes back to the model (optional). Escape keeps the call waiting.',
+      ignoreFocusOut: true,
+    });
+    if (reason === undefined) {
+      return { decided: false, why: 'the deny was cancelled' };
+    }
+  }
+  const trimmed = reason?.trim();
+  const outcome = gate.settle(call, allow ? { action: 'allow-once' } : { action: 'deny', ...(trimmed ? { reason: trimmed } : {}) });
+  if (!outcome.ok) {
+    void vscode.window.showWarningMessage(`Toolgate: ${outcome.error}`);
+    return { decided: false, why: outcome.error };
+  }
+  return { decided: true, callId: call.callId, tool: call.tool };
+}
+
+export function createCommands({ agent, gate, chat, approvals, apiKeys, audit, auditFile, grants, mcp }: CommandDeps): Record<CoreCommandId, (...args: unknown[]) => unknown> {
   return {
     'toolgate.mcp.restart': (item?: unknown) => {
       const server = serverOf(item);
@@ -73,6 +129,15 @@ export function createCommands({ agent, approvals, apiKeys, audit, auditFile, gr
       return await agent.runTask(task.trim());
     },
     'toolgate.cancel': () => agent.cancel(),
+    'toolgate.allowOnce': (arg?: unknown) => decideOldest(gate, true, arg),
+    'toolgate.deny': (reason?: unknown) => decideOldest(gate, false, reason),
+    'toolgate.focusPrompt': async () => {
+      await vscode.commands.executeCommand('toolgate.chat.focus');
+      // The view may still be loading its page: it focuses the prompt once it is ready.
+      for (let tries = 0; tries < 50 && !chat.focusPrompt(); tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    },
     'toolgate.newChat': () => {
       const outcome = agent.newChat();
       if (!outcome.ok) {
@@ -80,7 +145,8 @@ export function createCommands({ agent, approvals, apiKeys, audit, auditFile, gr
       }
     },
     'toolgate.setApiKey': () => apiKeys.prompt(),
-    'toolgate.showAuditLog': async () => {
+    'toolgate.showAuditLog': () => showAuditTable(audit, auditFile),
+    'toolgate.showAuditLogRaw': async () => {
       await audit.flush();
       try {
         await vscode.window.showTextDocument(vscode.Uri.file(auditFile), { preview: true });

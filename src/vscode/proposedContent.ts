@@ -19,6 +19,23 @@ export class ProposedContentProvider implements vscode.TextDocumentContentProvid
     return kind === 'empty' ? '' : proposal.newText;
   }
 
+  /** Closes the diff tabs of calls that no longer wait (decided, timed out or cancelled): a stale proposal never lingers. */
+  async closeDecided(isWaiting: (callId: string) => boolean): Promise<void> {
+    const stale = vscode.window.tabGroups.all
+      .flatMap((group) => group.tabs)
+      .filter((tab) => {
+        const input = tab.input;
+        if (!(input instanceof vscode.TabInputTextDiff) || input.modified.scheme !== ProposedContentProvider.scheme) {
+          return false;
+        }
+        const callId = input.modified.path.split('/')[1];
+        return callId !== undefined && !isWaiting(callId);
+      });
+    if (stale.length > 0) {
+      await vscode.window.tabGroups.close(stale, true);
+    }
+  }
+
   /** Opens the native diff: the file as it is now (or an empty document for a new file) against the proposal. */
   async openDiff(callId: string): Promise<void> {
     const proposal = this.proposal(callId);

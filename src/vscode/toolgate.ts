@@ -14,6 +14,7 @@ import { initShellParser } from '../core/shell/analysis';
 import { ToolService } from '../core/tools/service';
 import type { ToolgateApi } from './api';
 import { ApprovalsPanel } from './approvalsPanel';
+import { Attention } from './attention';
 import { ChatViewProvider } from './chatViewProvider';
 import { createCommands, type CommandHandlers } from './commands';
 import { createGateParts } from './gateParts';
@@ -28,7 +29,6 @@ import { Settings } from './settings';
 import { TerminalRunner } from './tools/terminal';
 import { createCheckpoints, createUndoCommands } from './undoCommands';
 import { chatRequests, panelRequests } from './viewRequests';
-import { WaitingStatus } from './waitingStatus';
 import { VsCodeWorkspaceFiles } from './workspaceFiles';
 import { WorkspacePaths } from './workspacePaths';
 
@@ -137,19 +137,26 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     ),
   );
 
-  const status = store.add(new WaitingStatus());
+  const attention = store.add(new Attention((badge) => chat.setBadge(badge)));
+  const refreshAttention = (): void => attention.show({ calls: gate.waitingCount, questions: agent.waitingQuestions });
   let lastWaiting = 0;
   const refreshViews = (): void => {
     const waiting = gate.waitingCount;
-    status.show(waiting);
+    refreshAttention();
     if (waiting > lastWaiting) {
       approvals.show(true);
     }
     lastWaiting = waiting;
+    void proposed.closeDecided((callId) => gate.isWaiting(callId)).catch((error: unknown) => log.warn(`could not close a decided diff: ${String(error)}`));
     chat.refresh();
     approvals.refresh();
   };
-  store.add(chats.onDidChange(() => chat.refresh()));
+  store.add(
+    chats.onDidChange(() => {
+      chat.refresh();
+      refreshAttention();
+    }),
+  );
   store.add(audit.onDidRecord(onDecide));
   store.add(gate.onDidChange(refreshViews));
   store.add(vscode.workspace.registerTextDocumentContentProvider(ProposedContentProvider.scheme, proposed));
@@ -183,7 +190,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   return {
     api,
     commands: {
-      ...createCommands({ agent, approvals, apiKeys, audit, auditFile, grants, mcp }),
+      ...createCommands({ agent, gate, chat, approvals, apiKeys, audit, auditFile, grants, mcp }),
       ...createUndoCommands({ store: checkpoints.store, audit, activeChatId: () => agent.chatId, log, disposables: store }),
     },
     chat,

@@ -15,6 +15,7 @@ function decide(gate: Gate, message: DecideMessage): Outcome {
     ...(message.reason !== undefined ? { reason: message.reason } : {}),
     ...(message.grantOption !== undefined ? { grantOption: message.grantOption } : {}),
     ...(message.edited !== undefined ? { edited: message.edited } : {}),
+    ...(message.hunks !== undefined ? { hunks: message.hunks.map(({ index, accepted, reason }) => ({ index, accepted, ...(reason !== undefined ? { reason } : {}) })) } : {}),
   });
 }
 

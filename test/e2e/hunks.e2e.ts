@@ -1,4 +1,6 @@
 import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Frame, Locator } from 'playwright-core';
 import { Control } from './harness/control';
 import { ApprovalsPanelDriver } from './harness/panel';
@@ -110,6 +112,12 @@ describe('per-hunk review in the real approvals panel', function () {
     await panel().act(card, 'allow-once');
     const outcome = await result;
     assert.equal(outcome.ok, true, outcome.output);
+    // The file holds exactly the two accepted hunks; the caller (the model) is told about the third, with its reason.
+    assert.equal(readFileSync(path.join(session.server.workspace, 'src/three.ts'), 'utf8'), base.replace('line5 = 5;', 'line5 = 500;').replace('line35 = 35;', 'line35 = 3500;'));
+    assert.match(outcome.output, /Hunk 2 rejected: line 20 \(originally line 20\)\. Reason: keep line 20 as it is/);
+    assert.match(outcome.output, /The file still has:\n```\nexport const line20 = 20;\n```/);
+    assert.match(outcome.output, /Not written:\n```\nexport const line20 = 2000;\n```/);
+    assert.equal(outcome.decision?.reason, 'allowed once by the person: 2 of 3 hunks');
     const decisions = (await sent()).filter((message) => (message as { type?: unknown }).type === 'decide');
     const decision = decisions.find((message) => (message as { callId?: unknown }).callId === callId) as Record<string, unknown> | undefined;
     assert.ok(decision, `no decide for ${String(callId)} among ${JSON.stringify(decisions)}`);

@@ -233,3 +233,87 @@ describe('the tool service (core, over in-memory ports)', () => {
     }
   });
 });
+
+describe('per-hunk decisions through the tool service and the gate', () => {
+  const base = Array.from({ length: 40 }, (_, i) => `line ${i + 1}\n`).join('');
+  const edits = [5, 20, 35].map((n) => ({ old: `line ${n}\n`, new: `LINE ${n}\n` }));
+  const request: ToolCallRequest = { tool: 'edit_file', args: JSON.stringify({ path: 'three.txt', edits }) };
+
+  before(() => initShellParser());
+
+  it('writes the base with only the accepted hunks and tells the model about the rejected one, with its reason', async () => {
+    const files = new MemoryFiles({ '/ws/three.txt': base });
+    const { run } = setup({}, files);
+    const result = await run(request, { action: 'allow-once', hunks: [{ index: 1, accepted: false, reason: 'keep 20' }] });
+    assert.equal(files.files.get('/ws/three.txt'), base.replace('line 5\n', 'LINE 5\n').replace('line 35\n', 'LINE 35\n'));
+    assert.match(result.output, /^Updated three\.txt\.\n/);
+    assert.match(result.output, /Hunk 2 rejected: line 20 \(originally line 20\)\. Reason: keep 20/);
+    assert.match(result.output, /Not written:\n```\nLINE 20\n```/);
+    assert.equal(result.decision?.verdict === 'allow' && result.decision.reason, 'allowed once by the person: 2 of 3 hunks');
+  });
+
+  it('writes everything when every hunk is accepted (no hunk report)', async () => {
+    const files = new MemoryFiles({ '/ws/three.txt': base });
+    const { run } = setup({}, files);
+    const result = await run(request, { action: 'allow-once', hunks: [{ index: 0, accepted: true }] });
+    assert.equal(result.output, 'Updated three.txt.');
+    assert.equal(files.files.get('/ws/three.txt'), base.replace(/line (5|20|35)\n/g, 'LINE $1\n'));
+  });
+
+  const refused: { name: string; choice: Parameters<ReturnType<typeof setup>['gate']['settle']>[1]; error: RegExp }[] = [
+    { name: 'every hunk rejected', choice: { action: 'allow-once', hunks: [0, 1, 2].map((index) => ({ index, accepted: false })) }, error: /every hunk was rejected; deny the call instead/ },
+    { name: 'a hunk that was not shown', choice: { action: 'allow-once', hunks: [{ index: 3, accepted: false }] }, error: /3/ },
+    { name: 'hunks with a session grant', choice: { action: 'allow-session', hunks: [{ index: 0, accepted: false }] }, error: /only with allow-once/ },
+  ];
+  for (const row of refused) {
+    it(`refuses ${row.name}, and the call keeps waiting with nothing written`, async () => {
+      const files = new MemoryFiles({ '/ws/three.txt': base });
+      const { service, gate } = setup({}, files);
+      const promise = service.runBatch([request], { chatId: 'chat' });
+      const waiting = await waitFor(() => gate.pendingViews()[0]);
+      const outcome = gate.settle(waiting, row.choice);
+      assert.ok(!outcome.ok);
+      assert.match(outcome.error, row.error);
+      assert.equal(gate.waitingCount, 1);
+      gate.settle(waiting, { action: 'deny' });
+      await promise;
+      assert.equal(files.files.get('/ws/three.txt'), base);
+    });
+  }
+
+  it('refuses hunk decisions for a command', async () => {
+    const { service, gate } = setup();
+    const promise = service.runBatch([{ tool: 'run_in_terminal', args: '{"command":"make"}' }], { chatId: 'chat' });
+    const waiting = await waitFor(() => gate.pendingViews()[0]);
+    const outcome = gate.settle(waiting, { action: 'allow-once', hunks: [{ index: 0, accepted: false }] });
+    assert.match(outcome.ok ? '' : outcome.error, /only a file's diff can be decided hunk by hunk/);
+    gate.settle(waiting, { action: 'deny' });
+    await promise;
+  });
+});
+
+describe('a write that would change nothing', () => {
+  const rows: { name: string; request: ToolCallRequest }[] = [
+    { name: 'write_file with the same content', request: { tool: 'write_file', args: JSON.stringify({ path: 'a.txt', content: 'one\ntwo\n' }) } },
+    { name: 'edit_file whose new text equals the old', request: { tool: 'edit_file', args: JSON.stringify({ path: 'a.txt', edits: [{ old: 'two', new: 'two' }] }) } },
+  ];
+  for (const row of rows) {
+    it(`${row.name}: answers "no change" without asking, writing or logging`, async () => {
+      const { run, gate, files, entries, audit } = setup();
+      const result = await run(row.request);
+      assert.deepEqual(result, { ok: true, output: 'No change: a.txt already has exactly this content, so nothing was asked or written.' });
+      assert.equal(gate.waitingCount, 0);
+      assert.equal(files.applied, 0);
+      await audit.flush();
+      assert.deepEqual(entries, []);
+    });
+  }
+
+  it('still asks for a write that creates an empty file', async () => {
+    const { service, gate } = setup();
+    const promise = service.runBatch([{ tool: 'write_file', args: JSON.stringify({ path: 'empty.txt', content: '' }) }], { chatId: 'chat' });
+    const waiting = await waitFor(() => gate.pendingViews()[0]);
+    gate.settle(waiting, { action: 'deny' });
+    await promise;
+  });
+});

@@ -19,6 +19,9 @@ const bridge = connect('chat', {
     render(state);
     markConnected(root, updates);
   },
+  onFocus() {
+    prompt.focus();
+  },
   onResult(_requestId, ok, error) {
     if (!ok) {
       errorBar.hidden = false;

@@ -27,6 +27,7 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 export interface BridgeHandlers {
   onState(state: ViewState, reason: 'init' | 'state', sentAt: number): void;
   onResult?(requestId: string, ok: boolean, error: string | undefined): void;
+  onFocus?(field: 'prompt'): void;
 }
 
 export function connect(view: ViewKind, handlers: BridgeHandlers): Bridge {
@@ -53,6 +54,9 @@ export function connect(view: ViewKind, handlers: BridgeHandlers): Bridge {
         break;
       case 'result':
         handlers.onResult?.(message.requestId, message.ok, message.error);
+        break;
+      case 'focus':
+        handlers.onFocus?.(message.field);
         break;
     }
   });

@@ -82,6 +82,11 @@ export class AgentSession {
     return this.running !== undefined;
   }
 
+  /** ask_user questions waiting for the person's answer. */
+  get waitingQuestions(): number {
+    return this.running?.questions.size ?? 0;
+  }
+
   /** What the person typed in the chat: a decision on waiting calls, or a new task. */
   submit(prompt: string): void {
     if (this.running) {
@@ -250,27 +255,30 @@ export class AgentSession {
       return { id: call.id, ok: false, status: 'failed', output: `Error: ${parsed.ok ? 'not ask_user' : parsed.error}. Nothing was asked.` };
     }
     const { question, options, allowFreeText = false } = parsed.args;
-    const entry: Extract<ChatEntry, { kind: 'question' }> = this.deps.chats.push({ kind: 'question', id: `q-${randomUUID()}`, v: 1, question, options, allowFreeText });
+    const entry: Extract<ChatEntry, { kind: 'question' }> = { kind: 'question', id: `q-${randomUUID()}`, v: 1, question, options, allowFreeText };
     let onAbort: (() => void) | undefined;
-    const answer = await new Promise<string | undefined>((resolve) => {
+    const answer = new Promise<string | undefined>((resolve) => {
       if (signal.aborted) {
         resolve(undefined);
         return;
       }
+      // Waiting before the entry shows, so that whoever the entry's change wakes (the badge) counts it.
       running.questions.set(entry.id, { options, allowFreeText, resolve });
       onAbort = () => resolve(undefined);
       signal.addEventListener('abort', onAbort, { once: true });
     });
+    this.deps.chats.push(entry);
+    const given = await answer;
     if (onAbort) {
       signal.removeEventListener('abort', onAbort);
     }
     running.questions.delete(entry.id);
-    if (answer === undefined) {
+    if (given === undefined) {
       this.deps.chats.update(entry, { answer: '(not answered: the task was stopped)' });
       return { id: call.id, ok: false, status: 'failed', output: 'The question was not answered: the task was stopped.' };
     }
-    this.deps.chats.update(entry, { answer });
-    return { id: call.id, ok: true, status: 'done', output: `The person answered: ${JSON.stringify(answer)}` };
+    this.deps.chats.update(entry, { answer: given });
+    return { id: call.id, ok: true, status: 'done', output: `The person answered: ${JSON.stringify(given)}` };
   }
 
   /** An answer clicked or typed in the chat: it must be one of the options, or free text where that is allowed. */

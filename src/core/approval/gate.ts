@@ -9,6 +9,7 @@ import { DisposableStore, Emitter, type Disposable } from '../disposable';
 import { Broker, newCallId, type Resolution, type Waiting } from './broker';
 import { grantOptions, type GrantOption } from './grantOptions';
 import { describeGrant, newGrantId, type Grant, type GrantStore } from './grants';
+import { checkHunkDecisions, type HunkDecision } from '../review/hunks';
 import { judge, type Judgement, type GateCall, type PolicyContext } from './policy';
 import { grantView, pendingCallView } from './views';
 
@@ -34,6 +35,8 @@ export type GateResult =
       reason: string;
       /** Set when the person edited the content or command before allowing: this is what must run. */
       edited?: string;
+      /** Set when the person decided the diff hunk by hunk: one decision per shown hunk, in file order. */
+      hunks?: HunkDecision[];
     }
   | {
       verdict: 'deny';
@@ -64,6 +67,8 @@ export interface PersonChoice {
   grantOption?: string;
   /** allow-edited: the edited content or command. */
   edited?: string;
+  /** allow-once of a diff decided hunk by hunk: what was rejected (a hunk not listed is accepted). */
+  hunks?: HunkDecision[];
 }
 
 /** A waiting call as the person saw it: its id and the hash of the arguments that were shown. */
@@ -150,6 +155,7 @@ export class Gate implements Disposable {
         decidedBy: 'policy',
         reason: decision.reason,
         source: input.source,
+        ...auditTarget(input),
       });
       asking.push(entry);
       askingIndex.push(index);
@@ -212,7 +218,19 @@ export class Gate implements Disposable {
           };
         } else if (decision.action === 'allow-once') {
           scope = 'once';
-          result = { verdict: 'allow', callId, decidedBy: 'person', scope, reason: 'allowed once by the person' };
+          const preview = input.preview;
+          const check = decision.hunks !== undefined && preview.kind === 'diff' ? checkHunkDecisions(preview.hunks.length, decision.hunks, 'accept') : undefined;
+          result =
+            check?.kind === 'ok' && check.accepted.size < check.decisions.length
+              ? {
+                  verdict: 'allow',
+                  callId,
+                  decidedBy: 'person',
+                  scope,
+                  reason: `allowed once by the person: ${check.accepted.size} of ${check.decisions.length} hunks`,
+                  hunks: check.decisions,
+                }
+              : { verdict: 'allow', callId, decidedBy: 'person', scope, reason: 'allowed once by the person' };
         } else {
           scope = decision.action === 'allow-session' ? 'session' : 'workspace';
           const option = entry.options.find((candidate) => candidate.id === decision.grantOption) ?? entry.options[0];
@@ -271,6 +289,7 @@ export class Gate implements Disposable {
       reason: result.reason,
       source: input.source,
       ...(result.verdict === 'allow' && result.edited !== undefined ? { edited: true } : {}),
+      ...auditTarget(input),
     });
   }
 
@@ -296,6 +315,19 @@ export class Gate implements Disposable {
       }
       if (choice.grantOption !== undefined && !entry.options.some((option) => option.id === choice.grantOption)) {
         return `call ${entry.callId}: '${choice.grantOption}' is not one of the offered grant scopes`;
+      }
+    }
+    if (choice.hunks !== undefined) {
+      const preview = entry.input.preview;
+      if (choice.action !== 'allow-once' || preview.kind !== 'diff' || entry.input.editable?.kind !== 'content') {
+        return `call ${entry.callId}: only a file's diff can be decided hunk by hunk, and only with allow-once`;
+      }
+      const check = checkHunkDecisions(preview.hunks.length, choice.hunks, 'accept');
+      if (check.kind !== 'ok') {
+        return `call ${entry.callId}: ${check.message}`;
+      }
+      if (check.accepted.size === 0) {
+        return `call ${entry.callId}: every hunk was rejected; deny the call instead`;
       }
     }
     if (choice.action === 'allow-edited') {
@@ -363,3 +395,15 @@ export class Gate implements Disposable {
 
 }
 
+/** What a call was about, for the audit log's reader: the command (cut), the MCP server's tool, or the path. */
+function auditTarget(input: GateInput): { target?: string } {
+  const preview = input.preview;
+  const target =
+    preview.kind === 'command'
+      ? preview.command
+      : (input.call.external?.label ?? input.call.target?.relative ?? input.call.target?.absolute);
+  if (target === undefined) {
+    return {};
+  }
+  return { target: target.length > 500 ? `${target.slice(0, 499)}…` : target };
+}

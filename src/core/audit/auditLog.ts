@@ -17,6 +17,8 @@ export const AuditEntry = z.strictObject({
   reason: z.string(),
   source: z.string(),
   edited: z.boolean().optional(),
+  /** What the call was about, for a person reading the log: a path, a command (cut), or an MCP server's tool. */
+  target: z.string().max(600).optional(),
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;
 

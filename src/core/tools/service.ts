@@ -11,6 +11,7 @@ import type { Judgement } from '../approval/policy';
 import { diffText } from '../diff/lineDiff';
 import { isMcpModelName } from '../mcp/names';
 import { diffPreview } from '../review/diffPreview';
+import { applyHunksOf, describeHunkDecisions } from '../review/hunks';
 import type { ChangeRecorder } from '../checkpoints/recorder';
 import type { TurnRef } from '../checkpoints/store';
 import { commandReport } from '../terminal/report';
@@ -64,7 +65,11 @@ export interface ToolServiceDeps {
 }
 
 /** A request the service could not bring to the gate (invalid arguments, an unknown tool, a file it cannot read). */
-type Prepared = { kind: 'error'; message: string } | Ready;
+type Prepared =
+  | { kind: 'error'; message: string }
+  /** Nothing to ask or run (a write that would change nothing): the answer is known. */
+  | { kind: 'answered'; output: string }
+  | Ready;
 
 interface Ready {
   kind: 'ready';
@@ -134,6 +139,9 @@ export class ToolService {
           const target = resolver.resolve(parsed.args.path);
           const proposal =
             parsed.tool === 'write_file' ? await proposeWrite(this.deps.files, target, parsed.args) : await proposeEdit(this.deps.files, target, parsed.args);
+          if (proposal.base.exists && proposal.newText === proposal.base.text) {
+            return { kind: 'answered', output: `No change: ${target.relative ?? target.real} already has exactly this content, so nothing was asked or written.` };
+          }
           const call = gateCall(parsed.tool, parsed.args, resolver, { baseHash: proposal.base.hash, ...home });
           const preview = diffPreview(target.relative ?? target.real, !proposal.base.exists, diffText(proposal.base.text, proposal.newText));
           const input = { callId: newCallId(), call, preview, source, editable: { kind: 'content' as const, text: proposal.newText } };
@@ -162,6 +170,9 @@ export class ToolService {
     if (prepared.kind === 'error') {
       return { verdict: 'deny', reason: `denied: ${prepared.message}`, warnings: [] };
     }
+    if (prepared.kind === 'answered') {
+      return { verdict: 'allow', reason: `allowed: ${prepared.output}`, warnings: [] };
+    }
     const { verdict, reason, warnings } = this.deps.gate.evaluate(prepared.input.call);
     return { verdict, reason, warnings };
   }
@@ -171,6 +182,10 @@ export class ToolService {
     const prepared = await this.prepare({ source: 'api', ...request });
     if (prepared.kind === 'error') {
       return { verdict: 'deny', decidedBy: 'policy', reason: `denied: ${prepared.message}`, callId: '' };
+    }
+    if (prepared.kind === 'answered') {
+      // Nothing would change, so there is nothing to approve; the caller still decides whether to act at all.
+      return { verdict: 'allow', decidedBy: 'policy', reason: `allowed: ${prepared.output}`, callId: '' };
     }
     return await this.ask(prepared, options);
   }
@@ -215,6 +230,10 @@ export class ToolService {
       for (const [index, item] of prepared.entries()) {
         if (item.kind === 'error') {
           results.push({ ok: false, output: `Error: ${item.message}. Nothing was run.` });
+          continue;
+        }
+        if (item.kind === 'answered') {
+          results.push({ ok: true, output: item.output });
           continue;
         }
         const outcome = outcomes[readyIndex++];
@@ -293,7 +312,12 @@ export class ToolService {
     if (!proposal) {
       throw new ToolError('no proposal was prepared');
     }
-    const text = decision.edited ?? proposal.newText;
+    // Hunk by hunk: the base with only the accepted hunks of the shown diff (the same diff, computed the same way).
+    // A hunk without a decision (one past what the panel could show) is accepted, as the contract says.
+    const shown = decision.hunks !== undefined ? diffText(proposal.base.text, proposal.newText).hunks : undefined;
+    const hunkDecisions = shown?.map((_, index) => decision.hunks?.find((hunk) => hunk.index === index) ?? { index, accepted: true });
+    const accepted = new Set((hunkDecisions ?? []).filter((hunk) => hunk.accepted).map((hunk) => hunk.index));
+    const text = shown !== undefined ? applyHunksOf(proposal.base.text, proposal.newText, shown, accepted) : (decision.edited ?? proposal.newText);
     const applied = await this.deps.files.apply(proposal.target.absolute, proposal.base, text, proposal.target.input);
     if (applied.kind === 'written') {
       await this.deps.recorder?.fileWritten(options.turn, {
@@ -303,7 +327,12 @@ export class ToolService {
         before: proposal.base.exists ? proposal.base.text : null,
         after: text,
       });
-      return { ok: true, output: writtenMessage(proposal, { text, savedToDisk: applied.savedToDisk, edited: decision.edited !== undefined }), decision };
+      const written = writtenMessage(proposal, { text, savedToDisk: applied.savedToDisk, edited: decision.edited !== undefined });
+      if (shown !== undefined && hunkDecisions !== undefined) {
+        const report = describeHunkDecisions(proposal.target.relative ?? proposal.target.real, proposal.base.text, proposal.newText, hunkDecisions, { hunks: shown });
+        return { ok: true, output: `${written}\n${report.text}`, decision };
+      }
+      return { ok: true, output: written, decision };
     }
     if (attempt >= maxConflictRetries) {
       return { ok: false, output: `Error: ${applied.detail}, again and again; nothing was written. Read the file and try again.`, decision };
@@ -312,6 +341,9 @@ export class ToolService {
     const fresh = await this.prepare(item.request);
     if (fresh.kind === 'error') {
       return { ok: false, output: `Error: ${applied.detail}, and the call no longer applies: ${fresh.message}. Nothing was written.` };
+    }
+    if (fresh.kind === 'answered') {
+      return { ok: true, output: `${applied.detail}, and it now already has exactly this content: nothing was written.` };
     }
     fresh.input.notices = [`Asked again: ${applied.detail}, so nothing was written. This is a fresh diff.`];
     return await this.complete(fresh, await this.ask(fresh, options), options, attempt + 1);

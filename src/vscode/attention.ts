@@ -1,0 +1,55 @@
+/**
+ * What tells the person something waits for them, wherever they are: a status-bar item (calls and questions; a click
+ * opens what waits), a badge on the Toolgate activity-bar icon (through the chat view), and the `toolgate.waiting`
+ * context key the keybindings use.
+ */
+import * as vscode from 'vscode';
+
+export interface Waiting {
+  calls: number;
+  questions: number;
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`;
+}
+
+export function describeWaiting({ calls, questions }: Waiting): string {
+  const parts = [calls > 0 ? `${plural(calls, 'call')} waiting for approval` : undefined, questions > 0 ? `${plural(questions, 'question')} from the agent` : undefined];
+  return `Toolgate: ${parts.filter((part) => part !== undefined).join(' and ')}`;
+}
+
+export class Attention implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('toolgate.waiting', vscode.StatusBarAlignment.Left, 1000);
+  private last: Waiting = { calls: -1, questions: -1 };
+
+  constructor(private readonly setBadge: (badge: vscode.ViewBadge | undefined) => void) {
+    this.item.name = 'Toolgate: waiting calls and questions';
+    this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
+  }
+
+  show(waiting: Waiting): void {
+    if (waiting.calls === this.last.calls && waiting.questions === this.last.questions) {
+      return;
+    }
+    this.last = waiting;
+    const total = waiting.calls + waiting.questions;
+    void vscode.commands.executeCommand('setContext', 'toolgate.waiting', waiting.calls > 0);
+    if (total === 0) {
+      this.item.hide();
+      this.setBadge(undefined);
+      return;
+    }
+    const text = describeWaiting(waiting);
+    const counts = [waiting.calls > 0 ? `${waiting.calls} waiting` : undefined, waiting.questions > 0 ? plural(waiting.questions, 'question') : undefined];
+    this.item.text = `$(shield) ${counts.filter((count) => count !== undefined).join(', ')}`;
+    this.item.tooltip = `${text}: ${waiting.calls > 0 ? 'open the Approvals panel' : 'open the chat'}`;
+    this.item.command = waiting.calls > 0 ? 'toolgate.openApprovals' : 'toolgate.chat.focus';
+    this.item.show();
+    this.setBadge({ value: total, tooltip: text });
+  }
+
+  dispose(): void {
+    this.item.dispose();
+  }
+}

@@ -1,0 +1,97 @@
+import * as assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ChatDriver, useFakeModel } from './harness/chat';
+import { Control } from './harness/control';
+import { ApprovalsPanelDriver } from './harness/panel';
+import { useCodeServer } from './harness/session';
+
+describe('deciding from the keyboard, and never missing what waits', function () {
+  this.timeout(180_000);
+  const model = useFakeModel();
+  const control = new Control();
+  const session = useCodeServer(() => ({ env: control.env, extraExtensions: [control.vsix], settings: model.workspaceSettings() }));
+  const file = (relative: string): string => path.join(session.server.workspace, relative);
+  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
+  /** The number on the Toolgate activity-bar icon, or '' when it has none. */
+  const badge = async (): Promise<string> => {
+    const item = session.workbench.page.locator('.activitybar .action-item', { has: session.workbench.page.locator('[aria-label^="Toolgate"]') });
+    const count = item.locator('.badge .badge-content');
+    return (await count.count()) === 0 || !(await count.isVisible()) ? '' : (await count.innerText()).trim();
+  };
+
+  it('Ctrl+Alt+Y allows the oldest waiting call once; the badge and the status bar count it until then', async () => {
+    // The person has used the chat, then went back to the Explorer: the Toolgate icon carries the badge.
+    await new ChatDriver(session.workbench).frame();
+    await session.workbench.page.locator('.activitybar [aria-label^="Explorer"]').first().click();
+    const result = control.invoke('write_file', { path: 'by-key.txt', content: 'k\n' });
+    await panel().waitForCall('write_file', 'by-key.txt');
+    const page = session.workbench.page;
+    await page.locator('.statusbar-item', { hasText: '1 waiting' }).waitFor();
+    for (let tries = 0; (await badge()) !== '1'; tries++) {
+      assert.ok(tries < 50, 'the Toolgate icon shows no badge of 1');
+      await page.waitForTimeout(100);
+    }
+    assert.equal(existsSync(file('by-key.txt')), false);
+    await page.locator('.part.statusbar').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('Control+Alt+KeyY');
+    const outcome = await result;
+    assert.equal(outcome.ok, true, outcome.output);
+    assert.equal(outcome.decision?.reason, 'allowed once by the person');
+    assert.equal(readFileSync(file('by-key.txt'), 'utf8'), 'k\n');
+    await page.locator('.statusbar-item', { hasText: '1 waiting' }).waitFor({ state: 'detached' });
+    assert.equal(await badge(), '');
+  });
+
+  it('Toolgate: Deny the Waiting Call asks for the reason, which goes back to the caller', async () => {
+    const result = control.invoke('write_file', { path: 'denied.txt', content: 'no\n' });
+    await panel().waitForCall('write_file', 'denied.txt');
+    await session.workbench.runCommand('Toolgate: Deny the Waiting Call');
+    await session.workbench.answerInputBox('not this file');
+    const outcome = await result;
+    assert.equal(outcome.ok, false);
+    assert.match(outcome.output, /said: "not this file"/);
+    assert.equal(existsSync(file('denied.txt')), false);
+  });
+
+  it('a question from the agent shows in the status bar and the badge; Focus the Chat Prompt puts the cursor in the prompt', async () => {
+    model.fake.script([
+      { toolCalls: [{ id: 'q1', name: 'ask_user', arguments: JSON.stringify({ question: 'Which file?', options: ['a.txt', 'b.txt'] }) }] },
+      { text: 'Thanks.' },
+    ]);
+    const chat = new ChatDriver(session.workbench);
+    await chat.say('Ask me something');
+    const page = session.workbench.page;
+    await page.locator('.statusbar-item', { hasText: '1 question' }).waitFor();
+    assert.equal(await badge(), '1');
+    await page.locator('.part.statusbar').click({ position: { x: 5, y: 5 } });
+    await session.workbench.runCommand('Toolgate: Focus the Chat Prompt');
+    const frame = await chat.frame();
+    for (let tries = 0; !(await frame.evaluate(() => document.activeElement?.getAttribute('data-field') === 'prompt')); tries++) {
+      assert.ok(tries < 50, 'the prompt did not get the focus');
+      await page.waitForTimeout(100);
+    }
+    await frame.locator('[data-entry="question"] [data-action="answer"][data-option="b.txt"]').click();
+    await frame.locator('[data-entry="assistant"]', { hasText: 'Thanks.' }).waitFor();
+    await page.locator('.statusbar-item', { hasText: '1 question' }).waitFor({ state: 'detached' });
+  });
+
+  it("a decided call's diff tab closes by itself", async () => {
+    const result = control.invoke('write_file', { path: 'diffed.txt', content: 'proposed\n' });
+    const card = await panel().waitForCall('write_file', 'diffed.txt');
+    await card.locator('[data-action="open-diff"]').click();
+    const page = session.workbench.page;
+    const tab = page.locator('.tabs-container .tab', { hasText: 'proposed by the agent' });
+    await tab.waitFor();
+    await page.locator('.part.statusbar').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('Control+Alt+KeyY');
+    assert.equal((await result).ok, true);
+    await tab.waitFor({ state: 'detached', timeout: 10_000 });
+  });
+
+  it('the MCP Servers view starts collapsed, so the chat gets the height', async () => {
+    const header = session.workbench.page.locator('.pane-header', { hasText: 'MCP Servers' });
+    await header.waitFor();
+    assert.equal(await header.getAttribute('aria-expanded'), 'false');
+  });
+});
