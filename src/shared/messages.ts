@@ -68,7 +68,8 @@ export type WebviewToHost = z.infer<typeof WebviewToHost>;
 
 /** The messages each view may send; a valid message of the other view's kind is dropped too. */
 export const inboundTypes = {
-  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer'],
+  // 'decide' and 'openDiff': the inline cards of the chat's own waiting calls (the host checks id and hash as for the panel).
+  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'decide', 'openDiff'],
   approvals: ['ready', 'command', 'decide', 'decideAll', 'openDiff', 'revokeGrant'],
 } as const satisfies Record<ViewKind, readonly WebviewToHost['type'][]>;
 export type InboundFor<V extends ViewKind> = Extract<WebviewToHost, { type: (typeof inboundTypes)[V][number] }>;
@@ -118,6 +119,8 @@ export const ChatState = z.strictObject({
   chatId: z.string(),
   running: z.boolean(),
   entries: z.array(ChatEntry),
+  /** The calls of this chat's agent that wait for the person, oldest first: the chat shows them as inline cards. */
+  pending: z.array(PendingCallView),
   chats: z.array(z.strictObject({ id: z.string(), title: z.string(), updatedAt: z.string() })),
 });
 export type ChatState = z.infer<typeof ChatState>;

@@ -21,7 +21,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     private readonly extensionUri: vscode.Uri,
     private readonly log: Log,
     private readonly getState: () => ChatState,
-    private readonly handle: (message: ChatRequest) => Outcome,
+    private readonly handle: (message: ChatRequest) => Outcome | Promise<Outcome>,
   ) {}
 
   resolveWebviewView(view: vscode.WebviewView): void {

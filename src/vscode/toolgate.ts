@@ -120,9 +120,11 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
         chatId: agent.chatId,
         running: agent.isRunning,
         entries: chats.current.entries,
+        // The agent's calls of this chat only: API and other chats' calls are reviewed in the panel.
+        pending: gate.pendingViews(agent.chatId).filter((call) => call.source === 'agent'),
         chats: chats.list(),
       }),
-      chatRequests(agent),
+      chatRequests(agent, gate, proposed),
     ),
   );
 

@@ -1,5 +1,6 @@
 /** What the chat view and the approvals panel ask of the host, translated into calls on the core (validated already). */
 import type { AgentSession } from '../core/agent/session';
+import type { DecideMessage } from '../shared/approvals';
 import type { Gate } from '../core/approval/gate';
 import type { GrantStore } from '../core/approval/grants';
 import type { PanelRequest } from './approvalsPanel';
@@ -7,9 +8,29 @@ import type { ChatRequest } from './chatViewProvider';
 import type { Outcome } from './commandBridge';
 import type { ProposedContentProvider } from './proposedContent';
 
-export function chatRequests(agent: AgentSession): (message: ChatRequest) => Outcome {
+/** A decision from either view: the gate checks that the call waits and that the hash is the one shown. */
+function decide(gate: Gate, message: DecideMessage): Outcome {
+  return gate.settle(message, {
+    action: message.action,
+    ...(message.reason !== undefined ? { reason: message.reason } : {}),
+    ...(message.grantOption !== undefined ? { grantOption: message.grantOption } : {}),
+    ...(message.edited !== undefined ? { edited: message.edited } : {}),
+    ...(message.hunks !== undefined ? { hunks: message.hunks.map(({ index, accepted, reason }) => ({ index, accepted, ...(reason !== undefined ? { reason } : {}) })) } : {}),
+  });
+}
+
+async function openDiff(proposed: ProposedContentProvider, callId: string): Promise<Outcome> {
+  await proposed.openDiff(callId);
+  return { ok: true };
+}
+
+export function chatRequests(agent: AgentSession, gate: Gate, proposed: ProposedContentProvider): (message: ChatRequest) => Outcome | Promise<Outcome> {
   return (message) => {
     switch (message.type) {
+      case 'decide':
+        return decide(gate, message);
+      case 'openDiff':
+        return openDiff(proposed, message.callId);
       case 'submit':
         agent.submit(message.prompt);
         return { ok: true };
@@ -29,20 +50,13 @@ export function panelRequests(gate: Gate, grants: GrantStore, proposed: Proposed
   return async (message) => {
     switch (message.type) {
       case 'decide':
-        return gate.settle(message, {
-          action: message.action,
-          ...(message.reason !== undefined ? { reason: message.reason } : {}),
-          ...(message.grantOption !== undefined ? { grantOption: message.grantOption } : {}),
-          ...(message.edited !== undefined ? { edited: message.edited } : {}),
-          ...(message.hunks !== undefined ? { hunks: message.hunks.map(({ index, accepted, reason }) => ({ index, accepted, ...(reason !== undefined ? { reason } : {}) })) } : {}),
-        });
+        return decide(gate, message);
       case 'decideAll': {
         const outcome = gate.settleAll(message.calls, { allow: message.action === 'allow-all', ...(message.reason !== undefined ? { reason: message.reason } : {}) });
         return outcome.errors.length === 0 ? { ok: true } : { ok: false, error: outcome.errors.join('; ') };
       }
       case 'openDiff':
-        await proposed.openDiff(message.callId);
-        return { ok: true };
+        return await openDiff(proposed, message.callId);
       case 'revokeGrant':
         return (await grants.revoke(message.grantId)) ? { ok: true } : { ok: false, error: `no grant ${message.grantId}` };
     }

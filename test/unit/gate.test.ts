@@ -50,6 +50,22 @@ describe('the gate', () => {
     assert.deepEqual(entries.map((e) => `${e.verdict}/${e.decidedBy}`), ['ask/policy', 'deny/person']);
   });
 
+  it("lists one chat's waiting calls for that chat's inline cards, and every call for the panel", async () => {
+    const { gate } = setup();
+    const waits = [
+      ...gate.request([input(writeCall('a.txt', 'x'))], { chatId: 'c1' }),
+      ...gate.request([input(writeCall('b.txt', 'x'))], { chatId: 'c2' }),
+      ...gate.request([input(writeCall('c.txt', 'x'))], { chatId: 'c1' }),
+    ];
+    const paths = (chatId?: string): string[] => gate.pendingViews(chatId).map((view) => (JSON.parse(view.argsJson) as { path: string }).path);
+    assert.deepEqual(paths('c1'), ['a.txt', 'c.txt']);
+    assert.deepEqual(paths('c2'), ['b.txt']);
+    assert.deepEqual(paths('other'), []);
+    assert.deepEqual(paths(), ['a.txt', 'b.txt', 'c.txt']);
+    gate.cancel('done');
+    await Promise.all(waits);
+  });
+
   it('allow once does not let the next identical call through', async () => {
     const { gate } = setup();
     const first = only(gate.request([input(writeCall('a.txt', 'x'))], { chatId: 'c' }));

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { HostToWebview, WebviewToHost, describeIssues } from '../../src/shared/messages';
+import { ChatState, HostToWebview, WebviewToHost, describeIssues, inboundTypes, type ViewKind } from '../../src/shared/messages';
 
 describe('the host <-> webview contract', () => {
   const valid: unknown[] = [
@@ -72,6 +72,81 @@ describe('the host <-> webview contract', () => {
       assert.ok(wrong.error);
       assert.match(describeIssues(wrong.error), /^hunks: hunk decisions go only with allow-once, not deny$/);
     });
+  });
+
+  describe('inline decisions in the chat', () => {
+    const hash = 'b'.repeat(64);
+    const pendingCall = {
+      callId: 'call-1',
+      batchId: 'batch-1',
+      tool: 'write_file',
+      source: 'agent',
+      reason: 'asks: write_file is gated',
+      warnings: [],
+      argsHash: hash,
+      argsJson: '{"path":"hello.txt","content":"hi"}',
+      preview: { kind: 'diff', path: 'hello.txt', isNewFile: true, added: 1, removed: 0, hunks: [{ header: '@@ -0,0 +1 @@', rows: [['a', null, 1, 'hi']] }] },
+      grantable: true,
+      grantOptions: [{ id: 'exact', label: 'This exact call' }],
+      waitingSince: '2026-11-22T22:00:00.000Z',
+    };
+    const chatState = (extra: Record<string, unknown>): Record<string, unknown> => ({
+      view: 'chat',
+      model: { baseUrl: 'http://127.0.0.1:1/v1', name: 'm', provider: 'openai' },
+      waitingCalls: 1,
+      trusted: true,
+      chatId: 'chat-1',
+      running: true,
+      entries: [],
+      chats: [],
+      pending: [pendingCall],
+      ...extra,
+    });
+    const stateRows: [string, Record<string, unknown>, boolean][] = [
+      ['valid: one waiting call with its diff', chatState({}), true],
+      ['valid: nothing waiting', chatState({ pending: [] }), true],
+      ['valid: a command with its analysis, not grantable', chatState({ pending: [{ ...pendingCall, grantable: false, grantOptions: [], preview: { kind: 'command', command: 'rm -rf build', cwd: '/w', analysis: [{ text: 'rm deletes', verdict: 'ask' }] } }] }), true],
+      ['pending missing', chatState({ pending: undefined }), false],
+      ['a waiting call without its args hash', chatState({ pending: [{ ...pendingCall, argsHash: undefined }] }), false],
+      ['a waiting call with a malformed args hash', chatState({ pending: [{ ...pendingCall, argsHash: 'xyz' }] }), false],
+      ['a waiting call id with spaces', chatState({ pending: [{ ...pendingCall, callId: 'a b' }] }), false],
+      ['an extra field on a waiting call', chatState({ pending: [{ ...pendingCall, decided: true }] }), false],
+    ];
+    for (const [label, state, ok] of stateRows) {
+      it(`chat state: ${ok ? 'accepts' : 'rejects'} ${label}`, () => {
+        const result = ChatState.safeParse(state);
+        assert.equal(result.success, ok, result.error ? describeIssues(result.error) : 'parsed');
+      });
+    }
+
+    const mayDecide: [ViewKind, string, boolean][] = [
+      ['chat', 'decide', true],
+      ['chat', 'openDiff', true],
+      ['chat', 'decideAll', false],
+      ['chat', 'revokeGrant', false],
+      ['approvals', 'decide', true],
+      ['approvals', 'submit', false],
+    ];
+    for (const [view, type, ok] of mayDecide) {
+      it(`the ${view} view ${ok ? 'may' : 'may not'} send '${type}'`, () => {
+        assert.equal((inboundTypes[view] as readonly string[]).includes(type), ok);
+      });
+    }
+
+    const decideRows: [string, Record<string, unknown>, boolean][] = [
+      ['allow once from a chat card', { action: 'allow-once' }, true],
+      ['allow for the session with a grant option', { action: 'allow-session', grantOption: 'exact' }, true],
+      ['always allow in the workspace', { action: 'allow-workspace', grantOption: 'exact' }, true],
+      ['deny with the reason typed in the card', { action: 'deny', reason: 'not in this repo' }, true],
+      ['an action outside the contract', { action: 'allow-forever' }, false],
+      ['a reason over 4000 characters', { action: 'deny', reason: 'x'.repeat(4001) }, false],
+    ];
+    for (const [label, extra, ok] of decideRows) {
+      it(`a chat decide: ${ok ? 'accepts' : 'rejects'} ${label}`, () => {
+        const result = WebviewToHost.safeParse({ type: 'decide', requestId: 'chat-m1-0', callId: 'call-1', argsHash: hash, ...extra });
+        assert.equal(result.success, ok, result.error ? describeIssues(result.error) : 'parsed');
+      });
+    }
   });
 
   it('describes why a message failed, on one line', () => {

@@ -196,11 +196,11 @@ interface HunkList {
   repaint?: () => void;
 }
 
-function hunkList(preview: DiffPreview, mode: 'unified' | 'split', review: HunkReview | undefined): HunkList {
+function hunkList(preview: DiffPreview, mode: 'unified' | 'split', review: HunkReview | undefined, maxRows: number): HunkList {
   const label = `${mode === 'unified' ? 'Unified' : 'Side-by-side'} diff of ${preview.path}`;
   const viewport = h('div', { class: 'diff-body', role: 'region', 'aria-label': label, ...(review ? {} : { tabindex: '0' }) });
   // Room for 30 rows plus the bars of the first few hunks and a reason box, so a small diff shows whole.
-  viewport.style.maxHeight = `${maxViewportRows * rowHeight + Math.min(preview.hunks.length, 4) * hunkBarHeight + (review ? reasonHeight : 0)}px`;
+  viewport.style.maxHeight = `${maxRows * rowHeight + Math.min(preview.hunks.length, 4) * hunkBarHeight + (review ? reasonHeight : 0)}px`;
   const pairs = mode === 'split' ? preview.hunks.map(splitPairs) : undefined;
   const total = (pairs ?? preview.hunks.map((hunk) => hunk.rows)).reduce((sum, rows) => sum + rows.length, 0);
   viewport.dataset['rows'] = String(total);
@@ -219,7 +219,7 @@ function hunkList(preview: DiffPreview, mode: 'unified' | 'split', review: HunkR
   const paint = (): void => {
     scheduled = false;
     const top = viewport.scrollTop;
-    const bottom = top + (viewport.clientHeight || maxViewportRows * rowHeight);
+    const bottom = top + (viewport.clientHeight || maxRows * rowHeight);
     // Read every offset first, then write, so painting one hunk does not force a layout for the next.
     const offsets = blocks.map((block) => block.rows.element.offsetTop);
     blocks.forEach((block, index) => {
@@ -248,12 +248,13 @@ export interface DiffView {
   handleKey(event: KeyboardEvent): boolean;
 }
 
-export function renderDiff(preview: DiffPreview, onOpenDiff: () => void, review?: HunkReview): DiffView {
+/** `maxRows`: how many rows show before the diff scrolls (the chat's inline cards show fewer than the panel). */
+export function renderDiff(preview: DiffPreview, onOpenDiff: () => void, review?: HunkReview, maxRows = maxViewportRows): DiffView {
   let mode: 'unified' | 'split' = 'unified';
   let list: HunkList | undefined;
   const body = h('div', { class: 'diff-holder' });
   const draw = (): void => {
-    list = hunkList(preview, mode, review);
+    list = hunkList(preview, mode, review, maxRows);
     body.replaceChildren(list.viewport);
     body.dataset['mode'] = mode;
   };

@@ -3,6 +3,7 @@ import '@vscode-elements/elements/dist/vscode-icon/index.js';
 import type { DecideMessage, GrantView, PendingCallView } from '../../src/shared/approvals';
 import type { ApprovalsState, ViewState } from '../../src/shared/messages';
 import { connect, h, markConnected, requireElement } from '../shared/bridge';
+import { actionButton as button, commandPreview, warningNotes } from '../shared/callParts';
 import { renderDiff, type DiffView } from './diffView';
 import { HunkReview } from './hunkReview';
 
@@ -156,9 +157,6 @@ function renderCall(call: PendingCallView): HTMLElement {
   });
   const scope = h('select', { 'data-field': 'grant-scope', 'aria-label': 'What the grant covers' },
     ...call.grantOptions.map((option) => h('option', { value: option.id }, option.label)));
-  const button = (action: string, label: string, icon: string, attrs: Record<string, string | boolean> = {}): HTMLElement =>
-    h('vscode-button', { 'data-action': action, ...attrs }, h('vscode-icon', { name: icon, slot: 'content-before' }), label);
-
   const allowOnce = button('allow-once', 'Allow once', 'check');
   allowOnce.addEventListener('click', () => {
     if (review?.allRejected) {
@@ -206,15 +204,7 @@ function renderCall(call: PendingCallView): HTMLElement {
     diff = renderDiff(preview, () => bridge.send({ type: 'openDiff', callId: call.callId }), review);
     previewEl = diff.element;
   } else if (preview.kind === 'command') {
-    previewEl = h('section', { class: 'command', 'data-field': 'command' },
-      h('div', { class: 'label' }, 'Command'),
-      h('pre', { class: 'command-text' }, preview.command),
-      h('div', { class: 'label' }, 'Working folder'),
-      h('pre', { class: 'cwd' }, preview.cwd),
-      h('ul', { class: 'analysis', 'data-field': 'analysis' },
-        ...preview.analysis.map((line) => h('li', { class: `verdict-${line.verdict}` },
-          h('vscode-icon', { name: line.verdict === 'allow' ? 'pass' : line.verdict === 'info' ? 'info' : line.verdict === 'deny' ? 'error' : 'question', 'aria-hidden': 'true' }),
-          ' ', line.text))));
+    previewEl = commandPreview(preview);
   }
 
   const hunkStatus = review ? hunkStatusLine(review, allowOnce, call.grantable ? [allowSession, allowWorkspace] : []) : '';
@@ -241,8 +231,7 @@ function renderCall(call: PendingCallView): HTMLElement {
           ? h('p', { class: 'muted' }, `Annotations (shown only, they never allow anything): ${call.toolInfo.annotations.join(', ')}`)
           : '')
     : '',
-  ...call.warnings.map((warning) => h('p', { class: 'notice warning', role: 'note', 'data-field': 'warning' },
-    h('vscode-icon', { name: 'warning', 'aria-hidden': 'true' }), ' ', warning)),
+  ...warningNotes(call.warnings),
   previewEl,
   h('details', { class: 'args', open: preview.kind === 'none' },
     h('summary', {}, 'Arguments (exact)'),

@@ -2,6 +2,7 @@ import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-icon/index.js';
 import type { ChatEntry, ChatState, ViewState } from '../../src/shared/messages';
 import { connect, h, markConnected, requireElement } from '../shared/bridge';
+import { InlineCards } from './inlineCards';
 import { renderMarkdown } from './markdown';
 
 const root = requireElement('root');
@@ -44,6 +45,9 @@ const send = h('vscode-button', { 'data-action': 'send' }, h('vscode-icon', { na
 const stop = h('vscode-button', { 'data-action': 'stop', secondary: true, hidden: true }, h('vscode-icon', { name: 'debug-stop', slot: 'content-before' }), 'Stop');
 const newChat = h('vscode-button', { 'data-action': 'new-chat', secondary: true, title: 'New chat' }, h('vscode-icon', { name: 'add', slot: 'content-before' }), 'New chat');
 const history = h('select', { 'data-field': 'history', 'aria-label': 'Chats of this workspace' });
+// The waiting calls of this chat, decided in place: the last thing in the transcript, just above the prompt.
+const inline = new InlineCards(bridge, () => prompt.focus());
+transcript.append(inline.element);
 const openApprovals = h('vscode-button', { 'data-action': 'open-approvals', secondary: true }, h('vscode-icon', { name: 'shield', slot: 'content-before' }), 'Approvals');
 
 const submit = (): void => {
@@ -70,6 +74,18 @@ history.addEventListener('change', () => {
     bridge.send({ type: 'openChat', chatId: history.value });
   }
 });
+
+/** Whether the transcript shows its end: it then stays there as entries grow and as the view is resized. */
+let pinnedToBottom = true;
+const isAtBottom = (): boolean => transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 40;
+transcript.addEventListener('scroll', () => {
+  pinnedToBottom = isAtBottom();
+});
+new ResizeObserver(() => {
+  if (pinnedToBottom) {
+    transcript.scrollTop = transcript.scrollHeight;
+  }
+}).observe(transcript);
 
 root.replaceChildren(
   h('header', { class: 'chat-header' }, history, newChat),
@@ -111,10 +127,11 @@ function renderEntry(entry: ChatEntry): HTMLElement {
         ' ', h('code', {}, entry.name), ' ', h('span', { class: 'summary' }, entry.summary), ' ',
         h('span', { class: 'tool-status' }, statusText[entry.status] ?? entry.status));
       if (entry.status === 'waiting') {
-        const link = h('a', { href: '#', 'data-action': 'open-approvals' }, 'Open the Approvals panel');
+        const link = h('a', { href: '#', 'data-action': 'show-waiting' }, 'Decide below');
         link.addEventListener('click', (event) => {
           event.preventDefault();
-          bridge.command('openApprovals');
+          inline.element.scrollIntoView({ block: 'nearest' });
+          inline.focusFirst();
         });
         card.append(' · ', link);
       }
@@ -170,7 +187,7 @@ function render(state: ChatState): void {
 
   if (switched) {
     rendered.clear();
-    transcript.replaceChildren();
+    transcript.replaceChildren(inline.element);
   }
   const ids = new Set(state.entries.map((entry) => entry.id));
   for (const [id, item] of rendered) {
@@ -179,7 +196,7 @@ function render(state: ChatState): void {
       rendered.delete(id);
     }
   }
-  const nearBottom = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 40;
+  const nearBottom = pinnedToBottom;
   let previous: HTMLElement | undefined;
   for (const entry of state.entries) {
     const existing = rendered.get(entry.id);
@@ -199,7 +216,8 @@ function render(state: ChatState): void {
     }
     previous = element;
   }
-  if (nearBottom || switched) {
+  const added = inline.render(state.pending);
+  if (nearBottom || switched || added) {
     // Again after layout: custom elements and fonts can grow the entries after this frame.
     transcript.scrollTop = transcript.scrollHeight;
     requestAnimationFrame(() => {

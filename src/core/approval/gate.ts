@@ -371,8 +371,12 @@ export class Gate implements Disposable {
     return this.broker.waiting().length;
   }
 
-  pendingViews(): PendingCallView[] {
-    return this.broker.waiting().map((entry) => entry.view);
+  /** What the panel shows of every waiting call, oldest first; with `chatId`, only the calls of that chat. */
+  pendingViews(chatId?: string): PendingCallView[] {
+    return this.broker
+      .waiting()
+      .filter((entry) => chatId === undefined || entry.chatId === chatId)
+      .map((entry) => entry.view);
   }
 
   /** Whether a call is waiting for the person. */

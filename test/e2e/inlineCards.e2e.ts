@@ -1,0 +1,157 @@
+import * as assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Frame, Locator } from 'playwright-core';
+import { ChatDriver, sentToolResult, useFakeModel, waitFor } from './harness/chat';
+import { ApprovalsPanelDriver } from './harness/panel';
+import { useCodeServer } from './harness/session';
+
+describe('inline decisions in the chat', function () {
+  this.timeout(180_000);
+  const model = useFakeModel();
+  const session = useCodeServer(() => ({ settings: model.workspaceSettings() }));
+  const file = (relative: string): string => path.join(session.server.workspace, relative);
+  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
+  const driver = (): ChatDriver => new ChatDriver(session.workbench);
+  const chat = (): Promise<Frame> => driver().frame();
+
+  const writeCall = (id: string, relative: string, content: string): { id: string; name: string; arguments: string } =>
+    ({ id, name: 'write_file', arguments: JSON.stringify({ path: relative, content }) });
+
+  /** The chat's inline card of the one waiting call whose card mentions `text`. */
+  async function chatCard(text: string): Promise<Locator> {
+    const card = (await chat()).locator('article.inline-call[data-call-id]', { hasText: text });
+    await card.waitFor({ state: 'visible', timeout: 30_000 });
+    return card;
+  }
+
+  /** A write_file call from the scripted model, waiting in both views; returns the chat card and the panel card. */
+  async function waitingWrite(id: string, relative: string, content: string, then: string): Promise<{ inline: Locator; inPanel: Locator }> {
+    model.fake.script([
+      { text: `I will write ${relative}.`, toolCalls: [writeCall(id, relative, content)] },
+      { text: then },
+    ]);
+    await driver().task(`Write ${relative}`);
+    const inPanel = await panel().waitForCall('write_file', relative);
+    const inline = await chatCard(relative);
+    assert.equal(await inline.getAttribute('data-call-id'), await inPanel.getAttribute('data-call-id'), 'the same call in both views');
+    return { inline, inPanel };
+  }
+
+  /** The chat gets the sidebar's height for the screenshots (the MCP Servers view is collapsed). */
+  async function collapseMcpServers(): Promise<void> {
+    const header = session.workbench.page.locator('.pane-header[aria-expanded="true"]', { hasText: 'MCP Servers' });
+    if ((await header.count()) > 0) {
+      await header.first().click();
+    }
+  }
+
+  /** Picks a colour theme the way a person does: the palette's "Preferences: Color Theme". */
+  async function setTheme(theme: 'Light Modern' | 'Dark Modern'): Promise<void> {
+    await session.workbench.runCommand('Preferences: Color Theme');
+    await session.workbench.answerInputBox(theme);
+    const kind = theme.includes('Light') ? 'vs' : 'vs-dark';
+    await session.workbench.page.locator(`.monaco-workbench.${kind}`).waitFor({ timeout: 15_000 });
+  }
+
+  async function screenshots(theme: 'dark' | 'light'): Promise<void> {
+    const page = session.workbench.page;
+    for (const [width, height] of [[1400, 900], [900, 700]] as const) {
+      await page.setViewportSize({ width, height });
+      await page.waitForTimeout(400);
+      await session.workbench.screenshot(`inline-card-${theme}-${width}x${height}`);
+    }
+    await page.setViewportSize({ width: 1400, height: 900 });
+  }
+
+  it('shows the waiting write_file in the chat with its diff; Allow once there writes the file and the panel card goes at once', async () => {
+    const before = model.fake.requests.length;
+    const { inline, inPanel } = await waitingWrite('call_i1', 'inline.txt', 'written from the chat\n', 'Wrote inline.txt.');
+    const diff = inline.locator('[data-field="diff"]');
+    await diff.waitFor();
+    assert.match(await diff.innerText(), /inline\.txt[\s\S]*written from the chat/);
+    for (const action of ['allow-once', 'allow-session', 'allow-workspace', 'deny']) {
+      assert.equal(await inline.locator(`[data-action="${action}"]`).count(), 1, `the card has ${action}`);
+      assert.ok(await inline.locator(`[data-action="${action}"]`).getAttribute('aria-label'), `${action} is labelled`);
+    }
+    assert.equal(await inline.locator('[data-field="reason"]').isVisible(), false, 'the reason box waits for Deny');
+    await collapseMcpServers();
+    await setTheme('Dark Modern');
+    await screenshots('dark');
+
+    await inline.locator('[data-action="allow-once"]').click();
+    await inPanel.waitFor({ state: 'detached', timeout: 2_000 });
+    await inline.waitFor({ state: 'detached', timeout: 2_000 });
+    await waitFor(() => model.fake.requests.length === before + 2, 'the next model request');
+    assert.equal(readFileSync(file('inline.txt'), 'utf8'), 'written from the chat\n');
+    assert.match(sentToolResult(model.fake, before + 1, 'call_i1'), /Created inline\.txt/);
+    await driver().idle();
+  });
+
+  it('Deny in the chat opens the reason box; the reason typed there reaches the model', async () => {
+    const before = model.fake.requests.length;
+    const { inline, inPanel } = await waitingWrite('call_i2', 'nope.txt', 'x\n', 'I will leave it.');
+    const reason = inline.locator('[data-field="reason"]');
+    await inline.locator('[data-action="deny"]').click();
+    await reason.waitFor({ state: 'visible' });
+    assert.equal(await (await chat()).evaluate(() => document.activeElement?.getAttribute('data-field')), 'reason', 'the box has the focus');
+    await reason.fill('keep the folder clean');
+    await inline.locator('[data-action="deny"]').click();
+    await inline.waitFor({ state: 'detached', timeout: 2_000 });
+    await inPanel.waitFor({ state: 'detached', timeout: 2_000 });
+    await waitFor(() => model.fake.requests.length === before + 2, 'the model to hear of the denial');
+    assert.match(sentToolResult(model.fake, before + 1, 'call_i2'), /The person denied this call and said: "keep the folder clean"/);
+    assert.equal(existsSync(file('nope.txt')), false);
+    await driver().idle();
+  });
+
+  it('a decision in the panel removes the chat card at once', async () => {
+    const before = model.fake.requests.length;
+    const { inline, inPanel } = await waitingWrite('call_i3', 'paneled.txt', 'from the panel\n', 'Done.');
+    await setTheme('Light Modern');
+    await collapseMcpServers();
+    await screenshots('light');
+    await panel().act(inPanel, 'allow-once');
+    await inline.waitFor({ state: 'detached', timeout: 2_000 });
+    await waitFor(() => model.fake.requests.length === before + 2, 'the next model request');
+    assert.equal(readFileSync(file('paneled.txt'), 'utf8'), 'from the panel\n');
+    assert.equal(await (await chat()).locator('[data-field="inline-calls"]').isVisible(), false, 'nothing waits in the chat');
+    await driver().idle();
+  });
+
+  it('from the keyboard: Enter in the reason box denies, the focus moves to the next waiting card, and Tab reaches each labelled control', async () => {
+    model.fake.script([{ toolCalls: [writeCall('call_k1', 'k1.txt', '1\n'), writeCall('call_k2', 'k2.txt', '2\n')] }, { text: 'Ok.' }]);
+    const before = model.fake.requests.length;
+    await driver().task('Write k1 and k2');
+    const first = await chatCard('k1.txt');
+    const second = await chatCard('k2.txt');
+    const frame = await chat();
+    await first.locator('[data-action="deny"]').focus();
+    await frame.page().keyboard.press('Enter');
+    await first.locator('[data-field="reason"]').waitFor({ state: 'visible' });
+    await frame.page().keyboard.type('not k1');
+    await frame.page().keyboard.press('Enter');
+    await first.waitFor({ state: 'detached', timeout: 2_000 });
+    await frame.waitForFunction(() => document.activeElement?.getAttribute('data-action') === 'allow-once', undefined, { timeout: 2_000 });
+    const focusedCard = await frame.evaluate(() => document.activeElement?.closest('[data-call-id]')?.textContent ?? '');
+    assert.match(focusedCard, /k2\.txt/);
+    // Every control of the card is reached with Tab, in order, and each is labelled with its call.
+    const focused = (): Promise<[string, string]> =>
+      frame.evaluate(() => [document.activeElement?.getAttribute('data-action') ?? '', document.activeElement?.getAttribute('aria-label') ?? '']);
+    const reached: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      await frame.page().keyboard.press('Tab');
+      const [action, label] = await focused();
+      assert.ok(action === 'open-approvals' || label.includes('k2.txt'), `${action} is labelled with its call: ${label}`);
+      reached.push(action);
+    }
+    assert.deepEqual(reached, ['allow-session', 'allow-workspace', 'deny', 'open-approvals']);
+    await second.locator('[data-action="allow-once"]').focus();
+    await frame.page().keyboard.press('Enter');
+    await second.waitFor({ state: 'detached', timeout: 2_000 });
+    await waitFor(() => model.fake.requests.length === before + 2, 'the next model request');
+    assert.match(sentToolResult(model.fake, before + 1, 'call_k1'), /said: "not k1"/);
+    assert.equal(readFileSync(file('k2.txt'), 'utf8'), '2\n');
+    await driver().idle();
+  });
+});

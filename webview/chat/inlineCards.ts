@@ -1,0 +1,197 @@
+/**
+ * The chat's inline cards: each call of this chat's agent that waits for the person, with its target, a compact diff
+ * (or the command and its analysis) and the decision buttons, in a "Waiting for you" section at the end of the
+ * transcript. The host's state is the truth: a card is shown while its call is in `pending` and goes when it is not,
+ * whichever view decided. Cards are kept by call id across pushes, so a reason being typed survives them.
+ */
+import type { DecideMessage, PendingCallView } from '../../src/shared/approvals';
+import { renderDiff } from '../approvals/diffView';
+import type { Bridge } from '../shared/bridge';
+import { h } from '../shared/bridge';
+import { actionButton, commandPreview, warningNotes } from '../shared/callParts';
+
+/** Rows of a diff shown inline before it scrolls; the panel shows the whole review. */
+const inlineDiffRows = 12;
+
+type Decision = Pick<DecideMessage, 'action'> & Partial<Pick<DecideMessage, 'reason' | 'grantOption'>>;
+
+interface Card {
+  element: HTMLElement;
+  allowOnce: HTMLElement;
+}
+
+/** What the card names as the call's target: the file, the command, else the compact arguments. */
+export function callTarget(call: PendingCallView): string {
+  switch (call.preview.kind) {
+    case 'diff':
+      return call.preview.path;
+    case 'command':
+      return call.preview.command;
+    case 'none': {
+      const compact = call.argsJson.replace(/\s+/g, ' ');
+      return compact.length > 80 ? `${compact.slice(0, 79)}…` : compact;
+    }
+  }
+}
+
+export class InlineCards {
+  readonly element: HTMLElement;
+  private readonly list: HTMLElement;
+  private readonly cards = new Map<string, Card>();
+  /** Set when this view decided: once the call is gone, the focus goes to the next waiting card. */
+  private decidedHere = false;
+
+  constructor(
+    private readonly bridge: Bridge,
+    /** Where the focus goes when no call is left to decide. */
+    private readonly focusAfterLast: () => void,
+  ) {
+    this.list = h('div', { class: 'inline-calls', role: 'list', 'aria-label': 'Calls waiting for your approval' });
+    this.element = h('section', { class: 'waiting-section', 'data-field': 'inline-calls', 'aria-label': 'Waiting for you', hidden: true },
+      h('h2', { class: 'waiting-title' }, h('vscode-icon', { name: 'shield', 'aria-hidden': 'true' }), ' Waiting for you'),
+      this.list);
+  }
+
+  /** Shows exactly `pending`, in order; returns whether a card was added (the transcript then scrolls to it). */
+  render(pending: PendingCallView[]): boolean {
+    const ids = new Set(pending.map((call) => call.callId));
+    let hadFocus = false;
+    for (const [id, card] of this.cards) {
+      if (!ids.has(id)) {
+        hadFocus ||= card.element.contains(document.activeElement);
+        card.element.remove();
+        this.cards.delete(id);
+      }
+    }
+    let added = false;
+    let previous: HTMLElement | undefined;
+    for (const call of pending) {
+      let card = this.cards.get(call.callId);
+      if (!card) {
+        card = this.renderCard(call);
+        this.cards.set(call.callId, card);
+        added = true;
+        if (previous) {
+          previous.after(card.element);
+        } else {
+          this.list.prepend(card.element);
+        }
+      }
+      previous = card.element;
+    }
+    this.element.hidden = pending.length === 0;
+    if (hadFocus || (this.decidedHere && !pending.some((call) => this.cards.get(call.callId)?.element.dataset['sent'] === 'true'))) {
+      this.decidedHere = false;
+      const next = pending[0] && this.cards.get(pending[0].callId);
+      if (next) {
+        next.allowOnce.focus();
+      } else {
+        this.focusAfterLast();
+      }
+    }
+    return added;
+  }
+
+  /** The first waiting card's Allow once, for a keyboard user arriving in the chat. */
+  focusFirst(): boolean {
+    const first = this.cards.values().next();
+    if (first.done === true) {
+      return false;
+    }
+    first.value.allowOnce.focus();
+    return true;
+  }
+
+  private renderCard(call: PendingCallView): Card {
+    const target = callTarget(call);
+    const which = `${call.tool} ${target}`;
+    const card = h('article', {
+      class: 'inline-call',
+      role: 'listitem',
+      'data-call-id': call.callId,
+      'data-tool': call.tool,
+      'data-args-hash': call.argsHash,
+      'aria-label': `${which}: waiting for your approval`,
+    });
+    const decide = (decision: Decision): void => {
+      card.dataset['sent'] = 'true';
+      this.decidedHere = true;
+      this.bridge.send({ type: 'decide', callId: call.callId, argsHash: call.argsHash, ...decision });
+    };
+
+    const reason = h('textarea', {
+      'data-field': 'reason',
+      rows: '2',
+      placeholder: 'Why not? (optional, sent to the model). Enter denies, Escape cancels.',
+      'aria-label': `Reason for denying ${which}`,
+    });
+    const reasonArea = h('div', { class: 'reason-area', hidden: true }, reason);
+    const scope = h('select', { 'data-field': 'grant-scope', 'aria-label': `What a grant for ${which} covers` },
+      ...call.grantOptions.map((option) => h('option', { value: option.id }, option.label)));
+
+    const allowOnce = actionButton('allow-once', 'Allow once', 'check', { 'aria-label': `Allow once: ${which}` });
+    allowOnce.addEventListener('click', () => decide({ action: 'allow-once' }));
+    const grantButtons: HTMLElement[] = [];
+    if (call.grantable) {
+      const session = actionButton('allow-session', 'Allow for session', 'history', { secondary: true, 'aria-label': `Allow for this session: ${which}` });
+      session.addEventListener('click', () => decide({ action: 'allow-session', grantOption: scope.value }));
+      const workspace = actionButton('allow-workspace', 'Always allow in workspace', 'workspace-trusted', { secondary: true, 'aria-label': `Always allow in this workspace: ${which}` });
+      workspace.addEventListener('click', () => decide({ action: 'allow-workspace', grantOption: scope.value }));
+      grantButtons.push(session, workspace);
+    }
+    const deny = actionButton('deny', 'Deny', 'close', { secondary: true, 'aria-label': `Deny: ${which}` });
+    const sendDenial = (): void => {
+      const text = reason.value.trim();
+      decide({ action: 'deny', ...(text === '' ? {} : { reason: text }) });
+    };
+    // The first press asks why (the reason box opens); the second, or Enter in the box, sends the denial.
+    deny.addEventListener('click', () => {
+      if (reasonArea.hidden) {
+        reasonArea.hidden = false;
+        deny.setAttribute('aria-label', `Send the denial of ${which}`);
+        reason.focus();
+      } else {
+        sendDenial();
+      }
+    });
+    reason.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+        event.preventDefault();
+        sendDenial();
+      } else if (event.key === 'Escape') {
+        reasonArea.hidden = true;
+        deny.setAttribute('aria-label', `Deny: ${which}`);
+        deny.focus();
+      }
+    });
+    const openPanel = h('a', { href: '#', class: 'open-panel', 'data-action': 'open-approvals' }, 'Open in the Approvals panel');
+    openPanel.addEventListener('click', (event) => {
+      event.preventDefault();
+      this.bridge.command('openApprovals');
+    });
+
+    const preview = call.preview;
+    let previewEl: HTMLElement;
+    if (preview.kind === 'diff') {
+      previewEl = renderDiff(preview, () => this.bridge.send({ type: 'openDiff', callId: call.callId }), undefined, inlineDiffRows).element;
+    } else if (preview.kind === 'command') {
+      previewEl = commandPreview(preview);
+    } else {
+      previewEl = h('pre', { class: 'args-inline', 'data-field': 'args' }, call.argsJson);
+    }
+
+    card.append(
+      h('header', { class: 'call-header' },
+        h('code', { class: 'tool' }, call.tool),
+        h('span', { class: 'target', 'data-field': 'target', title: target }, target)),
+      h('p', { class: 'reason-line', 'data-field': 'why' }, call.reason),
+      ...warningNotes(call.warnings),
+      previewEl,
+      call.grantable ? h('label', { class: 'scope-label' }, 'A grant covers ', scope) : '',
+      reasonArea,
+      h('div', { class: 'actions' }, allowOnce, ...grantButtons, deny),
+      h('p', { class: 'more' }, openPanel),
+    );
+    return { element: card, allowOnce };
+  }
+}
