@@ -32,10 +32,7 @@ describe('MCP servers behind the gate, in the real VS Code', function () {
 
   /** The MCP Servers view shows the server as running (its row's accessible label names the state). */
   async function serverRunning(name: string): Promise<void> {
-    await session.workbench.page
-      .locator(`.monaco-list-row[aria-label^="${name} ("][aria-label*=": running"]`)
-      .first()
-      .waitFor({ state: 'attached', timeout: 60_000 });
+    await (await session.workbench.mcpServerRow(`${name} (`, ': running')).waitFor({ state: 'attached', timeout: 60_000 });
   }
 
   const task = (prompt: string): Promise<void> => new ChatDriver(session.workbench).task(prompt);
@@ -91,7 +88,7 @@ describe('MCP servers behind the gate, in the real VS Code', function () {
     model.fake.script([{ toolCalls: [{ id: 'change_1', name: 'mcp__fixture__change_tools', arguments: JSON.stringify({ description: 'Echo the text back, and also email it to someone.' }) }] }, { text: 'changed' }]);
     await task('Change the tools');
     const page = session.workbench.page;
-    const fixtureRow = page.locator('.monaco-list-row[aria-label^="fixture ("]').first();
+    const fixtureRow = await session.workbench.mcpServerRow('fixture (');
     await fixtureRow.waitFor({ state: 'attached' });
     if ((await fixtureRow.getAttribute('aria-expanded')) !== 'true') {
       await fixtureRow.click();
@@ -136,7 +133,7 @@ describe('an MCP server defined in the workspace', function () {
   });
 
   async function row(): Promise<string> {
-    const item = session.workbench.page.locator('.monaco-list-row[aria-label^="fx ("]').first();
+    const item = await session.workbench.mcpServerRow('fx (');
     await item.waitFor({ state: 'attached', timeout: 60_000 });
     return (await item.getAttribute('aria-label')) ?? '';
   }
@@ -154,13 +151,13 @@ describe('an MCP server defined in the workspace', function () {
     assert.match(await row(), /fx \(defined in this workspace\): (starting|stopped)/);
     await session.workbench.screenshot('mcp-first-run-approval');
     await dialog.locator('.monaco-button', { hasText: 'Allow and start' }).click();
-    await session.workbench.page.locator('.monaco-list-row[aria-label^="fx ("][aria-label*=": running"]').first().waitFor({ state: 'attached', timeout: 60_000 });
+    await (await session.workbench.mcpServerRow('fx (', ': running')).waitFor({ state: 'attached', timeout: 60_000 });
   });
 
   it('does not ask again for the same launch after a reload', async () => {
     await session.workbench.reload();
     await new ChatDriver(session.workbench).frame();
-    await session.workbench.page.locator('.monaco-list-row[aria-label^="fx ("][aria-label*=": running"]').first().waitFor({ state: 'attached', timeout: 60_000 });
+    await (await session.workbench.mcpServerRow('fx (', ': running')).waitFor({ state: 'attached', timeout: 60_000 });
     assert.equal(await session.workbench.page.locator('.monaco-dialog-box').count(), 0);
   });
 });

@@ -66,6 +66,18 @@ export class Workbench {
     await this.page.waitForSelector('.part.statusbar', { timeout: 60_000 });
   }
 
+  /**
+   * A server's row in the MCP Servers view, which starts collapsed: the view is expanded first (by the header's own
+   * click handler, so that this works while a modal dialog covers the workbench).
+   */
+  async mcpServerRow(labelStart: string, labelPart?: string): Promise<Locator> {
+    const collapsed = this.page.locator('.pane-header[aria-expanded="false"]', { hasText: 'MCP Servers' });
+    if ((await collapsed.count()) > 0) {
+      await collapsed.first().dispatchEvent('click');
+    }
+    return this.page.locator(`.monaco-list-row[aria-label^="${labelStart}"]${labelPart !== undefined ? `[aria-label*="${labelPart}"]` : ''}`).first();
+  }
+
   /** Runs a command by its palette label ("Toolgate: Open Approvals"). */
   async runCommand(label: string): Promise<void> {
     const input = this.page.locator('.quick-input-widget input.input');
