@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 
-export interface Waiting {
+export interface WaitingCounts {
   calls: number;
   questions: number;
 }
@@ -14,21 +14,21 @@ function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
 
-export function describeWaiting({ calls, questions }: Waiting): string {
+export function describeWaiting({ calls, questions }: WaitingCounts): string {
   const parts = [calls > 0 ? `${plural(calls, 'call')} waiting for approval` : undefined, questions > 0 ? `${plural(questions, 'question')} from the agent` : undefined];
   return `Toolgate: ${parts.filter((part) => part !== undefined).join(' and ')}`;
 }
 
 export class Attention implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('toolgate.waiting', vscode.StatusBarAlignment.Left, 1000);
-  private last: Waiting = { calls: -1, questions: -1 };
+  private last: WaitingCounts = { calls: -1, questions: -1 };
 
   constructor(private readonly setBadge: (badge: vscode.ViewBadge | undefined) => void) {
     this.item.name = 'Toolgate: waiting calls and questions';
     this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
   }
 
-  show(waiting: Waiting): void {
+  show(waiting: WaitingCounts): void {
     if (waiting.calls === this.last.calls && waiting.questions === this.last.questions) {
       return;
     }

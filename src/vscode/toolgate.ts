@@ -68,9 +68,9 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   store.add(gate);
   const terminal = store.add(new TerminalRunner());
   const mcp = new McpServers(context.workspaceState, log);
+  const chats = store.add(new ChatBook(state, log));
   // Checkpoints of what the agent's allowed calls change; a note when old ones are dropped goes to the chat.
-  let noteInChat: (message: string) => void = () => undefined;
-  const checkpoints = createCheckpoints({ state, settings, log, disposables: store, onNote: (note) => noteInChat(note.message) });
+  const checkpoints = createCheckpoints({ state, settings, log, disposables: store, onNote: (note) => chats.notice(`Checkpoints: ${note.message}`) });
   const tools = new ToolService({
     gate,
     files: new VsCodeWorkspaceFiles(),
@@ -86,8 +86,6 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     },
   });
   const proposed = new ProposedContentProvider((callId) => tools.proposal(callId));
-  const chats = store.add(new ChatBook(state, log));
-  noteInChat = (message) => chats.notice(`Checkpoints: ${message}`);
   const agent = new AgentSession({
     chats,
     tools,

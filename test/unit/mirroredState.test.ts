@@ -6,30 +6,13 @@ import { taskKeyPrefix } from '../../src/core/checkpoints/schema';
 import { CheckpointStore } from '../../src/core/checkpoints/store';
 import { CheckpointStateStorage } from '../../src/core/checkpoints/stateStorage';
 import { MirroredWorkspaceState } from '../../src/core/storage/mirroredState';
-
-/** A fake of VS Code's Memento (workspace state) that can "lose" writes, as a browser reload can. */
-class FakeMemento {
-  values = new Map<string, unknown>();
-  get(key: string): unknown {
-    return this.values.get(key);
-  }
-  update(key: string, value: unknown): Promise<void> {
-    if (value === undefined) {
-      this.values.delete(key);
-    } else {
-      this.values.set(key, value);
-    }
-    return Promise.resolve();
-  }
-  keys(): readonly string[] {
-    return [...this.values.keys()];
-  }
-}
+import { MemoryStore } from '../fixtures/memoryGate';
 
 const noWarning = (message: string): void => {
   throw new Error(`unexpected warning: ${message}`);
 };
 
+// VS Code's Memento in memory (MemoryStore); a test "loses" a write, as a browser reload can, by changing its values.
 describe('workspace state mirrored to a file', () => {
   let folder: string;
   beforeEach(() => {
@@ -38,7 +21,7 @@ describe('workspace state mirrored to a file', () => {
   afterEach(() => rmSync(folder, { recursive: true, force: true }));
 
   it('writes both copies', async () => {
-    const memento = new FakeMemento();
+    const memento = new MemoryStore();
     const store = new MirroredWorkspaceState(memento, folder, noWarning);
     await store.update('toolgate.grants', { version: 1, revision: 3, grants: [] });
     assert.deepEqual(memento.get('toolgate.grants'), { version: 1, revision: 3, grants: [] });
@@ -46,7 +29,7 @@ describe('workspace state mirrored to a file', () => {
   });
 
   it('keeps the newer copy when workspace state lost a write', async () => {
-    const memento = new FakeMemento();
+    const memento = new MemoryStore();
     const store = new MirroredWorkspaceState(memento, folder, noWarning);
     await store.update('k', { revision: 5, grants: ['newest'] });
     memento.values.set('k', { revision: 4, grants: ['stale'] });
@@ -54,7 +37,7 @@ describe('workspace state mirrored to a file', () => {
   });
 
   it('keeps workspace state when it is newer than the file, and when there is no file', () => {
-    const memento = new FakeMemento();
+    const memento = new MemoryStore();
     memento.values.set('k', { revision: 7 });
     const store = new MirroredWorkspaceState(memento, folder, noWarning);
     assert.deepEqual(store.get('k'), { revision: 7 });
@@ -64,13 +47,13 @@ describe('workspace state mirrored to a file', () => {
 
   it('ignores an unreadable file', () => {
     writeFileSync(path.join(folder, 'k.json'), '{ not json');
-    const memento = new FakeMemento();
+    const memento = new MemoryStore();
     const store = new MirroredWorkspaceState(memento, folder, noWarning);
     assert.equal(store.get('k'), undefined);
   });
 
   it('lists the keys of both copies, and removing a key removes its file', async () => {
-    const memento = new FakeMemento();
+    const memento = new MemoryStore();
     const store = new MirroredWorkspaceState(memento, folder, noWarning);
     await store.update('toolgate.a', { revision: 1 });
     await store.update('toolgate.b', 'text');
@@ -84,7 +67,7 @@ describe('workspace state mirrored to a file', () => {
   });
 
   it('has no keys of its own before the folder exists', () => {
-    const store = new MirroredWorkspaceState(new FakeMemento(), path.join(folder, 'missing'), noWarning);
+    const store = new MirroredWorkspaceState(new MemoryStore(), path.join(folder, 'missing'), noWarning);
     assert.deepEqual(store.keys(), []);
   });
 });
@@ -97,7 +80,7 @@ describe('checkpoints in the mirrored workspace state', () => {
   afterEach(() => rmSync(folder, { recursive: true, force: true }));
 
   it('a task written again after a workspace-state write was lost reads back as the newer copy, after a reload', async () => {
-    const memento = new FakeMemento();
+    const memento = new MemoryStore();
     const open = (): CheckpointStore =>
       new CheckpointStore(new CheckpointStateStorage(new MirroredWorkspaceState(memento, folder, noWarning)), { warn: noWarning });
     const store = open();
@@ -105,14 +88,17 @@ describe('checkpoints in the mirrored workspace state', () => {
     const stale = new Map(memento.values);
     await store.record({ chatId: 'c', taskId: 't', turn: 1 }, { kind: 'file', path: '/w/a', tool: 'edit_file', before: 'b\n', after: 'c\n' });
     // The reload dropped the second write from workspace state; the mirror files have it.
-    memento.values = stale;
+    memento.values.clear();
+    for (const [key, value] of stale) {
+      memento.values.set(key, value);
+    }
     const loaded = await open().load('c', 't');
     assert.ok(loaded.kind === 'ok');
     assert.deepEqual(loaded.task.turns.map((turn) => turn.turn), [0, 1]);
   });
 
   it('lists only checkpoint keys, reads what it did not write as absent, and stamps every write higher', async () => {
-    const memento = new FakeMemento();
+    const memento = new MemoryStore();
     const mirrored = new MirroredWorkspaceState(memento, folder, noWarning);
     const storage = new CheckpointStateStorage(mirrored, () => 1000);
     await mirrored.update('toolgate.grants', { revision: 1 });

@@ -315,7 +315,8 @@ export class ToolService {
     // Hunk by hunk: the base with only the accepted hunks of the shown diff (the same diff, computed the same way).
     // A hunk without a decision (one past what the panel could show) is accepted, as the contract says.
     const shown = decision.hunks !== undefined ? diffText(proposal.base.text, proposal.newText).hunks : undefined;
-    const hunkDecisions = shown?.map((_, index) => decision.hunks?.find((hunk) => hunk.index === index) ?? { index, accepted: true });
+    const decided = new Map((decision.hunks ?? []).map((hunk) => [hunk.index, hunk]));
+    const hunkDecisions = shown?.map((_, index) => decided.get(index) ?? { index, accepted: true });
     const accepted = new Set((hunkDecisions ?? []).filter((hunk) => hunk.accepted).map((hunk) => hunk.index));
     const text = shown !== undefined ? applyHunksOf(proposal.base.text, proposal.newText, shown, accepted) : (decision.edited ?? proposal.newText);
     const applied = await this.deps.files.apply(proposal.target.absolute, proposal.base, text, proposal.target.input);
