@@ -145,7 +145,7 @@ function describe(proposal: Proposal): string {
   if (proposal.kind === 'grant') {
     return `Grant every call of ${proposal.tool} in this workspace (pinned to the tool's current definition)`;
   }
-  return `Add \`"${proposal.key}": ${String(proposal.value)}\` to toolgate.${proposal.setting} in the workspace settings`;
+  return `Add "${proposal.key}": ${String(proposal.value)} to toolgate.${proposal.setting} in the workspace settings`;
 }
 
 /** The suggestions for these groups, each checked against the policy with it in place. */
