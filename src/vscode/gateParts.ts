@@ -64,6 +64,7 @@ export function createGateParts(context: vscode.ExtensionContext, settings: Sett
     grants,
     audit,
     timeoutSeconds: () => settings.get('approval.timeoutSeconds'),
+    maxConsecutive: () => settings.get('autoApprove.maxConsecutive'),
     policy,
   });
   return { gate, grants, audit, auditFile, state, policy };

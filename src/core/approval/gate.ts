@@ -7,6 +7,7 @@ import type { DecisionAction, GrantView, PendingCallView, Preview } from '../../
 import type { AuditLog } from '../audit/auditLog';
 import { DisposableStore, Emitter, type Disposable } from '../disposable';
 import { Broker, newCallId, type Resolution, type Waiting } from './broker';
+import { TaskCaps } from './caps';
 import { grantOptions, type GrantOption } from './grantOptions';
 import { describeGrant, newGrantId, type Grant, type GrantStore } from './grants';
 import { checkHunkDecisions, type HunkDecision } from '../review/hunks';
@@ -52,7 +53,9 @@ export type GateResult =
 
 interface PendingEntry extends Waiting {
   input: GateInput;
-  decision: Judgement;
+  decision: Judgement & { cap?: string };
+  /** The agent's task the call belongs to, for the caps. */
+  taskId?: string;
   options: GrantOption[];
   /** What the panel shows: built once, when the call starts waiting (a call's view never changes). */
   view: PendingCallView;
@@ -83,12 +86,20 @@ export interface GateDeps {
   audit: AuditLog;
   timeoutSeconds: () => number;
   now?: () => Date;
+  /** `toolgate.autoApprove.maxConsecutive`: calls in a row a task may run without asking (0: no cap; unset: 0). */
+  maxConsecutive?: () => number;
+}
+
+/** What the gate needs to know of the agent's task a batch belongs to (the checkpoint's turn carries it). */
+export interface GateTask {
+  taskId: string;
 }
 
 export class Gate implements Disposable {
   private readonly store = new DisposableStore();
   private readonly broker = this.store.add(new Broker<PendingEntry, PersonChoice>());
   private readonly onDidChangeEmitter = this.store.add(new Emitter<void>());
+  private readonly caps = new TaskCaps();
   /** The waiting calls or the grants changed. */
   readonly onDidChange = this.onDidChangeEmitter.event;
 
@@ -107,7 +118,8 @@ export class Gate implements Disposable {
   }
 
   /** Decides a batch of calls (one model turn); those that ask wait together. One promise per input, in order. */
-  request(inputs: GateInput[], options: { chatId: string; signal?: AbortSignal }): Promise<GateResult>[] {
+  request(inputs: GateInput[], options: { chatId: string; signal?: AbortSignal; turn?: GateTask | undefined }): Promise<GateResult>[] {
+    const taskId = options.turn?.taskId;
     const batchId = newCallId();
     const results: (Promise<GateResult> | undefined)[] = [];
     const asking: PendingEntry[] = [];
@@ -115,7 +127,10 @@ export class Gate implements Disposable {
     const timeoutSeconds = this.deps.timeoutSeconds();
     inputs.forEach((input, index) => {
       const callId = input.callId ?? newCallId();
-      const decision = this.evaluate(input.call, options.chatId);
+      const decision = this.caps.apply(taskId, input.call.argsHash, this.evaluate(input.call, options.chatId), this.deps.maxConsecutive?.() ?? 0);
+      if (decision.verdict === 'allow') {
+        this.caps.allowed(taskId, false);
+      }
       if (decision.verdict !== 'ask') {
         const result: GateResult =
           decision.verdict === 'allow'
@@ -134,6 +149,7 @@ export class Gate implements Disposable {
         argsHash: input.call.argsHash,
         input,
         decision,
+        ...(taskId !== undefined ? { taskId } : {}),
         options: grantOptionsForCall,
         view: pendingCallView({
           callId,
@@ -255,14 +271,22 @@ export class Gate implements Disposable {
         break;
       }
     }
+    if (result.verdict === 'allow' && result.decidedBy === 'person') {
+      this.caps.allowed(entry.taskId, true);
+    }
     this.record(callId, input, result, scope);
     return result;
+  }
+
+  /** What an allowed call of a task did when it ran: the same call failing again and again asks before it runs. */
+  noteRun(turn: GateTask | undefined, argsHash: string, ok: boolean): void {
+    this.caps.ran(turn?.taskId, argsHash, ok);
   }
 
   /** After a new grant, calls still waiting that it now covers are allowed without asking again. */
   private releaseCovered(chatId: string): void {
     for (const waiting of this.broker.waiting()) {
-      if (waiting.chatId !== chatId) {
+      if (waiting.chatId !== chatId || waiting.decision.cap !== undefined) {
         continue;
       }
       const decision = this.evaluate(waiting.input.call, chatId);
