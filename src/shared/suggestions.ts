@@ -39,6 +39,8 @@ export const SuggestionsState = z.strictObject({
   view: z.literal('suggestions'),
   /** How many times a group must have been decided the same way. */
   minDecisions: z.number().int().positive(),
+  /** Untrusted: VS Code ignores the workspace's rule settings, so nothing is suggested. */
+  trusted: z.boolean(),
   suggestions: z.array(SuggestionView),
   groups: z.array(DecisionGroupView),
   /** What the last accept did, in words. */

@@ -37,13 +37,12 @@ export interface SuggestionsDeps {
 
 export class SuggestionsPanel implements vscode.Disposable {
   static readonly viewType = 'toolgate.suggestions';
-  private panel: vscode.WebviewPanel | undefined;
-  private panelStore: DisposableStore | undefined;
-  private channel: WebviewChannel<'suggestions'> | undefined;
+  /** The open panel, its channel and the store that owns both (disposed when the panel closes). */
+  private open: { panel: vscode.WebviewPanel; channel: WebviewChannel<'suggestions'>; store: DisposableStore } | undefined;
   private state: SuggestionsState;
 
   constructor(private readonly deps: SuggestionsDeps) {
-    this.state = { view: 'suggestions', minDecisions: deps.settings.get('suggestions.minDecisions'), suggestions: [], groups: [] };
+    this.state = { view: 'suggestions', minDecisions: deps.settings.get('suggestions.minDecisions'), trusted: vscode.workspace.isTrusted, suggestions: [], groups: [] };
   }
 
   private async compute(done?: string): Promise<ComputedSuggestions> {
@@ -54,15 +53,15 @@ export class SuggestionsPanel implements vscode.Disposable {
     const inputs = { policy: this.deps.policy(), resolver, minDecisions: this.deps.settings.get('suggestions.minDecisions') };
     const computed = computeSuggestions(text, inputs, resolver.roots[0] ?? process.cwd(), done);
     this.state = computed.state;
-    this.channel?.pushState();
+    this.open?.channel.pushState();
     return computed;
   }
 
   /** Opens (or reveals) the panel with suggestions computed now; resolves with how many there are. */
   async show(): Promise<number> {
     const computed = await this.compute();
-    if (this.panel) {
-      this.panel.reveal();
+    if (this.open) {
+      this.open.panel.reveal();
     } else {
       this.attach(vscode.window.createWebviewPanel(SuggestionsPanel.viewType, 'Toolgate Suggestions', vscode.ViewColumn.Active, webviewOptions(this.deps.extensionUri)));
     }
@@ -70,22 +69,15 @@ export class SuggestionsPanel implements vscode.Disposable {
   }
 
   private attach(panel: vscode.WebviewPanel): void {
-    this.panelStore?.dispose();
-    const panelStore = (this.panelStore = new DisposableStore());
-    this.panel = panel;
+    const store = new DisposableStore();
+    const channel = store.add(new WebviewChannel(panel.webview, 'suggestions', () => this.state, this.deps.log));
+    const open = (this.open = { panel, channel, store });
     panel.iconPath = vscode.Uri.joinPath(this.deps.extensionUri, 'media', 'toolgate.svg');
-    const channel = panelStore.add(new WebviewChannel(panel.webview, 'suggestions', () => this.state, this.deps.log));
-    this.channel = channel;
-    panelStore.add(answerRequests(channel, this.deps.log, (request) => this.accept(request.suggestionId)));
-    panelStore.add(
-      panel.onDidDispose(() => {
-        if (this.panel === panel) {
-          this.panel = undefined;
-          this.channel = undefined;
-        }
-        panelStore.dispose();
-      }),
-    );
+    store.add(answerRequests(channel, this.deps.log, (request) => this.accept(request.suggestionId)));
+    store.add(panel.onDidDispose(() => {
+      this.open = this.open === open ? undefined : this.open;
+      store.dispose();
+    }));
     panel.webview.html = renderWebviewHtml(panel.webview, this.deps.extensionUri, 'suggestions');
   }
 
@@ -123,7 +115,7 @@ export class SuggestionsPanel implements vscode.Disposable {
   }
 
   dispose(): void {
-    this.panel?.dispose();
-    this.panelStore?.dispose();
+    this.open?.panel.dispose();
+    this.open?.store.dispose();
   }
 }

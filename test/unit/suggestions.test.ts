@@ -10,6 +10,8 @@ import { initShellParser } from '../../src/core/shell/analysis';
 import { defaultTerminalRules } from '../../src/core/shell/rules';
 import { groupDecisions, pastDecisions, type DecisionGroup } from '../../src/core/suggestions/history';
 import { suggest, type Suggestion } from '../../src/core/suggestions/proposals';
+import { computeSuggestions } from '../../src/core/suggestions/view';
+import { SuggestionsState } from '../../src/shared/suggestions';
 import { locateUnder } from '../fixtures/memoryGate';
 
 /** A call that asked at `second` and was decided by the person `looked` seconds later (no outcome: still waiting). */
@@ -182,6 +184,17 @@ describe('suggestions from the audit log', () => {
       } finally {
         policy = saved;
       }
+    });
+  });
+
+  describe('the view state', () => {
+    it('fits the webview contract; in an untrusted workspace nothing is suggested', () => {
+      const log = logOf([...times(5, run('npm test')), run('make', 'deny')]);
+      const trusted = computeSuggestions(log, { policy, resolver, minDecisions: 5 }, root);
+      assert.equal(SuggestionsState.parse(trusted.state).suggestions.length, 1);
+      assert.deepEqual(trusted.state.groups.map((group) => [group.matcher, group.asked]), [['npm test', 5], ['make', 1]]);
+      const untrusted = computeSuggestions(log, { policy: { ...policy, trusted: false }, resolver, minDecisions: 5 }, root);
+      assert.deepEqual([untrusted.suggestions.length, untrusted.state.trusted, untrusted.state.groups.length], [0, false, 2]);
     });
   });
 });

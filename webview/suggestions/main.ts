@@ -29,7 +29,9 @@ const bridge = connect('suggestions', {
       'become a rule, and one you denied every time a rule that always asks. Nothing changes until you click Accept.';
     list.replaceChildren(...state.suggestions.map(card));
     if (state.suggestions.length === 0) {
-      list.append(h('p', { class: 'empty', 'data-field': 'empty' }, 'No suggestion yet.'));
+      list.append(h('p', { class: 'empty', 'data-field': 'empty' }, state.trusted
+        ? 'No suggestion yet.'
+        : 'This workspace is not trusted: VS Code ignores the rules in its settings, so nothing is suggested. Trust the folder first.'));
     }
     groupsSection.replaceChildren(h('h2', {}, 'Your decisions'), groupTable(state.groups));
     markConnected(root, updates);

@@ -11,7 +11,8 @@ export interface ComputedSuggestions {
 /** `cwd`: the folder commands are read in (the first workspace folder). */
 export function computeSuggestions(logText: string, inputs: SuggestionInputs, cwd: string, done?: string): ComputedSuggestions {
   const groups = groupDecisions(pastDecisions(logText), cwd);
-  const suggestions = suggest(groups, inputs);
+  // In an untrusted workspace VS Code ignores the workspace's rule settings: a suggestion could not take effect.
+  const suggestions = inputs.policy.trusted ? suggest(groups, inputs) : [];
   const groupViews: DecisionGroupView[] = groups
     .map(({ decisions: _decisions, tool: _tool, ...group }) => group)
     .sort((a, b) => b.asked - a.asked);
@@ -25,7 +26,7 @@ export function computeSuggestions(logText: string, inputs: SuggestionInputs, cw
     warnings: suggestion.warnings,
   })).map(({ tool: _tool, ...view }) => view);
   return {
-    state: { view: 'suggestions', minDecisions: inputs.minDecisions, suggestions: suggestionViews, groups: groupViews, ...(done !== undefined ? { done } : {}) },
+    state: { view: 'suggestions', minDecisions: inputs.minDecisions, trusted: inputs.policy.trusted, suggestions: suggestionViews, groups: groupViews, ...(done !== undefined ? { done } : {}) },
     suggestions,
   };
 }
