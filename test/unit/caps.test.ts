@@ -60,6 +60,11 @@ describe('caps on what runs without asking', () => {
     gate.settle(pending, { action: 'allow-once' });
     assert.equal((await third).verdict, 'allow');
     assert.equal((await decide(gate, command('npm test'), 't1')).verdict, 'allow');
+    // Ungated calls (reads) do not count.
+    const { gate: reads } = createMemoryGate({ terminalRules: { 'npm test': true } }, undefined, { maxConsecutive: 1 });
+    const read: GateInput = { call: gateCall('read_file', { path: 'a.txt' }, resolver), preview: { kind: 'none' }, source: 'agent' };
+    assert.deepEqual([await decide(reads, read, 't1'), await decide(reads, read, 't1')].map((outcome) => outcome.verdict), ['allow', 'allow']);
+    assert.equal((await decide(reads, command('npm test'), 't1')).verdict, 'allow', 'the first rule-allowed call of the task');
     // Calls outside a task (the API) are not capped.
     const [api] = gate.request([command('npm test')], { chatId: 'api' });
     assert.equal((await api)?.verdict, 'allow');

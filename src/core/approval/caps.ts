@@ -18,6 +18,9 @@ interface TaskState {
   failures: Map<string, number>;
 }
 
+/** Allowed without asking by a rule or a grant: what the cap counts (not ungated reads, not the policy's own allows). */
+const automatic = (judgement: Judgement): boolean => judgement.verdict === 'allow' && (judgement.decidedBy === 'rule' || judgement.decidedBy === 'grant');
+
 export class TaskCaps {
   private readonly tasks = new Map<string, TaskState>();
 
@@ -50,8 +53,7 @@ export class TaskCaps {
         ? { ...judgement, reason: `${judgement.reason}; and ${why}`, cap: 'repeated-failure' }
         : { ...judgement, verdict: 'ask', reason: `asks: ${why} (otherwise ${judgement.reason})`, cap: 'repeated-failure' };
     }
-    const automatic = judgement.verdict === 'allow' && (judgement.decidedBy === 'rule' || judgement.decidedBy === 'grant');
-    if (automatic && maxConsecutive > 0 && state.consecutive >= maxConsecutive) {
+    if (automatic(judgement) && maxConsecutive > 0 && state.consecutive >= maxConsecutive) {
       return {
         ...judgement,
         verdict: 'ask',
@@ -62,13 +64,18 @@ export class TaskCaps {
     return judgement;
   }
 
-  /** A call was allowed: by a rule or grant without asking (counts), or by the person (starts the count again). */
-  allowed(taskId: string | undefined, byPerson: boolean): void {
-    if (taskId === undefined) {
-      return;
+  /** A call was decided without asking: one allowed by a rule or grant counts toward the cap. */
+  decided(taskId: string | undefined, judgement: Judgement): void {
+    if (taskId !== undefined && automatic(judgement)) {
+      this.state(taskId).consecutive += 1;
     }
-    const state = this.state(taskId);
-    state.consecutive = byPerson ? 0 : state.consecutive + 1;
+  }
+
+  /** The person allowed a call: the count starts again. */
+  allowedByPerson(taskId: string | undefined): void {
+    if (taskId !== undefined) {
+      this.state(taskId).consecutive = 0;
+    }
   }
 
   /** What an allowed call did: a failure counts toward the repeat guard; a success clears it. */

@@ -148,9 +148,7 @@ export class Gate implements Disposable {
     inputs.forEach((input, index) => {
       const callId = input.callId ?? newCallId();
       const decision = this.caps.apply(taskId, input.call.argsHash, this.evaluate(input.call, options.chatId, taskId), this.deps.maxConsecutive?.() ?? 0);
-      if (decision.verdict === 'allow') {
-        this.caps.allowed(taskId, false);
-      }
+      this.caps.decided(taskId, decision);
       if (decision.verdict !== 'ask') {
         const result: GateResult =
           decision.verdict === 'allow'
@@ -296,7 +294,7 @@ export class Gate implements Disposable {
       }
     }
     if (result.verdict === 'allow' && result.decidedBy === 'person') {
-      this.caps.allowed(entry.taskId, true);
+      this.caps.allowedByPerson(entry.taskId);
     }
     this.record(callId, input, result, scope);
     return result;
