@@ -1,7 +1,8 @@
 /**
  * Suggested rules in the real VS Code: the person allows `npm test` variants five times through the panel, opens the
  * suggestions (Toolgate: Show Suggested Rules), accepts the proposed `npm test` rule (written to the workspace
- * settings), and the sixth `npm test` runs without asking, while dangerous forms of the same command still ask.
+ * settings), and the sixth `npm test` runs without asking, while dangerous forms of the same command still ask. Then
+ * a grant for the next few minutes, made in the panel, is listed with its time left and covers the next write.
  */
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { ChatDriver, sentToolResult, useFakeModel, waitFor } from './harness/cha
 import { ApprovalsPanelDriver } from './harness/panel';
 import { useCodeServer } from './harness/session';
 
-describe('suggested rules from the audit log', function () {
+describe('fewer prompts: suggested rules and time-boxed grants', function () {
   this.timeout(300_000);
   const model = useFakeModel();
   const session = useCodeServer(() => ({
@@ -76,6 +77,31 @@ describe('suggested rules from the audit log', function () {
     assert.match(sentToolResult(fake, before + 1, 'call_chain'), /denied/);
     assert.equal(existsSync(file('keep.txt')), true, 'keep.txt is still there');
     assert.equal(existsSync(path.join(path.dirname(session.server.workspace), 'outside.txt')), false, 'nothing was written outside');
+    await chat().idle();
+  });
+
+  it('Allow for these minutes in the panel: the grant is listed with its time left and the next write of the file runs without asking', async () => {
+    const fake = model.fake;
+    const write = (id: string, content: string) => ({ id, name: 'write_file', arguments: JSON.stringify({ path: 'timed.txt', content }) });
+    fake.script([{ toolCalls: [write('call_w1', 'one\n')] }, { text: 'Wrote it.' }]);
+    let before = fake.requests.length;
+    await chat().task('Write timed.txt');
+    const card = await panel().waitForCall('write_file', 'timed.txt');
+    await card.locator('[data-field="grant-scope"]').selectOption('path');
+    await card.locator('[data-field="grant-minutes"]').fill('5');
+    await panel().act(card, 'allow-minutes');
+    await waitFor(() => fake.requests.length === before + 2, 'the tool result to reach the model');
+    await chat().idle();
+    const frame = await session.workbench.webviewFrame('[data-grant-id][data-scope="timed"]');
+    const listed = await frame.locator('[data-grant-id][data-scope="timed"]').innerText();
+    assert.match(listed, /write_file: timed\.txt/);
+    assert.match(listed, /\(5 min left\)/);
+
+    fake.script([{ toolCalls: [write('call_w2', 'two\n')] }, { text: 'Wrote it again.' }]);
+    before = fake.requests.length;
+    await chat().task('Write timed.txt again');
+    await waitFor(() => fake.requests.length === before + 2, 'the tool result to reach the model');
+    assert.equal(readFileSync(file('timed.txt'), 'utf8'), 'two\n');
     await chat().idle();
   });
 });
