@@ -99,7 +99,7 @@ function checkSplitImports(result) {
 /** @type {esbuild.BuildOptions} */
 const webview = {
   ...base,
-  entryPoints: { chat: 'webview/chat/main.ts', approvals: 'webview/approvals/main.ts' },
+  entryPoints: { chat: 'webview/chat/main.ts', approvals: 'webview/approvals/main.ts', suggestions: 'webview/suggestions/main.ts' },
   outdir: 'dist/webview',
   platform: 'browser',
   format: 'esm',

@@ -41,6 +41,8 @@ export const settingSchemas = {
   'model.provider': z.enum(['openai-compatible', 'vscode-lm']),
   'agent.maxSteps': z.number().int().min(1).max(500),
   'checkpoints.maxMegabytes': z.number().min(1),
+  'autoApprove.maxConsecutive': z.number().int().min(0),
+  'suggestions.minDecisions': z.number().int().min(1).max(1000),
 } as const;
 
 export type SettingKey = keyof typeof settingSchemas;
@@ -58,6 +60,8 @@ export const settingDefaults: { [K in SettingKey]: SettingValue<K> } = {
   'model.provider': 'openai-compatible',
   'agent.maxSteps': 25,
   'checkpoints.maxMegabytes': 16,
+  'autoApprove.maxConsecutive': 50,
+  'suggestions.minDecisions': 5,
 };
 
 export interface ParsedSetting<T> {

@@ -70,13 +70,16 @@ export type PendingCallView = z.infer<typeof PendingCallView>;
 
 export const GrantView = z.strictObject({
   id: z.string(),
-  scope: z.enum(['session', 'workspace']),
+  scope: z.enum(['session', 'workspace', 'task', 'timed']),
   label: z.string(),
   createdAt: z.string(),
+  /** Scope `timed`: when it ends (ISO time); the panel shows the time left. */
+  expiresAt: z.string().optional(),
 });
 export type GrantView = z.infer<typeof GrantView>;
 
-export const decisionActions = ['allow-once', 'allow-session', 'allow-workspace', 'allow-edited', 'deny'] as const;
+/** `allow-task`: a grant for the agent's current task; `allow-minutes`: a grant for the next `minutes` minutes. */
+export const decisionActions = ['allow-once', 'allow-session', 'allow-workspace', 'allow-edited', 'deny', 'allow-task', 'allow-minutes'] as const;
 export const DecisionAction = z.enum(decisionActions);
 export type DecisionAction = z.infer<typeof DecisionAction>;
 
@@ -98,8 +101,10 @@ export const DecideMessage = z
     action: DecisionAction,
     /** Deny: the person's reason, returned to the model. */
     reason: z.string().max(4000).optional(),
-    /** Session/workspace: which of the offered grant options. */
+    /** Session/workspace/task/minutes: which of the offered grant options. */
     grantOption: z.string().min(1).max(40).optional(),
+    /** allow-minutes: how long the grant lasts (the host checks the range again). */
+    minutes: z.number().int().min(1).max(24 * 60).optional(),
     /** allow-edited: the edited content or command. */
     edited: z.string().max(50_000_000).optional(),
     /**

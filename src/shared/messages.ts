@@ -4,8 +4,9 @@
  */
 import * as z from 'zod';
 import { BatchMessage, DecideMessage, GrantView, OpenDiffMessage, PendingCallView, RevokeGrantMessage } from './approvals';
+import { AcceptSuggestionMessage, SuggestionsState } from './suggestions';
 
-export const viewKinds = ['chat', 'approvals'] as const;
+export const viewKinds = ['chat', 'approvals', 'suggestions'] as const;
 export const ViewKind = z.enum(viewKinds);
 export type ViewKind = z.infer<typeof ViewKind>;
 
@@ -63,6 +64,7 @@ export const WebviewToHost = z.discriminatedUnion('type', [
   BatchMessage,
   OpenDiffMessage,
   RevokeGrantMessage,
+  AcceptSuggestionMessage,
 ]);
 export type WebviewToHost = z.infer<typeof WebviewToHost>;
 
@@ -71,6 +73,7 @@ export const inboundTypes = {
   // 'decide' and 'openDiff': the inline cards of the chat's own waiting calls (the host checks id and hash as for the panel).
   chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'decide', 'openDiff'],
   approvals: ['ready', 'command', 'decide', 'decideAll', 'openDiff', 'revokeGrant'],
+  suggestions: ['ready', 'command', 'acceptSuggestion'],
 } as const satisfies Record<ViewKind, readonly WebviewToHost['type'][]>;
 export type InboundFor<V extends ViewKind> = Extract<WebviewToHost, { type: (typeof inboundTypes)[V][number] }>;
 
@@ -135,7 +138,7 @@ export const ApprovalsState = z.strictObject({
 });
 export type ApprovalsState = z.infer<typeof ApprovalsState>;
 
-export const ViewState = z.discriminatedUnion('view', [ChatState, ApprovalsState]);
+export const ViewState = z.discriminatedUnion('view', [ChatState, ApprovalsState, SuggestionsState]);
 export type ViewState = z.infer<typeof ViewState>;
 
 export const HostToWebview = z.discriminatedUnion('type', [

@@ -18,6 +18,7 @@ export const commandIds = [
   'toolgate.allowOnce',
   'toolgate.deny',
   'toolgate.focusPrompt',
+  'toolgate.showSuggestions',
   ...undoCommandIds,
 ] as const;
 

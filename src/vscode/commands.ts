@@ -12,6 +12,7 @@ import type { ChatViewProvider } from './chatViewProvider';
 import type { CommandId, UndoCommandId } from './commandIds';
 import type { McpServers } from './mcpServers';
 import type { ApiKeyStore } from './secrets';
+import type { SuggestionsPanel } from './suggestionsPanel';
 
 export interface CommandDeps {
   agent: AgentSession;
@@ -23,6 +24,7 @@ export interface CommandDeps {
   auditFile: string;
   grants: GrantStore;
   mcp: McpServers;
+  suggestions: Pick<SuggestionsPanel, 'show'>;
 }
 
 export type CommandHandlers = Record<CommandId, (...args: unknown[]) => unknown>;
@@ -108,7 +110,7 @@ async function decideOldest(gate: CommandDeps['gate'], allow: boolean, reasonArg
   return { decided: true, callId: call.callId, tool: call.tool };
 }
 
-export function createCommands({ agent, gate, chat, approvals, apiKeys, audit, auditFile, grants, mcp }: CommandDeps): Record<CoreCommandId, (...args: unknown[]) => unknown> {
+export function createCommands({ agent, gate, chat, approvals, apiKeys, audit, auditFile, grants, mcp, suggestions }: CommandDeps): Record<CoreCommandId, (...args: unknown[]) => unknown> {
   return {
     'toolgate.mcp.restart': (item?: unknown) => {
       const server = serverOf(item);
@@ -155,5 +157,6 @@ export function createCommands({ agent, gate, chat, approvals, apiKeys, audit, a
       }
     },
     'toolgate.resetWorkspaceApprovals': (confirm?: unknown) => resetWorkspaceApprovals(grants, confirm),
+    'toolgate.showSuggestions': () => suggestions.show(),
   };
 }

@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { Gate } from '../core/approval/gate';
 import { GrantStore } from '../core/approval/grants';
 import { realpathOfNearest } from '../core/approval/paths';
+import type { PolicyContext } from '../core/approval/policy';
 import { AuditLog } from '../core/audit/auditLog';
 import { defaultProtectedPaths } from '../core/settings';
 import { MirroredWorkspaceState } from '../core/storage/mirroredState';
@@ -22,6 +23,8 @@ export interface GateParts {
   grants: GrantStore;
   audit: AuditLog;
   auditFile: string;
+  /** The policy as the settings, trust and folders give it now (without grants). */
+  policy: () => Omit<PolicyContext, 'grants'>;
 }
 
 /** Where Toolgate keeps this workspace's files (audit log, mirrored state). */
@@ -47,20 +50,22 @@ export function createGateParts(context: vscode.ExtensionContext, settings: Sett
   const forbidden = [context.globalStorageUri.fsPath, ...(context.storageUri ? [context.storageUri.fsPath] : [])].map(
     (folder) => realpathOfNearest(path.resolve(folder)),
   );
+  const policy = (): Omit<PolicyContext, 'grants'> => ({
+    gatedTools: settings.get('gatedTools'),
+    editRules: settings.get('autoApprove.edits'),
+    terminalRules: settings.get('autoApprove.terminal'),
+    // The defaults are a floor: a settings file can add protected paths, never remove these.
+    protectedPaths: [...new Set([...defaultProtectedPaths, ...settings.get('protectedPaths')])],
+    trusted: vscode.workspace.isTrusted,
+    forbiddenRoots: forbidden,
+    locate: (absolute) => paths.locate(absolute),
+  });
   const gate = new Gate({
     grants,
     audit,
     timeoutSeconds: () => settings.get('approval.timeoutSeconds'),
-    policy: () => ({
-      gatedTools: settings.get('gatedTools'),
-      editRules: settings.get('autoApprove.edits'),
-      terminalRules: settings.get('autoApprove.terminal'),
-      // The defaults are a floor: a settings file can add protected paths, never remove these.
-      protectedPaths: [...new Set([...defaultProtectedPaths, ...settings.get('protectedPaths')])],
-      trusted: vscode.workspace.isTrusted,
-      forbiddenRoots: forbidden,
-      locate: (absolute) => paths.locate(absolute),
-    }),
+    maxConsecutive: () => settings.get('autoApprove.maxConsecutive'),
+    policy,
   });
-  return { gate, grants, audit, auditFile, state };
+  return { gate, grants, audit, auditFile, state, policy };
 }

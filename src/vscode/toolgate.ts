@@ -26,6 +26,7 @@ import { ProposedContentProvider } from './proposedContent';
 import { watchTerminalRules } from './ruleWarnings';
 import { ApiKeyStore } from './secrets';
 import { Settings } from './settings';
+import { SuggestionsPanel } from './suggestionsPanel';
 import { TerminalRunner } from './tools/terminal';
 import { createCheckpoints, createUndoCommands } from './undoCommands';
 import { chatRequests, panelRequests } from './viewRequests';
@@ -64,7 +65,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   const settings = new Settings(log);
   const apiKeys = new ApiKeyStore(context.secrets);
   const paths = store.add(new WorkspacePaths());
-  const { gate, grants, audit, auditFile, state } = createGateParts(context, settings, log, paths);
+  const { gate, grants, audit, auditFile, state, policy } = createGateParts(context, settings, log, paths);
   store.add(gate);
   const terminal = store.add(new TerminalRunner());
   const mcp = new McpServers(context.workspaceState, log);
@@ -135,6 +136,21 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     ),
   );
 
+  const suggestions = store.add(
+    new SuggestionsPanel({
+      extensionUri: context.extensionUri,
+      log,
+      audit,
+      auditFile,
+      settings,
+      policy,
+      resolver: () => paths.resolver,
+      shellParserReady,
+      grants,
+      mcpDefinition: (tool) => mcp.modelTools().resolve(tool)?.tool.definitionHash,
+    }),
+  );
+
   const attention = store.add(new Attention((badge) => chat.setBadge(badge)));
   const refreshAttention = (): void => attention.show({ calls: gate.waitingCount, questions: agent.waitingQuestions });
   let lastWaiting = 0;
@@ -188,7 +204,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   return {
     api,
     commands: {
-      ...createCommands({ agent, gate, chat, approvals, apiKeys, audit, auditFile, grants, mcp }),
+      ...createCommands({ agent, gate, chat, approvals, apiKeys, audit, auditFile, grants, mcp, suggestions }),
       ...createUndoCommands({ store: checkpoints.store, audit, activeChatId: () => agent.chatId, log, disposables: store }),
     },
     chat,

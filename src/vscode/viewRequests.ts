@@ -14,6 +14,7 @@ function decide(gate: Gate, message: DecideMessage): Outcome {
     action: message.action,
     ...(message.reason !== undefined ? { reason: message.reason } : {}),
     ...(message.grantOption !== undefined ? { grantOption: message.grantOption } : {}),
+    ...(message.minutes !== undefined ? { minutes: message.minutes } : {}),
     ...(message.edited !== undefined ? { edited: message.edited } : {}),
     ...(message.hunks !== undefined ? { hunks: message.hunks.map(({ index, accepted, reason }) => ({ index, accepted, ...(reason !== undefined ? { reason } : {}) })) } : {}),
   });

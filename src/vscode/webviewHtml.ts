@@ -16,7 +16,7 @@ export function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions 
   return { enableScripts: true, enableCommandUris: false, localResourceRoots: localResourceRoots(extensionUri) };
 }
 
-const titles: Record<ViewKind, string> = { chat: 'Toolgate Chat', approvals: 'Toolgate Approvals' };
+const titles: Record<ViewKind, string> = { chat: 'Toolgate Chat', approvals: 'Toolgate Approvals', suggestions: 'Toolgate Suggestions' };
 
 /**
  * The page of a Toolgate webview: a strict CSP (`default-src 'none'`), scripts only by nonce, styles and fonts only

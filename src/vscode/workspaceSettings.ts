@@ -39,3 +39,14 @@ export async function ignoredWorkspaceValues(key: RestrictedSetting): Promise<Ig
   }
   return workspaceValuesOf(key, await readWorkspaceSettingsFiles());
 }
+
+/**
+ * Adds one key to a rule setting in the workspace's settings (the person accepted a suggestion). VS Code merges object
+ * settings across scopes, so only the workspace's own value is extended; resolves with where it was written.
+ */
+export async function addWorkspaceRule(setting: 'autoApprove.terminal' | 'autoApprove.edits', key: string, value: boolean): Promise<string> {
+  const config = vscode.workspace.getConfiguration('toolgate');
+  const current = config.inspect<Record<string, boolean>>(setting)?.workspaceValue ?? {};
+  await config.update(setting, { ...current, [key]: value }, vscode.ConfigurationTarget.Workspace);
+  return vscode.workspace.workspaceFile !== undefined ? 'the workspace file' : '.vscode/settings.json';
+}

@@ -121,12 +121,23 @@ function renderBatch(pending: PendingCallView[]): void {
   batchBar.replaceChildren(h('span', {}, `${pending.length} calls waiting`), h('span', { class: 'spacer' }), allowAll, denyAll);
 }
 
+const scopeNames: Record<GrantView['scope'], string> = { workspace: 'Always', session: 'Session', task: 'This task', timed: 'Timed' };
+
+/** A timed grant's time left, as of this render (the host drops it from the list once it has ended). */
+function timeLeft(grant: GrantView): HTMLElement | string {
+  if (grant.expiresAt === undefined) {
+    return '';
+  }
+  const minutes = Math.ceil((Date.parse(grant.expiresAt) - Date.now()) / 60_000);
+  return h('span', { class: 'muted', 'data-field': 'time-left' }, minutes > 0 ? ` (${minutes} min left)` : ' (ended)');
+}
+
 function renderGrants(grants: GrantView[]): void {
   const items = grants.map((grant) => {
     const revoke = h('vscode-button', { secondary: true, 'data-action': 'revoke', 'data-grant-id': grant.id, title: 'Revoke this grant' }, 'Revoke');
     revoke.addEventListener('click', () => bridge.send({ type: 'revokeGrant', grantId: grant.id }));
     return h('li', { 'data-grant-id': grant.id, 'data-scope': grant.scope },
-      h('span', { class: `scope ${grant.scope}` }, grant.scope === 'workspace' ? 'Always' : 'Session'), ' ', grant.label, revoke);
+      h('span', { class: `scope ${grant.scope}` }, scopeNames[grant.scope]), ' ', grant.label, timeLeft(grant), revoke);
   });
   const reset = h('vscode-button', { secondary: true, 'data-action': 'reset-workspace' }, 'Reset workspace approvals');
   reset.addEventListener('click', () => bridge.command('resetWorkspaceApprovals'));
@@ -138,7 +149,7 @@ function renderGrants(grants: GrantView[]): void {
 }
 
 function renderCall(call: PendingCallView): HTMLElement {
-  const decide = (action: DecideMessage['action'], extra: Partial<Pick<DecideMessage, 'reason' | 'grantOption' | 'edited' | 'hunks'>> = {}): void => {
+  const decide = (action: DecideMessage['action'], extra: Partial<Pick<DecideMessage, 'reason' | 'grantOption' | 'edited' | 'hunks' | 'minutes'>> = {}): void => {
     bridge.send({ type: 'decide', callId: call.callId, argsHash: call.argsHash, action, ...extra });
   };
   const preview = call.preview;
@@ -168,6 +179,19 @@ function renderCall(call: PendingCallView): HTMLElement {
   const noGrant = call.grantable ? {} : { disabled: true, title: 'No grant can cover this call: allow it once' };
   const allowSession = button('allow-session', 'Allow for session', 'history', { secondary: true, ...noGrant });
   allowSession.addEventListener('click', () => call.grantable && decide('allow-session', { grantOption: scope.value }));
+  // Grants that end by themselves: for the agent's current task, or for the next N minutes.
+  const allowTask = call.source === 'agent' ? button('allow-task', 'Allow for this task', 'tasklist', { secondary: true, ...noGrant }) : '';
+  if (allowTask !== '') {
+    allowTask.addEventListener('click', () => call.grantable && decide('allow-task', { grantOption: scope.value }));
+  }
+  const minutes = h('input', { type: 'number', min: '1', max: '1440', value: '15', 'data-field': 'grant-minutes', 'aria-label': 'Minutes the timed grant lasts', class: 'minutes' });
+  const allowMinutes = button('allow-minutes', 'Allow for these minutes', 'watch', { secondary: true, ...noGrant });
+  allowMinutes.addEventListener('click', () => {
+    const value = Number.parseInt(minutes.value, 10);
+    if (call.grantable && Number.isInteger(value) && value >= 1 && value <= 1440) {
+      decide('allow-minutes', { grantOption: scope.value, minutes: value });
+    }
+  });
   const allowWorkspace = button('allow-workspace', 'Always allow in workspace', 'workspace-trusted', { secondary: true, ...noGrant });
   allowWorkspace.addEventListener('click', () => call.grantable && decide('allow-workspace', { grantOption: scope.value }));
   const deny = button('deny', 'Deny', 'close', { secondary: true });
@@ -240,7 +264,7 @@ function renderCall(call: PendingCallView): HTMLElement {
     call.grantable ? h('label', { class: 'scope-label' }, 'Grant covers ', scope) : '',
     reason,
     hunkStatus,
-    h('div', { class: 'actions' }, allowOnce, allowSession, allowWorkspace, editButton, deny)),
+    h('div', { class: 'actions' }, allowOnce, allowSession, allowTask, call.grantable ? minutes : '', allowMinutes, allowWorkspace, editButton, deny)),
   editArea);
   if (diff) {
     const view = diff;

@@ -7,8 +7,9 @@ import type { DecisionAction, GrantView, PendingCallView, Preview } from '../../
 import type { AuditLog } from '../audit/auditLog';
 import { DisposableStore, Emitter, type Disposable } from '../disposable';
 import { Broker, newCallId, type Resolution, type Waiting } from './broker';
+import { TaskCaps } from './caps';
 import { grantOptions, type GrantOption } from './grantOptions';
-import { describeGrant, newGrantId, type Grant, type GrantStore } from './grants';
+import { describeGrant, grantInForce, grantMinutes, newGrantId, type Grant, type GrantScope, type GrantStore } from './grants';
 import { checkHunkDecisions, type HunkDecision } from '../review/hunks';
 import { judge, type Judgement, type GateCall, type PolicyContext } from './policy';
 import { grantView, pendingCallView } from './views';
@@ -31,7 +32,7 @@ export type GateResult =
       verdict: 'allow';
       callId: string;
       decidedBy: 'person' | 'grant' | 'rule' | 'setting' | 'policy';
-      scope?: 'once' | 'session' | 'workspace';
+      scope?: 'once' | GrantScope;
       reason: string;
       /** Set when the person edited the content or command before allowing: this is what must run. */
       edited?: string;
@@ -52,7 +53,9 @@ export type GateResult =
 
 interface PendingEntry extends Waiting {
   input: GateInput;
-  decision: Judgement;
+  decision: Judgement & { cap?: string };
+  /** The agent's task the call belongs to, for the caps. */
+  taskId?: string;
   options: GrantOption[];
   /** What the panel shows: built once, when the call starts waiting (a call's view never changes). */
   view: PendingCallView;
@@ -63,8 +66,10 @@ export interface PersonChoice {
   action: DecisionAction;
   /** Deny: the person's reason, returned to the model. */
   reason?: string;
-  /** Session/workspace: which of the offered grant options. */
+  /** Session/workspace/task/minutes: which of the offered grant options. */
   grantOption?: string;
+  /** allow-minutes: how long the grant lasts (default 15). */
+  minutes?: number;
   /** allow-edited: the edited content or command. */
   edited?: string;
   /** allow-once of a diff decided hunk by hunk: what was rejected (a hunk not listed is accepted). */
@@ -83,12 +88,30 @@ export interface GateDeps {
   audit: AuditLog;
   timeoutSeconds: () => number;
   now?: () => Date;
+  /** `toolgate.autoApprove.maxConsecutive`: calls in a row a task may run without asking (0: no cap; unset: 0). */
+  maxConsecutive?: () => number;
 }
+
+/** What the gate needs to know of the agent's task a batch belongs to (the checkpoint's turn carries it). */
+export interface GateTask {
+  taskId: string;
+}
+
+/** The grant each allowing action makes. */
+const grantScopes: Readonly<Partial<Record<DecisionAction, GrantScope>>> & Record<'allow-session' | 'allow-workspace' | 'allow-task' | 'allow-minutes', GrantScope> = {
+  'allow-session': 'session',
+  'allow-workspace': 'workspace',
+  'allow-task': 'task',
+  'allow-minutes': 'timed',
+};
 
 export class Gate implements Disposable {
   private readonly store = new DisposableStore();
   private readonly broker = this.store.add(new Broker<PendingEntry, PersonChoice>());
   private readonly onDidChangeEmitter = this.store.add(new Emitter<void>());
+  private readonly caps = new TaskCaps();
+  /** The task each chat's calls last came from: its task grants are the ones the panel lists. */
+  private readonly currentTask = new Map<string, string>();
   /** The waiting calls or the grants changed. */
   readonly onDidChange = this.onDidChangeEmitter.event;
 
@@ -101,13 +124,22 @@ export class Gate implements Disposable {
     return this.deps.now?.() ?? new Date();
   }
 
-  /** The verdict and reason the policy gives right now; nothing is asked, run or logged. */
-  evaluate(call: GateCall, chatId = 'api'): Judgement {
-    return judge(call, { ...this.deps.policy(), grants: this.deps.grants.active(chatId) });
+  /** The verdict and reason the policy gives right now (for a call of `taskId`); nothing is asked, run or logged. */
+  evaluate(call: GateCall, chatId = 'api', taskId?: string): Judgement {
+    return judge(call, { ...this.deps.policy(), grants: this.activeGrants(chatId, taskId) });
+  }
+
+  /** The grants in force now in a chat (for a call of `taskId`): expiry is checked here, against the gate's clock. */
+  private activeGrants(chatId: string, taskId: string | undefined): Grant[] {
+    return this.deps.grants.active(chatId, { now: this.now(), taskId });
   }
 
   /** Decides a batch of calls (one model turn); those that ask wait together. One promise per input, in order. */
-  request(inputs: GateInput[], options: { chatId: string; signal?: AbortSignal }): Promise<GateResult>[] {
+  request(inputs: GateInput[], options: { chatId: string; signal?: AbortSignal; turn?: GateTask | undefined }): Promise<GateResult>[] {
+    const taskId = options.turn?.taskId;
+    if (taskId !== undefined) {
+      this.currentTask.set(options.chatId, taskId);
+    }
     const batchId = newCallId();
     const results: (Promise<GateResult> | undefined)[] = [];
     const asking: PendingEntry[] = [];
@@ -115,7 +147,8 @@ export class Gate implements Disposable {
     const timeoutSeconds = this.deps.timeoutSeconds();
     inputs.forEach((input, index) => {
       const callId = input.callId ?? newCallId();
-      const decision = this.evaluate(input.call, options.chatId);
+      const decision = this.caps.apply(taskId, input.call.argsHash, this.evaluate(input.call, options.chatId, taskId), this.deps.maxConsecutive?.() ?? 0);
+      this.caps.decided(taskId, decision);
       if (decision.verdict !== 'ask') {
         const result: GateResult =
           decision.verdict === 'allow'
@@ -134,6 +167,7 @@ export class Gate implements Disposable {
         argsHash: input.call.argsHash,
         input,
         decision,
+        ...(taskId !== undefined ? { taskId } : {}),
         options: grantOptionsForCall,
         view: pendingCallView({
           callId,
@@ -143,7 +177,7 @@ export class Gate implements Disposable {
           options: grantOptionsForCall,
           waitingSince,
           timeoutSeconds,
-          activeGrants: this.deps.grants.active(options.chatId),
+          activeGrants: this.activeGrants(options.chatId, taskId),
         }),
       };
       this.deps.audit.record({
@@ -179,7 +213,7 @@ export class Gate implements Disposable {
   private async conclude(entry: PendingEntry, resolution: Resolution<PersonChoice>): Promise<GateResult> {
     const { callId, input } = entry;
     let result: GateResult;
-    let scope: 'once' | 'session' | 'workspace' | undefined;
+    let scope: 'once' | GrantScope | undefined;
     switch (resolution.kind) {
       case 'timeout':
         result = {
@@ -232,16 +266,20 @@ export class Gate implements Disposable {
                 }
               : { verdict: 'allow', callId, decidedBy: 'person', scope, reason: 'allowed once by the person' };
         } else {
-          scope = decision.action === 'allow-session' ? 'session' : 'workspace';
+          const grantScope: GrantScope = grantScopes[decision.action];
+          scope = grantScope;
           const option = entry.options.find((candidate) => candidate.id === decision.grantOption) ?? entry.options[0];
           let reason = `allowed by the person for this ${scope}`;
           if (option) {
+            const now = this.now();
             const grant: Grant = {
               id: newGrantId(),
               tool: input.call.tool,
               matcher: option.matcher,
-              scope,
-              createdAt: this.now().toISOString(),
+              scope: grantScope,
+              createdAt: now.toISOString(),
+              ...(grantScope === 'task' && entry.taskId !== undefined ? { taskId: entry.taskId } : {}),
+              ...(grantScope === 'timed' ? { expiresAt: new Date(now.getTime() + (decision.minutes ?? grantMinutes.default) * 60_000).toISOString() } : {}),
               ...(input.call.external?.definitionHash !== undefined
                 ? { definitionHash: input.call.external.definitionHash }
                 : {}),
@@ -255,17 +293,25 @@ export class Gate implements Disposable {
         break;
       }
     }
+    if (result.verdict === 'allow' && result.decidedBy === 'person') {
+      this.caps.allowedByPerson(entry.taskId);
+    }
     this.record(callId, input, result, scope);
     return result;
+  }
+
+  /** What an allowed call of a task did when it ran: the same call failing again and again asks before it runs. */
+  noteRun(turn: GateTask | undefined, argsHash: string, ok: boolean): void {
+    this.caps.ran(turn?.taskId, argsHash, ok);
   }
 
   /** After a new grant, calls still waiting that it now covers are allowed without asking again. */
   private releaseCovered(chatId: string): void {
     for (const waiting of this.broker.waiting()) {
-      if (waiting.chatId !== chatId) {
+      if (waiting.chatId !== chatId || waiting.decision.cap !== undefined) {
         continue;
       }
-      const decision = this.evaluate(waiting.input.call, chatId);
+      const decision = this.evaluate(waiting.input.call, chatId, waiting.taskId);
       if (decision.verdict === 'allow') {
         this.broker.resolveAuto(waiting.callId, decision.reason);
       }
@@ -276,7 +322,7 @@ export class Gate implements Disposable {
     callId: string,
     input: GateInput,
     result: GateResult,
-    scope: 'once' | 'session' | 'workspace' | undefined,
+    scope: 'once' | GrantScope | undefined,
   ): void {
     this.deps.audit.record({
       time: this.now().toISOString(),
@@ -309,7 +355,13 @@ export class Gate implements Disposable {
   }
 
   private checkChoice(entry: PendingEntry, choice: PersonChoice): string | undefined {
-    if (choice.action === 'allow-session' || choice.action === 'allow-workspace') {
+    if (choice.action === 'allow-task' && entry.taskId === undefined) {
+      return `call ${entry.callId}: it is not part of an agent's task; allow it for the session instead`;
+    }
+    if (choice.action === 'allow-minutes' && choice.minutes !== undefined && !(Number.isInteger(choice.minutes) && choice.minutes >= grantMinutes.min && choice.minutes <= grantMinutes.max)) {
+      return `call ${entry.callId}: a timed grant lasts ${grantMinutes.min} to ${grantMinutes.max} minutes, not ${choice.minutes}`;
+    }
+    if (choice.action in grantScopes) {
       if (!entry.decision.grantable || entry.options.length === 0) {
         return `call ${entry.callId}: no grant can cover it (${entry.decision.reason}); allow it once instead`;
       }
@@ -384,9 +436,14 @@ export class Gate implements Disposable {
     return this.broker.get(callId) !== undefined;
   }
 
-  /** The grants a person can revoke: this chat's session grants, then the workspace's. */
+  /**
+   * The grants a person can revoke: this chat's session grants, its grants for its current task and its timed grants
+   * that have not ended, then the workspace's.
+   */
   grantViews(chatId: string): GrantView[] {
-    return [...this.deps.grants.sessionGrants(chatId).map(grantView), ...this.deps.grants.workspaceGrants().map(grantView)];
+    const moment = { now: this.now(), taskId: this.currentTask.get(chatId) };
+    const inForce = this.deps.grants.sessionGrants(chatId).filter((grant) => grantInForce(grant, moment));
+    return [...inForce.map(grantView), ...this.deps.grants.workspaceGrants().map(grantView)];
   }
 
   dispose(): void {

@@ -24,7 +24,12 @@ export const GrantMatcher = z.discriminatedUnion('kind', [
 ]);
 export type GrantMatcher = z.infer<typeof GrantMatcher>;
 
-export const GrantScope = z.enum(['session', 'workspace']);
+/**
+ * `session`: this chat, until the window closes; `workspace`: always, stored; `task`: the agent's current task only;
+ * `timed`: this chat until `expiresAt`. Task and timed grants end by themselves: checked at decision time against the
+ * gate's clock, never by a timer that could be missed.
+ */
+export const GrantScope = z.enum(['session', 'workspace', 'task', 'timed']);
 export type GrantScope = z.infer<typeof GrantScope>;
 
 export const Grant = z.strictObject({
@@ -35,8 +40,33 @@ export const Grant = z.strictObject({
   createdAt: z.string(),
   /** For MCP tools: the hash of name+description+schema the grant was made against. */
   definitionHash: z.string().optional(),
+  /** Scope `task`: the task it was given in. */
+  taskId: z.string().optional(),
+  /** Scope `timed`: when it ends (ISO time). */
+  expiresAt: z.string().optional(),
 });
 export type Grant = z.infer<typeof Grant>;
+
+/** Minutes a "for the next N minutes" grant may last (the scope menu's choice, checked again by the host). */
+export const grantMinutes = { default: 15, min: 1, max: 24 * 60 } as const;
+
+/** When a grant applies: the gate's clock and the agent's task the call belongs to (none for the API). */
+export interface GrantMoment {
+  now: Date;
+  taskId?: string | undefined;
+}
+
+/** Whether a grant is in force at this moment: a task grant in its task, a timed grant before it ends. */
+export function grantInForce(grant: Grant, moment: GrantMoment): boolean {
+  if (grant.scope === 'task') {
+    return grant.taskId !== undefined && grant.taskId === moment.taskId;
+  }
+  if (grant.scope === 'timed') {
+    const ends = grant.expiresAt === undefined ? Number.NaN : Date.parse(grant.expiresAt);
+    return Number.isFinite(ends) && moment.now.getTime() < ends;
+  }
+  return true;
+}
 
 export const WorkspaceGrantsState = z.strictObject({
   version: z.literal(1),
@@ -67,7 +97,9 @@ export function describeMatcher(tool: string, matcher: GrantMatcher): string {
 }
 
 export function describeGrant(grant: Grant): string {
-  return `${grant.scope} grant for ${describeMatcher(grant.tool, grant.matcher)}`;
+  const scope =
+    grant.scope === 'task' ? 'task' : grant.scope === 'timed' ? `timed (until ${grant.expiresAt?.slice(11, 16) ?? '?'} UTC)` : grant.scope;
+  return `${scope} grant for ${describeMatcher(grant.tool, grant.matcher)}`;
 }
 
 export interface GrantSubject {
@@ -169,9 +201,12 @@ export class GrantStore {
     }
   }
 
-  /** The grants that apply in a chat: its session grants and the workspace's. */
-  active(chatId: string): Grant[] {
-    return [...(this.session.get(chatId) ?? []), ...this.workspace];
+  /**
+   * The grants that apply in a chat at a moment: its session grants, its task grants for that task, its timed grants
+   * that have not ended, and the workspace's.
+   */
+  active(chatId: string, moment: GrantMoment): Grant[] {
+    return [...(this.session.get(chatId) ?? []).filter((grant) => grantInForce(grant, moment)), ...this.workspace];
   }
 
   workspaceGrants(): readonly Grant[] {
@@ -184,7 +219,7 @@ export class GrantStore {
 
   async add(grant: Grant, chatId: string): Promise<void> {
     const checked = Grant.parse(grant);
-    if (checked.scope === 'session') {
+    if (checked.scope !== 'workspace') {
       this.session.set(chatId, [...(this.session.get(chatId) ?? []), checked]);
     } else {
       this.workspace = [...this.workspace, checked];

@@ -59,7 +59,7 @@ export function pendingCallView(waiting: WaitingCall): PendingCallView {
 
 /** A grant as the panel lists it, with its revoke button. */
 export function grantView(grant: Grant): GrantView {
-  return { id: grant.id, scope: grant.scope, label: describeGrant(grant), createdAt: grant.createdAt };
+  return { id: grant.id, scope: grant.scope, label: describeGrant(grant), createdAt: grant.createdAt, ...(grant.expiresAt !== undefined ? { expiresAt: grant.expiresAt } : {}) };
 }
 
 /** The analysis the panel shows for a command: each sub-command with its verdict, the redirects, the concerns, and the line's verdict. */

@@ -13,7 +13,7 @@ export const AuditEntry = z.strictObject({
   argsHash: z.string(),
   verdict: z.enum(['allow', 'deny', 'ask']),
   decidedBy: z.enum(['person', 'rule', 'grant', 'setting', 'policy', 'timeout', 'cancel']),
-  scope: z.enum(['once', 'session', 'workspace']).optional(),
+  scope: z.enum(['once', 'session', 'workspace', 'task', 'timed']).optional(),
   reason: z.string(),
   source: z.string(),
   edited: z.boolean().optional(),

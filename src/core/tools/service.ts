@@ -246,7 +246,11 @@ export class ToolService {
         if (decision.verdict === 'allow') {
           options.onStatus?.(index, 'running');
         }
-        results.push(await this.complete(item, decision, options, 0));
+        const result = await this.complete(item, decision, options, 0);
+        if (decision.verdict === 'allow') {
+          this.deps.gate.noteRun(options.turn, item.input.call.argsHash, result.ok);
+        }
+        results.push(result);
       }
       return results;
     } finally {

@@ -1,0 +1,32 @@
+/** The suggestions as the view shows them, computed from the audit log's text and the policy as it is now. */
+import type { DecisionGroupView, SuggestionsState, SuggestionView } from '../../shared/suggestions';
+import { groupDecisions, pastDecisions } from './history';
+import { suggest, type Suggestion, type SuggestionInputs } from './proposals';
+
+export interface ComputedSuggestions {
+  state: SuggestionsState;
+  suggestions: Suggestion[];
+}
+
+/** `cwd`: the folder commands are read in (the first workspace folder). */
+export function computeSuggestions(logText: string, inputs: SuggestionInputs, cwd: string, done?: string): ComputedSuggestions {
+  const groups = groupDecisions(pastDecisions(logText), cwd);
+  // In an untrusted workspace VS Code ignores the workspace's rule settings: a suggestion could not take effect.
+  const suggestions = inputs.policy.trusted ? suggest(groups, inputs) : [];
+  const groupViews: DecisionGroupView[] = groups
+    .map(({ decisions: _decisions, tool: _tool, ...group }) => group)
+    .sort((a, b) => b.asked - a.asked);
+  const suggestionViews: SuggestionView[] = suggestions.map((suggestion) => ({
+    ...suggestion.group,
+    id: suggestion.id,
+    allows: suggestion.proposal.kind === 'grant' || suggestion.proposal.value,
+    summary: suggestion.summary,
+    past: suggestion.past,
+    dangerous: suggestion.dangerous,
+    warnings: suggestion.warnings,
+  })).map(({ tool: _tool, ...view }) => view);
+  return {
+    state: { view: 'suggestions', minDecisions: inputs.minDecisions, trusted: inputs.policy.trusted, suggestions: suggestionViews, groups: groupViews, ...(done !== undefined ? { done } : {}) },
+    suggestions,
+  };
+}
