@@ -66,9 +66,9 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   const paths = store.add(new WorkspacePaths());
   const { gate, grants, audit, auditFile, state } = createGateParts(context, settings, log, paths);
   store.add(gate);
-  const terminal = store.add(new TerminalRunner());
   const mcp = new McpServers(context.workspaceState, log);
   const chats = store.add(new ChatBook(state, log));
+  const terminal = store.add(new TerminalRunner((chatId) => (chatId === apiChatId ? 'API calls' : chats.list().find((chat) => chat.id === chatId)?.title)));
   // Checkpoints of what the agent's allowed calls change; a note when old ones are dropped goes to the chat.
   const checkpoints = createCheckpoints({ state, settings, log, disposables: store, onNote: (note) => chats.notice(`Checkpoints: ${note.message}`) });
   const tools = new ToolService({
@@ -153,6 +153,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     chats.onDidChange(() => {
       chat.refresh();
       refreshAttention();
+      terminal.retainChats(new Set([apiChatId, ...chats.list().map(({ id }) => id)]));
     }),
   );
   store.add(audit.onDidRecord(onDecide));
