@@ -51,6 +51,9 @@ export const AnswerMessage = z.strictObject({
   answer: z.string().min(1).max(4000),
 });
 
+/** Run the model turn that failed again, with the same history (the chat's Retry button). */
+export const RetryMessage = z.strictObject({ type: z.literal('retry'), requestId: ChatRequestId });
+
 export const WebviewToHost = z.discriminatedUnion('type', [
   ReadyMessage,
   CommandMessage,
@@ -59,6 +62,7 @@ export const WebviewToHost = z.discriminatedUnion('type', [
   NewChatMessage,
   OpenChatMessage,
   AnswerMessage,
+  RetryMessage,
   DecideMessage,
   BatchMessage,
   OpenDiffMessage,
@@ -69,7 +73,7 @@ export type WebviewToHost = z.infer<typeof WebviewToHost>;
 /** The messages each view may send; a valid message of the other view's kind is dropped too. */
 export const inboundTypes = {
   // 'decide' and 'openDiff': the inline cards of the chat's own waiting calls (the host checks id and hash as for the panel).
-  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'decide', 'openDiff'],
+  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'retry', 'decide', 'openDiff'],
   approvals: ['ready', 'command', 'decide', 'decideAll', 'openDiff', 'revokeGrant'],
 } as const satisfies Record<ViewKind, readonly WebviewToHost['type'][]>;
 export type InboundFor<V extends ViewKind> = Extract<WebviewToHost, { type: (typeof inboundTypes)[V][number] }>;
@@ -106,6 +110,8 @@ export const ChatEntry = z.discriminatedUnion('kind', [
     text: z.string(),
     /** Buttons that run a host command: what the person can do about it, in one click. */
     actions: z.array(z.strictObject({ command: HostCommand, label: z.string() })).optional(),
+    /** A model error: true while the failed turn can be run again (a Retry button); false once it was. */
+    retry: z.boolean().optional(),
   }),
 ]);
 export type ChatEntry = z.infer<typeof ChatEntry>;

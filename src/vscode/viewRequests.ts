@@ -42,6 +42,8 @@ export function chatRequests(agent: AgentSession, gate: Gate, proposed: Proposed
         return agent.openChat(message.chatId);
       case 'answer':
         return agent.answer(message.questionId, message.answer);
+      case 'retry':
+        return agent.retry();
     }
   };
 }

@@ -67,8 +67,16 @@ interface Running {
   questions: Map<string, Question>;
 }
 
+/** A task whose model turn failed: its chat, its prompt, and the error notice that offers Retry. */
+interface Failed {
+  chatId: string;
+  prompt: string;
+  notice: Extract<ChatEntry, { kind: 'notice' }>;
+}
+
 export class AgentSession {
   private running: Running | undefined;
+  private failed: Failed | undefined;
   /** MCP failures already reported, per chat: the same failure is said once. */
   private readonly reportedMcpFailures = new Map<string, Set<string>>();
 
@@ -145,19 +153,44 @@ export class AgentSession {
 
   /** Runs one task in the current chat and resolves with its transcript. Gated calls wait for the person. */
   async runTask(prompt: string): Promise<TaskResult> {
+    return await this.run(prompt, false);
+  }
+
+  /**
+   * Runs the current chat's failed model turn again, with the same history: the task continues from where the model
+   * failed, and the person's message is not repeated. Refused while a task runs, or when this chat's last task did not
+   * end with a model error.
+   */
+  retry(): Outcome {
+    const failed = this.failed;
+    if (this.running) {
+      return { ok: false, error: 'a task is running; stop it first' };
+    }
+    if (failed?.chatId !== this.chatId) {
+      return { ok: false, error: 'there is no failed model turn to retry in this chat' };
+    }
+    this.deps.chats.update(failed.notice, { retry: false });
+    void this.run(failed.prompt, true).catch((error: unknown) => this.deps.log.error(`retry failed: ${String(error)}`));
+    return { ok: true };
+  }
+
+  private async run(prompt: string, retry: boolean): Promise<TaskResult> {
     if (this.running) {
       throw new Error('a task is already running in this window; stop it first');
     }
     const { chats, mcp } = this.deps;
     const running: Running = { controller: new AbortController(), questions: new Map() };
     this.running = running;
+    this.failed = undefined;
     this.deps.onRunning(true);
     const chat = chats.current;
     if (chat.messages.length === 0) {
       chat.title = prompt.length > 60 ? `${prompt.slice(0, 60)}…` : prompt;
     }
     const historyLength = chat.messages.length;
-    chats.push({ kind: 'user', id: `u-${randomUUID()}`, v: 1, text: prompt }, chat);
+    if (!retry) {
+      chats.push({ kind: 'user', id: `u-${randomUUID()}`, v: 1, text: prompt }, chat);
+    }
     const transcript = new TranscriptWriter(chats, chat);
     // What the task's calls change is kept per model turn, for "Undo this turn / task".
     const task = startTask(chat.id, prompt);
@@ -174,7 +207,7 @@ export class AgentSession {
           maxSteps: this.deps.maxSteps(),
         },
         chat.messages.map(toChatMessage),
-        prompt,
+        retry ? undefined : prompt,
         running.controller.signal,
         (event) => {
           if (event.type === 'turnStart') {
@@ -186,7 +219,11 @@ export class AgentSession {
       chat.messages = result.messages;
       if (transcript.failure !== undefined) {
         const explained = await this.deps.explainModelFailure(transcript.failure.error, transcript.failure.kind);
-        chats.notice(explained.text, 'error', explained.actions);
+        const notice = chats.push(
+          { kind: 'notice', id: `n-${randomUUID()}`, v: 1, level: 'error', text: explained.text, ...(explained.actions !== undefined ? { actions: explained.actions } : {}), retry: true },
+          chat,
+        );
+        this.failed = { chatId: chat.id, prompt, notice };
       }
       return {
         reason: result.reason,
