@@ -3,7 +3,7 @@
  * a message that does not validate is dropped (and the host logs it). Types are inferred, never cast.
  */
 import * as z from 'zod';
-import { BatchMessage, DecideMessage, GrantView, OpenDiffMessage, PendingCallView, RevokeGrantMessage } from './approvals';
+import { BatchMessage, CallId, DecideMessage, GrantView, OpenDiffMessage, PendingCallView, RevokeGrantMessage } from './approvals';
 
 export const viewKinds = ['chat', 'approvals'] as const;
 export const ViewKind = z.enum(viewKinds);
@@ -54,6 +54,9 @@ export const AnswerMessage = z.strictObject({
 /** Run the model turn that failed again, with the same history (the chat's Retry button). */
 export const RetryMessage = z.strictObject({ type: z.literal('retry'), requestId: ChatRequestId });
 
+/** A waiting call's card got the keyboard focus (`callId`), or no card of the view holds it now (`null`). */
+export const FocusCallMessage = z.strictObject({ type: z.literal('focusCall'), requestId: RequestId, callId: CallId.nullable() });
+
 export const WebviewToHost = z.discriminatedUnion('type', [
   ReadyMessage,
   CommandMessage,
@@ -63,6 +66,7 @@ export const WebviewToHost = z.discriminatedUnion('type', [
   OpenChatMessage,
   AnswerMessage,
   RetryMessage,
+  FocusCallMessage,
   DecideMessage,
   BatchMessage,
   OpenDiffMessage,
@@ -73,8 +77,8 @@ export type WebviewToHost = z.infer<typeof WebviewToHost>;
 /** The messages each view may send; a valid message of the other view's kind is dropped too. */
 export const inboundTypes = {
   // 'decide' and 'openDiff': the inline cards of the chat's own waiting calls (the host checks id and hash as for the panel).
-  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'retry', 'decide', 'openDiff'],
-  approvals: ['ready', 'command', 'decide', 'decideAll', 'openDiff', 'revokeGrant'],
+  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'retry', 'decide', 'openDiff', 'focusCall'],
+  approvals: ['ready', 'command', 'decide', 'decideAll', 'openDiff', 'revokeGrant', 'focusCall'],
 } as const satisfies Record<ViewKind, readonly WebviewToHost['type'][]>;
 export type InboundFor<V extends ViewKind> = Extract<WebviewToHost, { type: (typeof inboundTypes)[V][number] }>;
 

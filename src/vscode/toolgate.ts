@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import { ChatBook } from '../core/agent/chats';
 import { AgentSession } from '../core/agent/session';
 import type { AuditEntry } from '../core/audit/auditLog';
+import { FocusedCalls } from '../core/approval/focusedCall';
 import { DisposableStore } from '../core/disposable';
 import { initShellParser } from '../core/shell/analysis';
 import { ToolService } from '../core/tools/service';
@@ -86,6 +87,8 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     },
   });
   const proposed = new ProposedContentProvider((callId) => tools.proposal(callId));
+  // The card that holds the keyboard focus in either view: what Toolgate: Allow Once / Deny decide.
+  const focus = new FocusedCalls();
   const agent = new AgentSession({
     chats,
     tools,
@@ -122,7 +125,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
         pending: gate.pendingViews(agent.chatId).filter((call) => call.source === 'agent'),
         chats: chats.list(),
       }),
-      chatRequests(agent, gate, proposed),
+      chatRequests(agent, gate, proposed, focus),
     ),
   );
 
@@ -131,7 +134,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
       context.extensionUri,
       log,
       () => ({ view: 'approvals', waitingCalls: gate.waitingCount, trusted: vscode.workspace.isTrusted, pending: gate.pendingViews(), grants: gate.grantViews(agent.chatId) }),
-      panelRequests(gate, grants, proposed),
+      panelRequests(gate, grants, proposed, focus),
     ),
   );
 
@@ -189,7 +192,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   return {
     api,
     commands: {
-      ...createCommands({ agent, gate, chat, approvals, apiKeys, audit, auditFile, grants, mcp }),
+      ...createCommands({ agent, gate, chat, approvals, apiKeys, audit, auditFile, grants, mcp, focus }),
       ...createUndoCommands({ store: checkpoints.store, audit, activeChatId: () => agent.chatId, log, disposables: store }),
     },
     chat,
