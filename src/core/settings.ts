@@ -41,6 +41,7 @@ export const settingSchemas = {
   'model.provider': z.enum(['openai-compatible', 'vscode-lm']),
   'agent.maxSteps': z.number().int().min(1).max(500),
   'checkpoints.maxMegabytes': z.number().min(1),
+  'notifications.whenHidden': z.boolean(),
 } as const;
 
 export type SettingKey = keyof typeof settingSchemas;
@@ -58,6 +59,7 @@ export const settingDefaults: { [K in SettingKey]: SettingValue<K> } = {
   'model.provider': 'openai-compatible',
   'agent.maxSteps': 25,
   'checkpoints.maxMegabytes': 16,
+  'notifications.whenHidden': true,
 };
 
 export interface ParsedSetting<T> {

@@ -10,12 +10,13 @@ import { ChatBook } from '../core/agent/chats';
 import { AgentSession } from '../core/agent/session';
 import type { AuditEntry } from '../core/audit/auditLog';
 import { FocusedCalls } from '../core/approval/focusedCall';
+import { callWaiter, questionWaiter, WaitNotifier, type Waiter, type Whereabouts } from '../core/approval/waitNotices';
 import { DisposableStore } from '../core/disposable';
 import { initShellParser } from '../core/shell/analysis';
 import { ToolService } from '../core/tools/service';
 import type { ToolgateApi } from './api';
 import { ApprovalsPanel } from './approvalsPanel';
-import { Attention } from './attention';
+import { Attention, type WaitNoticeHandlers } from './attention';
 import { ChatViewProvider } from './chatViewProvider';
 import { createCommands, type CommandHandlers } from './commands';
 import { createGateParts } from './gateParts';
@@ -139,7 +140,37 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   );
 
   const attention = store.add(new Attention((badge) => chat.setBadge(badge)));
-  const refreshAttention = (): void => attention.show({ calls: gate.waitingCount, questions: agent.waitingQuestions });
+  const settleFromNotice = (waiter: Waiter, choice: 'allow-once' | 'deny'): void => {
+    if (waiter.kind === 'call') {
+      const outcome = gate.settle({ callId: waiter.id, argsHash: waiter.argsHash }, { action: choice });
+      if (!outcome.ok) {
+        void vscode.window.showWarningMessage(`Toolgate: ${outcome.error}`);
+      }
+    }
+  };
+  const noticeHandlers: WaitNoticeHandlers = {
+    'Allow once': (waiter) => settleFromNotice(waiter, 'allow-once'),
+    Deny: (waiter) => settleFromNotice(waiter, 'deny'),
+    Open: (waiter) => (waiter.kind === 'call' ? approvals.show() : void vscode.commands.executeCommand('toolgate.chat.focus')),
+  };
+  // Read before the panel is revealed for a new call: whether the person could see the call when it started waiting.
+  const notifier = new WaitNotifier();
+  const nowhere: Whereabouts = { enabled: false, windowFocused: true, chatVisible: false, panelVisible: false };
+  const refreshAttention = (): void => {
+    attention.show({ calls: gate.waitingCount, questions: agent.waitingQuestions });
+    const waiting = gate.waitingCount + agent.waitingQuestions === 0
+      ? []
+      : [...gate.pendingViews().map(callWaiter), ...agent.questionViews().map(({ id, question }) => questionWaiter(id, question))];
+    const whereabouts = (): Whereabouts => ({
+      enabled: settings.get('notifications.whenHidden'),
+      windowFocused: vscode.window.state.focused,
+      chatVisible: chat.visible,
+      panelVisible: approvals.visible,
+    });
+    for (const notice of notifier.update(waiting, waiting.length === 0 ? nowhere : whereabouts())) {
+      attention.notify(notice, noticeHandlers);
+    }
+  };
   let lastWaiting = 0;
   const refreshViews = (): void => {
     const waiting = gate.waitingCount;

@@ -57,6 +57,7 @@ export interface TaskResult {
 export type Outcome = { ok: true } | { ok: false; error: string };
 
 interface Question {
+  question: string;
   options: string[];
   allowFreeText: boolean;
   resolve: (answer: string | undefined) => void;
@@ -93,6 +94,11 @@ export class AgentSession {
   /** ask_user questions waiting for the person's answer. */
   get waitingQuestions(): number {
     return this.running?.questions.size ?? 0;
+  }
+
+  /** The ask_user questions waiting for the person's answer, by entry id, oldest first. */
+  questionViews(): { id: string; question: string }[] {
+    return [...(this.running?.questions.entries() ?? [])].map(([id, { question }]) => ({ id, question }));
   }
 
   /** What the person typed in the chat: a decision on waiting calls, or a new task. */
@@ -300,7 +306,7 @@ export class AgentSession {
         return;
       }
       // Waiting before the entry shows, so that whoever the entry's change wakes (the badge) counts it.
-      running.questions.set(entry.id, { options, allowFreeText, resolve });
+      running.questions.set(entry.id, { question, options, allowFreeText, resolve });
       onAbort = () => resolve(undefined);
       signal.addEventListener('abort', onAbort, { once: true });
     });

@@ -1,0 +1,62 @@
+import * as assert from 'node:assert/strict';
+import { callWaiter, questionWaiter, shouldNotify, waitNotice, WaitNotifier, type Waiter, type Whereabouts } from '../../src/core/approval/waitNotices';
+import type { PendingCallView } from '../../src/shared/approvals';
+
+const where = (change: Partial<Whereabouts> = {}): Whereabouts => ({ enabled: true, windowFocused: true, chatVisible: false, panelVisible: false, ...change });
+
+describe('shouldNotify: a notification only when the person would not see what waits', () => {
+  const rows: [title: string, whereabouts: Whereabouts, notify: boolean][] = [
+    ['neither view visible, window focused', where(), true],
+    ['the chat view visible', where({ chatVisible: true }), false],
+    ['the approvals panel visible', where({ panelVisible: true }), false],
+    ['both visible', where({ chatVisible: true, panelVisible: true }), false],
+    ['a view visible but the window not focused', where({ chatVisible: true, windowFocused: false }), true],
+    ['nothing visible, window not focused', where({ windowFocused: false }), true],
+    ['turned off (toolgate.notifications.whenHidden: false)', where({ enabled: false, windowFocused: false }), false],
+  ];
+  for (const [title, whereabouts, notify] of rows) {
+    it(`${title}: ${notify ? 'notifies' : 'does not notify'}`, () => {
+      assert.equal(shouldNotify(whereabouts), notify);
+    });
+  }
+});
+
+const call = (callId: string, preview: PendingCallView['preview'], tool = 'write_file'): PendingCallView =>
+  ({ callId, tool, argsHash: 'a'.repeat(64), argsJson: '{ "server": "x",\n  "q": 1 }', preview }) as PendingCallView;
+
+describe('waitNotice: what the notification says and offers', () => {
+  const rows: [title: string, waiter: Waiter, text: string, actions: string[]][] = [
+    ['a write, by its path', callWaiter(call('c1', { kind: 'diff', path: 'src/a.ts' } as PendingCallView['preview'])), 'Toolgate: write_file src/a.ts waits for you', ['Allow once', 'Deny', 'Open']],
+    ['a command, by the command', callWaiter(call('c2', { kind: 'command', command: 'npm test' } as PendingCallView['preview'], 'run_in_terminal')), 'Toolgate: run_in_terminal npm test waits for you', ['Allow once', 'Deny', 'Open']],
+    ['an MCP call, by its arguments on one line', callWaiter(call('c3', { kind: 'none' }, 'mcp__s__t')), 'Toolgate: mcp__s__t { "server": "x", "q": 1 } waits for you', ['Allow once', 'Deny', 'Open']],
+    ['a question: Open only', questionWaiter('q1', 'Which file?'), 'Toolgate: ask_user Which file? waits for you', ['Open']],
+    ['a long target is shortened', questionWaiter('q2', 'x'.repeat(100)), `Toolgate: ask_user ${'x'.repeat(79)}… waits for you`, ['Open']],
+  ];
+  for (const [title, waiter, text, actions] of rows) {
+    it(title, () => {
+      const notice = waitNotice(waiter);
+      assert.equal(notice.text, text);
+      assert.deepEqual(notice.actions, actions);
+    });
+  }
+});
+
+describe('WaitNotifier: each call or question once, when it starts waiting', () => {
+  const a = questionWaiter('a', 'A?');
+  const b = questionWaiter('b', 'B?');
+  it('notifies what is new, not what already waited, and again for an id seen only before it stopped waiting', () => {
+    const notifier = new WaitNotifier();
+    const ids = (waiting: Waiter[], whereabouts = where()): string[] => notifier.update(waiting, whereabouts).map((notice) => notice.waiter.id);
+    assert.deepEqual(ids([a]), ['a']);
+    assert.deepEqual(ids([a]), []);
+    assert.deepEqual(ids([a, b]), ['b']);
+    assert.deepEqual(ids([]), []);
+    assert.deepEqual(ids([a]), ['a']);
+  });
+
+  it('what started waiting while the person could see it is not notified later', () => {
+    const notifier = new WaitNotifier();
+    assert.deepEqual(notifier.update([a], where({ panelVisible: true })), []);
+    assert.deepEqual(notifier.update([a], where()), []);
+  });
+});
