@@ -17,8 +17,8 @@ import type { ApiKeyStore } from './secrets';
 export interface CommandDeps {
   agent: AgentSession;
   gate: Pick<Gate, 'pendingViews' | 'settle'>;
-  chat: Pick<ChatViewProvider, 'focusPrompt'>;
-  approvals: Pick<ApprovalsPanel, 'show'>;
+  chat: Pick<ChatViewProvider, 'focusPrompt' | 'visible'>;
+  approvals: Pick<ApprovalsPanel, 'show' | 'visible'>;
   apiKeys: ApiKeyStore;
   audit: AuditLog;
   auditFile: string;
@@ -88,8 +88,9 @@ export type KeyDecision = { decided: true; callId: string; tool: string } | { de
  * Allow once / deny the focused waiting call (its card holds the keyboard focus in the chat or the panel), else the
  * oldest, from a command or its keybinding. Deny asks for an optional reason.
  */
-async function decideFocused(gate: CommandDeps['gate'], focus: CommandDeps['focus'], allow: boolean, reasonArg: unknown): Promise<KeyDecision> {
-  const call = focus.target(gate.pendingViews());
+async function decideFocused(deps: Pick<CommandDeps, 'gate' | 'focus' | 'chat' | 'approvals'>, allow: boolean, reasonArg: unknown): Promise<KeyDecision> {
+  const { gate, focus, chat, approvals } = deps;
+  const call = focus.target(gate.pendingViews(), (view) => (view === 'chat' ? chat.visible : approvals.visible));
   if (!call) {
     void vscode.window.showInformationMessage('Toolgate: no call is waiting for approval.');
     return { decided: false, why: 'no call is waiting' };
@@ -135,8 +136,8 @@ export function createCommands({ agent, gate, chat, approvals, apiKeys, audit, a
       return await agent.runTask(task.trim());
     },
     'toolgate.cancel': () => agent.cancel(),
-    'toolgate.allowOnce': (arg?: unknown) => decideFocused(gate, focus, true, arg),
-    'toolgate.deny': (reason?: unknown) => decideFocused(gate, focus, false, reason),
+    'toolgate.allowOnce': (arg?: unknown) => decideFocused({ gate, focus, chat, approvals }, true, arg),
+    'toolgate.deny': (reason?: unknown) => decideFocused({ gate, focus, chat, approvals }, false, reason),
     'toolgate.focusPrompt': async () => {
       await vscode.commands.executeCommand('toolgate.chat.focus');
       // The view may still be loading its page: it focuses the prompt once it is ready.

@@ -237,6 +237,15 @@ describe('the agent session (core, over the production tool service and in-memor
         await s.session.runTask('again');
       }, 'there is no failed model turn to retry in this chat'],
     ];
+    it('the Retry button does not come back after a reload (the failed turn is not kept)', async () => {
+      const store = new MemoryStore();
+      const first = setup([new ModelError('server', 'it failed')], store);
+      await first.session.runTask('hello');
+      first.chats.dispose();
+      const notice = new ChatBook(store, new MemoryLog()).current.entries.at(-1);
+      assert.equal(notice?.kind === 'notice' && notice.retry, false);
+    });
+
     for (const [name, prepare, error] of refusals) {
       it(`is refused when ${name}`, async () => {
         const s = setup([new ModelError('server', 'it failed'), text('fine')]);

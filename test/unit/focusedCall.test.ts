@@ -24,4 +24,12 @@ describe('FocusedCalls: the call a keyboard decision applies to', () => {
       assert.equal(focus.target(waiting)?.callId, target);
     });
   }
+
+  it('a view that is no longer shown (the panel was closed) holds no focus', () => {
+    const focus = new FocusedCalls();
+    focus.report('chat', 'c3');
+    focus.report('approvals', 'c2');
+    assert.equal(focus.target(pending, (view) => view !== 'approvals')?.callId, 'c3');
+    assert.equal(focus.target(pending, () => false)?.callId, 'c1');
+  });
 });

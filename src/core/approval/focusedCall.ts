@@ -20,9 +20,15 @@ export class FocusedCalls {
     }
   }
 
-  /** The focused call if it still waits (the most recently focused view first), else the oldest of `pending`. */
-  target<T extends { callId: string }>(pending: readonly T[]): T | undefined {
-    const candidates = [...this.focused.values()].sort((a, b) => b.order - a.order);
+  /**
+   * The focused call if it still waits (the most recently focused view first), else the oldest of `pending`. A view
+   * that is not `shown` holds no focus (a closed webview says nothing when it goes).
+   */
+  target<T extends { callId: string }>(pending: readonly T[], shown: (view: ViewKind) => boolean = () => true): T | undefined {
+    const candidates = [...this.focused.entries()]
+      .filter(([view]) => shown(view))
+      .map(([, focused]) => focused)
+      .sort((a, b) => b.order - a.order);
     for (const { callId } of candidates) {
       const call = pending.find((candidate) => candidate.callId === callId);
       if (call) {
