@@ -62,13 +62,41 @@ describe('runtime: notifications, the focused call, a terminal per chat, Retry',
     assert.equal(readFileSync(file('first.txt'), 'utf8'), '1\n');
   });
 
+  it("in the chat too: Ctrl+Alt+Y allows the focused inline card, then the focus moves to the next one", async () => {
+    const write = (id: string, relative: string): { id: string; name: string; arguments: string } =>
+      ({ id, name: 'write_file', arguments: JSON.stringify({ path: relative, content: `${id}\n` }) });
+    model.fake.script([{ toolCalls: [write('w1', 'chat-first.txt'), write('w2', 'chat-second.txt')] }, { text: 'Both written.' }]);
+    await chat().task('Write two files');
+    const frame = await chat().frame();
+    const card = (text: string) => frame.locator('article.inline-call[data-call-id]', { hasText: text });
+    await card('chat-second.txt').waitFor({ timeout: 30_000 });
+    await card('chat-first.txt').waitFor();
+    const firstId = await card('chat-first.txt').getAttribute('data-call-id');
+    await card('chat-second.txt').locator('[data-action="allow-once"]').focus();
+    await session.workbench.page.keyboard.press('Control+Alt+KeyY');
+    // The calls of one turn run once all are decided: here the decided card goes, and the other stays.
+    await card('chat-second.txt').waitFor({ state: 'detached' });
+    assert.equal(await card('chat-first.txt').isVisible(), true, 'the first call still waits');
+    for (let tries = 0; (await frame.evaluate(() => document.activeElement?.closest('[data-call-id]')?.getAttribute('data-call-id') ?? null)) !== firstId; tries++) {
+      assert.ok(tries < 50, 'the focus did not move to the next waiting card');
+      await session.workbench.page.waitForTimeout(100);
+    }
+    await session.workbench.page.keyboard.press('Control+Alt+KeyY');
+    await frame.locator('[data-entry="assistant"]', { hasText: 'Both written.' }).waitFor({ timeout: 30_000 });
+    assert.equal(readFileSync(file('chat-first.txt'), 'utf8'), 'w1\n');
+    assert.equal(readFileSync(file('chat-second.txt'), 'utf8'), 'w2\n');
+    await chat().idle();
+  });
+
   it('two commands in one chat use one terminal, named after the chat; another chat gets its own', async () => {
     const run = (id: string, command: string): { id: string; name: string; arguments: string } =>
       ({ id, name: 'run_in_terminal', arguments: JSON.stringify({ command }) });
     // pwd and ls are allowed by the default terminal rules: nothing waits.
+    const frame = await chat().frame();
+    await chat().idle();
+    await frame.locator('[data-action="new-chat"]').click();
     model.fake.script([{ toolCalls: [run('t1', 'pwd')] }, { toolCalls: [run('t2', 'ls')] }, { text: 'Ran both.' }]);
     await chat().task('List the folder twice');
-    const frame = await chat().frame();
     await frame.locator('[data-entry="assistant"]', { hasText: 'Ran both.' }).waitFor({ timeout: 60_000 });
     assert.deepEqual(await toolgateTerminals(), ['Toolgate: List the folder twice']);
 
