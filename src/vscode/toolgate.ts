@@ -14,6 +14,7 @@ import { callWaiter, questionWaiter, WaitNotifier, type Waiter, type Whereabouts
 import { DisposableStore } from '../core/disposable';
 import { initShellParser } from '../core/shell/analysis';
 import { ToolService } from '../core/tools/service';
+import type { PendingCallView } from '../shared/approvals';
 import type { ToolgateApi } from './api';
 import { ApprovalsPanel } from './approvalsPanel';
 import { Attention, type WaitNoticeHandlers } from './attention';
@@ -110,6 +111,8 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   // Disposed before the chats are saved: a running task is stopped and its waiting calls are denied.
   store.add({ dispose: () => agent.cancel() });
 
+  // The agent's calls of this chat only: API and other chats' calls are reviewed in the panel.
+  const chatPending = (): PendingCallView[] => gate.pendingViews(agent.chatId).filter((call) => call.source === 'agent');
   const chat = store.add(
     new ChatViewProvider(
       context.extensionUri,
@@ -122,8 +125,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
         chatId: agent.chatId,
         running: agent.isRunning,
         entries: chats.current.entries,
-        // The agent's calls of this chat only: API and other chats' calls are reviewed in the panel.
-        pending: gate.pendingViews(agent.chatId).filter((call) => call.source === 'agent'),
+        pending: chatPending(),
         chats: chats.list(),
       }),
       chatRequests(agent, gate, proposed, focus),
@@ -155,17 +157,21 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   };
   // Read before the panel is revealed for a new call: whether the person could see the call when it started waiting.
   const notifier = new WaitNotifier();
-  const nowhere: Whereabouts = { enabled: false, windowFocused: true, chatVisible: false, panelVisible: false };
+  const nowhere: Whereabouts = { enabled: false, windowFocused: true, visible: { chat: false, approvals: false } };
+  const waiters = (): Waiter[] => {
+    const inChat = new Set(chatPending().map((call) => call.callId));
+    return [
+      ...gate.pendingViews().map((call) => callWaiter(call, inChat.has(call.callId))),
+      ...agent.questionViews().map(({ id, question }) => questionWaiter(id, question)),
+    ];
+  };
   const refreshAttention = (): void => {
     attention.show({ calls: gate.waitingCount, questions: agent.waitingQuestions });
-    const waiting = gate.waitingCount + agent.waitingQuestions === 0
-      ? []
-      : [...gate.pendingViews().map(callWaiter), ...agent.questionViews().map(({ id, question }) => questionWaiter(id, question))];
+    const waiting = gate.waitingCount + agent.waitingQuestions === 0 ? [] : waiters();
     const whereabouts = (): Whereabouts => ({
       enabled: settings.get('notifications.whenHidden'),
       windowFocused: vscode.window.state.focused,
-      chatVisible: chat.visible,
-      panelVisible: approvals.visible,
+      visible: { chat: chat.visible, approvals: approvals.visible },
     });
     for (const notice of notifier.update(waiting, waiting.length === 0 ? nowhere : whereabouts())) {
       attention.notify(notice, noticeHandlers);

@@ -35,6 +35,26 @@ describe('runtime: notifications, the focused call, a terminal per chat, Retry',
     assert.equal(readFileSync(file('notified.txt'), 'utf8'), 'n\n');
   });
 
+  it("a question of the agent that starts waiting while the views are hidden notifies with Open only, which shows the chat", async () => {
+    const page = session.workbench.page;
+    model.fake.script([
+      { toolCalls: [{ id: 'q1', name: 'ask_user', arguments: JSON.stringify({ question: 'Which file next?', options: ['a.txt', 'b.txt'] }) }] },
+      { text: 'Noted.' },
+    ]);
+    // The person is in the Explorer (the chat hidden) when a task started by the command asks.
+    await session.workbench.runCommand('View: Show Explorer');
+    await page.locator('.part.sidebar .composite.title', { hasText: 'Explorer' }).waitFor();
+    const task = control.call('/command', { command: 'toolgate.runTask', args: ['Ask me first'] });
+    const toast = page.locator('.notification-toast', { hasText: 'Toolgate: ask_user Which file next? waits for you' });
+    await toast.waitFor({ timeout: 30_000 });
+    assert.deepEqual(await toast.locator('.monaco-button').allInnerTexts(), ['Open']);
+    await toast.locator('.monaco-button', { hasText: 'Open' }).click();
+    const frame = await chat().frame();
+    await frame.locator('[data-entry="question"] [data-action="answer"][data-option="b.txt"]').click();
+    await frame.locator('[data-entry="assistant"]', { hasText: 'Noted.' }).waitFor({ timeout: 30_000 });
+    await task;
+  });
+
   it('Ctrl+Alt+Y on the focused card allows that call, not the oldest; the focus moves to the next waiting card', async () => {
     await session.workbench.runCommand('Toolgate: Open Approvals');
     const first = control.invoke('write_file', { path: 'first.txt', content: '1\n' });
