@@ -26,7 +26,7 @@ import { ChatDriver } from '../test/e2e/harness/chat';
 import { ensureCodeServer, freePort, killTree, packagedVsix, repoRoot, waitForHealth, type CodeServer } from '../test/e2e/harness/codeServer';
 import { ApprovalsPanelDriver } from '../test/e2e/harness/panel';
 import { closeBrowser, Workbench } from '../test/e2e/harness/workbench';
-import { demoModelName, demoTurns } from '../test/fixtures/demoScript';
+import { demoModelName, demoServer } from '../test/fixtures/demoScript';
 import { startFakeOpenAI } from '../test/fixtures/fakeOpenAI';
 
 const modelKeys = ['toolgate.model.baseUrl', 'toolgate.model.name'] as const;
@@ -118,7 +118,7 @@ async function main(): Promise<void> {
   const workspace = path.join(base, 'demo-workspace');
 
   const realBaseUrl = process.env['TOOLGATE_MODEL_BASE_URL'];
-  const demo = realBaseUrl === undefined ? await startFakeOpenAI({ models: [demoModelName], refill: demoTurns }) : undefined;
+  const demo = realBaseUrl === undefined ? await startFakeOpenAI(demoServer) : undefined;
   const model = {
     baseUrl: realBaseUrl ?? demo?.baseUrl ?? '',
     name: realBaseUrl === undefined ? demoModelName : (process.env['TOOLGATE_MODEL_NAME'] ?? 'gpt-4o-mini'),

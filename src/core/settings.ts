@@ -43,6 +43,7 @@ export const settingSchemas = {
   'checkpoints.maxMegabytes': z.number().min(1),
   'autoApprove.maxConsecutive': z.number().int().min(0),
   'suggestions.minDecisions': z.number().int().min(1).max(1000),
+  'notifications.whenHidden': z.boolean(),
 } as const;
 
 export type SettingKey = keyof typeof settingSchemas;
@@ -62,6 +63,7 @@ export const settingDefaults: { [K in SettingKey]: SettingValue<K> } = {
   'checkpoints.maxMegabytes': 16,
   'autoApprove.maxConsecutive': 50,
   'suggestions.minDecisions': 5,
+  'notifications.whenHidden': true,
 };
 
 export interface ParsedSetting<T> {

@@ -3,7 +3,7 @@
  * a message that does not validate is dropped (and the host logs it). Types are inferred, never cast.
  */
 import * as z from 'zod';
-import { BatchMessage, DecideMessage, GrantView, OpenDiffMessage, PendingCallView, RevokeGrantMessage } from './approvals';
+import { BatchMessage, CallId, DecideMessage, GrantView, OpenDiffMessage, PendingCallView, RevokeGrantMessage } from './approvals';
 import { AcceptSuggestionMessage, SuggestionsState } from './suggestions';
 
 export const viewKinds = ['chat', 'approvals', 'suggestions'] as const;
@@ -52,6 +52,12 @@ export const AnswerMessage = z.strictObject({
   answer: z.string().min(1).max(4000),
 });
 
+/** Run the model turn that failed again, with the same history (the chat's Retry button). */
+export const RetryMessage = z.strictObject({ type: z.literal('retry'), requestId: ChatRequestId });
+
+/** A waiting call's card got the keyboard focus (`callId`), or no card of the view holds it now (`null`). */
+export const FocusCallMessage = z.strictObject({ type: z.literal('focusCall'), requestId: RequestId, callId: CallId.nullable() });
+
 export const WebviewToHost = z.discriminatedUnion('type', [
   ReadyMessage,
   CommandMessage,
@@ -60,6 +66,8 @@ export const WebviewToHost = z.discriminatedUnion('type', [
   NewChatMessage,
   OpenChatMessage,
   AnswerMessage,
+  RetryMessage,
+  FocusCallMessage,
   DecideMessage,
   BatchMessage,
   OpenDiffMessage,
@@ -71,8 +79,8 @@ export type WebviewToHost = z.infer<typeof WebviewToHost>;
 /** The messages each view may send; a valid message of the other view's kind is dropped too. */
 export const inboundTypes = {
   // 'decide' and 'openDiff': the inline cards of the chat's own waiting calls (the host checks id and hash as for the panel).
-  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'decide', 'openDiff'],
-  approvals: ['ready', 'command', 'decide', 'decideAll', 'openDiff', 'revokeGrant'],
+  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'retry', 'decide', 'openDiff', 'focusCall'],
+  approvals: ['ready', 'command', 'decide', 'decideAll', 'openDiff', 'revokeGrant', 'focusCall'],
   suggestions: ['ready', 'command', 'acceptSuggestion'],
 } as const satisfies Record<ViewKind, readonly WebviewToHost['type'][]>;
 export type InboundFor<V extends ViewKind> = Extract<WebviewToHost, { type: (typeof inboundTypes)[V][number] }>;
@@ -109,6 +117,8 @@ export const ChatEntry = z.discriminatedUnion('kind', [
     text: z.string(),
     /** Buttons that run a host command: what the person can do about it, in one click. */
     actions: z.array(z.strictObject({ command: HostCommand, label: z.string() })).optional(),
+    /** A model error: true while the failed turn can be run again (a Retry button); false once it was. */
+    retry: z.boolean().optional(),
   }),
 ]);
 export type ChatEntry = z.infer<typeof ChatEntry>;

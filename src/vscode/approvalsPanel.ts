@@ -30,6 +30,11 @@ export class ApprovalsPanel implements vscode.Disposable {
     this.attach(panel);
   }
 
+  /** Whether the panel is on screen. */
+  get visible(): boolean {
+    return this.panel?.visible ?? false;
+  }
+
   /** Opens the panel, or reveals it; `preserveFocus` keeps the keyboard where the person is typing. */
   show(preserveFocus = false): void {
     if (this.panel) {

@@ -1,9 +1,13 @@
 /**
  * What tells the person something waits for them, wherever they are: a status-bar item (calls and questions; a click
- * opens what waits), a badge on the Toolgate activity-bar icon (through the chat view), and the `toolgate.waiting`
- * context key the keybindings use.
+ * opens what waits), a badge on the Toolgate activity-bar icon (through the chat view), the `toolgate.waiting`
+ * context key the keybindings use, and notifications (whether to show one is decided in src/core/approval/waitNotices).
  */
 import * as vscode from 'vscode';
+import type { WaitNotice, WaitNoticeAction, Waiter } from '../core/approval/waitNotices';
+
+/** What each button of a notification does, for the call or question it names. */
+export type WaitNoticeHandlers = Record<WaitNoticeAction, (waiter: Waiter) => void>;
 
 export interface WaitingCounts {
   calls: number;
@@ -47,6 +51,15 @@ export class Attention implements vscode.Disposable {
     this.item.command = waiting.calls > 0 ? 'toolgate.openApprovals' : 'toolgate.chat.focus';
     this.item.show();
     this.setBadge({ value: total, tooltip: text });
+  }
+
+  /** Shows a notification; a click on one of its buttons runs that button's handler. */
+  notify(notice: WaitNotice, handlers: WaitNoticeHandlers): void {
+    void vscode.window.showInformationMessage(notice.text, ...notice.actions).then((choice) => {
+      if (choice !== undefined) {
+        handlers[choice](notice.waiter);
+      }
+    });
   }
 
   dispose(): void {

@@ -65,6 +65,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     }
   }
 
+  /** Whether the chat view is on screen. */
+  get visible(): boolean {
+    return this.view?.visible ?? false;
+  }
+
   /** Puts the cursor in the prompt (the view must be shown first: `toolgate.chat.focus`). */
   focusPrompt(): boolean {
     if (!this.channel?.isReady) {

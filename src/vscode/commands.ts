@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentSession } from '../core/agent/session';
+import type { FocusedCalls } from '../core/approval/focusedCall';
 import type { Gate } from '../core/approval/gate';
 import type { GrantStore } from '../core/approval/grants';
 import type { AuditLog } from '../core/audit/auditLog';
@@ -17,14 +18,16 @@ import type { SuggestionsPanel } from './suggestionsPanel';
 export interface CommandDeps {
   agent: AgentSession;
   gate: Pick<Gate, 'pendingViews' | 'settle'>;
-  chat: Pick<ChatViewProvider, 'focusPrompt'>;
-  approvals: Pick<ApprovalsPanel, 'show'>;
+  chat: Pick<ChatViewProvider, 'focusPrompt' | 'visible'>;
+  approvals: Pick<ApprovalsPanel, 'show' | 'visible'>;
   apiKeys: ApiKeyStore;
   audit: AuditLog;
   auditFile: string;
   grants: GrantStore;
   mcp: McpServers;
   suggestions: Pick<SuggestionsPanel, 'show'>;
+  /** Which waiting call the keyboard decides: the focused card's, else the oldest. */
+  focus: Pick<FocusedCalls, 'target'>;
 }
 
 export type CommandHandlers = Record<CommandId, (...args: unknown[]) => unknown>;
@@ -83,9 +86,13 @@ async function resetWorkspaceApprovals(grants: GrantStore, confirm: unknown): Pr
 /** What a keyboard decision did: the call it settled, or why none. */
 export type KeyDecision = { decided: true; callId: string; tool: string } | { decided: false; why: string };
 
-/** Allow once / deny the oldest waiting call, from a command or its keybinding. Deny asks for an optional reason. */
-async function decideOldest(gate: CommandDeps['gate'], allow: boolean, reasonArg: unknown): Promise<KeyDecision> {
-  const call = gate.pendingViews()[0];
+/**
+ * Allow once / deny the focused waiting call (its card holds the keyboard focus in the chat or the panel), else the
+ * oldest, from a command or its keybinding. Deny asks for an optional reason.
+ */
+async function decideFocused(deps: Pick<CommandDeps, 'gate' | 'focus' | 'chat' | 'approvals'>, allow: boolean, reasonArg: unknown): Promise<KeyDecision> {
+  const { gate, focus, chat, approvals } = deps;
+  const call = focus.target(gate.pendingViews(), (view) => (view === 'chat' ? chat.visible : approvals.visible));
   if (!call) {
     void vscode.window.showInformationMessage('Toolgate: no call is waiting for approval.');
     return { decided: false, why: 'no call is waiting' };
@@ -110,7 +117,7 @@ async function decideOldest(gate: CommandDeps['gate'], allow: boolean, reasonArg
   return { decided: true, callId: call.callId, tool: call.tool };
 }
 
-export function createCommands({ agent, gate, chat, approvals, apiKeys, audit, auditFile, grants, mcp, suggestions }: CommandDeps): Record<CoreCommandId, (...args: unknown[]) => unknown> {
+export function createCommands({ agent, gate, chat, approvals, apiKeys, audit, auditFile, grants, mcp, suggestions, focus }: CommandDeps): Record<CoreCommandId, (...args: unknown[]) => unknown> {
   return {
     'toolgate.mcp.restart': (item?: unknown) => {
       const server = serverOf(item);
@@ -131,8 +138,8 @@ export function createCommands({ agent, gate, chat, approvals, apiKeys, audit, a
       return await agent.runTask(task.trim());
     },
     'toolgate.cancel': () => agent.cancel(),
-    'toolgate.allowOnce': (arg?: unknown) => decideOldest(gate, true, arg),
-    'toolgate.deny': (reason?: unknown) => decideOldest(gate, false, reason),
+    'toolgate.allowOnce': (arg?: unknown) => decideFocused({ gate, focus, chat, approvals }, true, arg),
+    'toolgate.deny': (reason?: unknown) => decideFocused({ gate, focus, chat, approvals }, false, reason),
     'toolgate.focusPrompt': async () => {
       await vscode.commands.executeCommand('toolgate.chat.focus');
       // The view may still be loading its page: it focuses the prompt once it is ready.

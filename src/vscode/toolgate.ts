@@ -9,12 +9,15 @@ import * as vscode from 'vscode';
 import { ChatBook } from '../core/agent/chats';
 import { AgentSession } from '../core/agent/session';
 import type { AuditEntry } from '../core/audit/auditLog';
+import { FocusedCalls } from '../core/approval/focusedCall';
+import { callWaiter, questionWaiter, WaitNotifier, type Waiter, type Whereabouts } from '../core/approval/waitNotices';
 import { DisposableStore } from '../core/disposable';
 import { initShellParser } from '../core/shell/analysis';
 import { ToolService } from '../core/tools/service';
+import type { PendingCallView } from '../shared/approvals';
 import type { ToolgateApi } from './api';
 import { ApprovalsPanel } from './approvalsPanel';
-import { Attention } from './attention';
+import { Attention, type WaitNoticeHandlers } from './attention';
 import { ChatViewProvider } from './chatViewProvider';
 import { createCommands, type CommandHandlers } from './commands';
 import { createGateParts } from './gateParts';
@@ -67,9 +70,9 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   const paths = store.add(new WorkspacePaths());
   const { gate, grants, audit, auditFile, state, policy } = createGateParts(context, settings, log, paths);
   store.add(gate);
-  const terminal = store.add(new TerminalRunner());
   const mcp = new McpServers(context.workspaceState, log);
   const chats = store.add(new ChatBook(state, log));
+  const terminal = store.add(new TerminalRunner((chatId) => (chatId === apiChatId ? 'API calls' : chats.list().find((chat) => chat.id === chatId)?.title)));
   // Checkpoints of what the agent's allowed calls change; a note when old ones are dropped goes to the chat.
   const checkpoints = createCheckpoints({ state, settings, log, disposables: store, onNote: (note) => chats.notice(`Checkpoints: ${note.message}`) });
   const tools = new ToolService({
@@ -87,6 +90,8 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     },
   });
   const proposed = new ProposedContentProvider((callId) => tools.proposal(callId));
+  // The card that holds the keyboard focus in either view: what Toolgate: Allow Once / Deny decide.
+  const focus = new FocusedCalls();
   const agent = new AgentSession({
     chats,
     tools,
@@ -107,6 +112,8 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   // Disposed before the chats are saved: a running task is stopped and its waiting calls are denied.
   store.add({ dispose: () => agent.cancel() });
 
+  // The agent's calls of this chat only: API and other chats' calls are reviewed in the panel.
+  const chatPending = (): PendingCallView[] => gate.pendingViews(agent.chatId).filter((call) => call.source === 'agent');
   const chat = store.add(
     new ChatViewProvider(
       context.extensionUri,
@@ -119,11 +126,10 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
         chatId: agent.chatId,
         running: agent.isRunning,
         entries: chats.current.entries,
-        // The agent's calls of this chat only: API and other chats' calls are reviewed in the panel.
-        pending: gate.pendingViews(agent.chatId).filter((call) => call.source === 'agent'),
+        pending: chatPending(),
         chats: chats.list(),
       }),
-      chatRequests(agent, gate, proposed),
+      chatRequests(agent, gate, proposed, focus),
     ),
   );
 
@@ -132,7 +138,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
       context.extensionUri,
       log,
       () => ({ view: 'approvals', waitingCalls: gate.waitingCount, trusted: vscode.workspace.isTrusted, pending: gate.pendingViews(), grants: gate.grantViews(agent.chatId) }),
-      panelRequests(gate, grants, proposed),
+      panelRequests(gate, grants, proposed, focus),
     ),
   );
 
@@ -152,7 +158,41 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   );
 
   const attention = store.add(new Attention((badge) => chat.setBadge(badge)));
-  const refreshAttention = (): void => attention.show({ calls: gate.waitingCount, questions: agent.waitingQuestions });
+  const settleFromNotice = (waiter: Waiter, choice: 'allow-once' | 'deny'): void => {
+    if (waiter.kind === 'call') {
+      const outcome = gate.settle({ callId: waiter.id, argsHash: waiter.argsHash }, { action: choice });
+      if (!outcome.ok) {
+        void vscode.window.showWarningMessage(`Toolgate: ${outcome.error}`);
+      }
+    }
+  };
+  const noticeHandlers: WaitNoticeHandlers = {
+    'Allow once': (waiter) => settleFromNotice(waiter, 'allow-once'),
+    Deny: (waiter) => settleFromNotice(waiter, 'deny'),
+    Open: (waiter) => (waiter.kind === 'call' ? approvals.show() : void vscode.commands.executeCommand('toolgate.chat.focus')),
+  };
+  // Read before the panel is revealed for a new call: whether the person could see the call when it started waiting.
+  const notifier = new WaitNotifier();
+  const nowhere: Whereabouts = { enabled: false, windowFocused: true, visible: { chat: false, approvals: false } };
+  const waiters = (): Waiter[] => {
+    const inChat = new Set(chatPending().map((call) => call.callId));
+    return [
+      ...gate.pendingViews().map((call) => callWaiter(call, inChat.has(call.callId))),
+      ...agent.questionViews().map(({ id, question }) => questionWaiter(id, question)),
+    ];
+  };
+  const refreshAttention = (): void => {
+    attention.show({ calls: gate.waitingCount, questions: agent.waitingQuestions });
+    const waiting = gate.waitingCount + agent.waitingQuestions === 0 ? [] : waiters();
+    const whereabouts = (): Whereabouts => ({
+      enabled: settings.get('notifications.whenHidden'),
+      windowFocused: vscode.window.state.focused,
+      visible: { chat: chat.visible, approvals: approvals.visible },
+    });
+    for (const notice of notifier.update(waiting, waiting.length === 0 ? nowhere : whereabouts())) {
+      attention.notify(notice, noticeHandlers);
+    }
+  };
   let lastWaiting = 0;
   const refreshViews = (): void => {
     const waiting = gate.waitingCount;
@@ -169,6 +209,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     chats.onDidChange(() => {
       chat.refresh();
       refreshAttention();
+      terminal.retainChats(new Set([apiChatId, ...chats.list().map(({ id }) => id)]));
     }),
   );
   store.add(audit.onDidRecord(onDecide));
@@ -204,7 +245,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   return {
     api,
     commands: {
-      ...createCommands({ agent, gate, chat, approvals, apiKeys, audit, auditFile, grants, mcp, suggestions }),
+      ...createCommands({ agent, gate, chat, approvals, apiKeys, audit, auditFile, grants, mcp, suggestions, focus }),
       ...createUndoCommands({ store: checkpoints.store, audit, activeChatId: () => agent.chatId, log, disposables: store }),
     },
     chat,

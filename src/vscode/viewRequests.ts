@@ -1,6 +1,7 @@
 /** What the chat view and the approvals panel ask of the host, translated into calls on the core (validated already). */
 import type { AgentSession } from '../core/agent/session';
 import type { DecideMessage } from '../shared/approvals';
+import type { FocusedCalls } from '../core/approval/focusedCall';
 import type { Gate } from '../core/approval/gate';
 import type { GrantStore } from '../core/approval/grants';
 import type { PanelRequest } from './approvalsPanel';
@@ -25,9 +26,12 @@ async function openDiff(proposed: ProposedContentProvider, callId: string): Prom
   return { ok: true };
 }
 
-export function chatRequests(agent: AgentSession, gate: Gate, proposed: ProposedContentProvider): (message: ChatRequest) => Outcome | Promise<Outcome> {
+export function chatRequests(agent: AgentSession, gate: Gate, proposed: ProposedContentProvider, focus: FocusedCalls): (message: ChatRequest) => Outcome | Promise<Outcome> {
   return (message) => {
     switch (message.type) {
+      case 'focusCall':
+        focus.report('chat', message.callId ?? undefined);
+        return { ok: true };
       case 'decide':
         return decide(gate, message);
       case 'openDiff':
@@ -43,13 +47,18 @@ export function chatRequests(agent: AgentSession, gate: Gate, proposed: Proposed
         return agent.openChat(message.chatId);
       case 'answer':
         return agent.answer(message.questionId, message.answer);
+      case 'retry':
+        return agent.retry();
     }
   };
 }
 
-export function panelRequests(gate: Gate, grants: GrantStore, proposed: ProposedContentProvider): (message: PanelRequest) => Promise<Outcome> {
+export function panelRequests(gate: Gate, grants: GrantStore, proposed: ProposedContentProvider, focus: FocusedCalls): (message: PanelRequest) => Promise<Outcome> {
   return async (message) => {
     switch (message.type) {
+      case 'focusCall':
+        focus.report('approvals', message.callId ?? undefined);
+        return { ok: true };
       case 'decide':
         return decide(gate, message);
       case 'decideAll': {

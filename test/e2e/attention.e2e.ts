@@ -1,18 +1,11 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { ChatDriver, useFakeModel } from './harness/chat';
-import { Control } from './harness/control';
-import { ApprovalsPanelDriver } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { ChatDriver } from './harness/chat';
+import { useControlledCodeServer } from './harness/controlled';
 
 describe('deciding from the keyboard, and never missing what waits', function () {
   this.timeout(180_000);
-  const model = useFakeModel();
-  const control = new Control();
-  const session = useCodeServer(() => ({ env: control.env, extraExtensions: [control.vsix], settings: model.workspaceSettings() }));
-  const file = (relative: string): string => path.join(session.server.workspace, relative);
-  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
+  const { model, control, session, file, panel } = useControlledCodeServer();
   /** The number on the Toolgate activity-bar icon, or '' when it has none. */
   const badge = async (): Promise<string> => {
     const item = session.workbench.page.locator('.activitybar .action-item', { has: session.workbench.page.locator('[aria-label^="Toolgate"]') });

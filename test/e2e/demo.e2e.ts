@@ -1,7 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { demoModelName, demoTurns } from '../fixtures/demoScript';
+import type { Frame } from 'playwright-core';
+import { demoModelName, demoServer } from '../fixtures/demoScript';
 import { startFakeOpenAI, type FakeOpenAI } from '../fixtures/fakeOpenAI';
 import { ChatDriver } from './harness/chat';
 import { ApprovalsPanelDriver } from './harness/panel';
@@ -11,7 +12,7 @@ describe('the offline demo model of npm start, in the Restricted Mode it opens i
   this.timeout(180_000);
   let demo: FakeOpenAI | undefined;
   before(async () => {
-    demo = await startFakeOpenAI({ models: [demoModelName], refill: demoTurns });
+    demo = await startFakeOpenAI(demoServer);
   });
   after(async () => {
     await demo?.close();
@@ -22,25 +23,58 @@ describe('the offline demo model of npm start, in the Restricted Mode it opens i
     workspaceTrust: true,
     machineSettings: { 'toolgate.model.baseUrl': demo?.baseUrl ?? '', 'toolgate.model.name': demoModelName },
   }));
+  const chat = (): ChatDriver => new ChatDriver(session.workbench);
+  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
+  const workspaceFile = (relative: string): string => readFileSync(path.join(session.server.workspace, relative), 'utf8');
 
-  it('walks a write, an edit, a command and a question through the panel and the chat', async () => {
-    const chat = new ChatDriver(session.workbench);
-    const panel = new ApprovalsPanelDriver(session.workbench);
-    const frame = await chat.frame();
+  /** The write, then the batch of two calls at once, allowed with Allow all. */
+  async function writeThenBatch(): Promise<void> {
+    await panel().act(await panel().waitForCall('write_file', 'NOTES.md'), 'allow-once');
+    await panel().waitForCall('edit_file', 'NOTES.md');
+    await panel().waitForCall('write_file', 'TODO.md');
+    const allowAll = await session.workbench.inWebview('[data-action="allow-all"]');
+    assert.match(await allowAll.innerText(), /Allow all 2/);
+    await allowAll.click();
+  }
+
+  /** The command, the question, and the end of the script. */
+  async function commandAndQuestion(frame: Frame, trustFolder: boolean): Promise<void> {
+    await panel().act(await panel().waitForCall('run_in_terminal', 'npm test'), 'allow-once');
+    if (trustFolder) {
+      // VS Code itself asks before it creates a terminal in a folder that is not trusted; the person trusts it.
+      await session.workbench.trustFolderWhenAsked();
+    }
+    await frame.locator('[data-entry="question"]:not(:has([data-field="answer"])) [data-action="answer"][data-option="Clear"]').click();
+    await frame.locator('[data-entry="assistant"]', { hasText: 'That was the whole script' }).last().waitFor({ timeout: 60_000 });
+    await chat().idle();
+  }
+
+  it('walks a write, a batch of two calls (Allow all), a command and a question through the panel and the chat', async () => {
+    const frame = await chat().frame();
     assert.match(await frame.locator('[data-field="model"]').innerText(), /toolgate-demo \(offline, scripted\)/);
-    await chat.say('Show me what you can do');
-    await panel.act(await panel.waitForCall('write_file', 'NOTES.md'), 'allow-once');
-    await panel.act(await panel.waitForCall('edit_file', 'Number(a) + Number(b)'), 'allow-once');
-    await panel.act(await panel.waitForCall('run_in_terminal', 'npm test'), 'allow-once');
-    // VS Code itself asks before it creates a terminal in a folder that is not trusted; the person trusts it.
-    await session.workbench.trustFolderWhenAsked();
-    await frame.locator('[data-entry="question"] [data-action="answer"][data-option="Clear"]').click();
-    await frame.locator('[data-entry="assistant"]', { hasText: 'That was the whole script' }).waitFor({ timeout: 60_000 });
-    const workspace = session.server.workspace;
-    assert.match(readFileSync(path.join(workspace, 'NOTES.md'), 'utf8'), /Written by the Toolgate demo model/);
-    assert.match(readFileSync(path.join(workspace, 'src', 'math.js'), 'utf8'), /return Number\(a\) \+ Number\(b\);/);
-    const terminal = frame.locator('[data-entry="tool"][data-tool="run_in_terminal"][data-status="done"]');
-    await terminal.waitFor();
+    await chat().say('Show me what you can do');
+    await writeThenBatch();
+    await commandAndQuestion(frame, true);
+    assert.match(workspaceFile('NOTES.md'), /Written by the Toolgate demo model at .*, after your approval, then edited\.\n/);
+    assert.match(workspaceFile('TODO.md'), /Tried a batch of two calls/);
+    await frame.locator('[data-entry="tool"][data-tool="run_in_terminal"][data-status="done"]').waitFor();
     await session.workbench.screenshot('demo-done');
+  });
+
+  it('after Stop, the next task starts the script from the beginning, and its edit works again on the changed workspace', async () => {
+    const frame = await chat().frame();
+    await chat().say('Once more');
+    await panel().act(await panel().waitForCall('write_file', 'NOTES.md'), 'allow-once');
+    await panel().waitForCall('edit_file', 'NOTES.md');
+    await frame.locator('[data-action="stop"]').click();
+    await chat().idle();
+    await panel().waitForNoCalls();
+    const editsBefore = await frame.locator('[data-entry="tool"][data-tool="edit_file"][data-status="done"]').count();
+
+    await chat().say('And again, from the start');
+    await writeThenBatch();
+    await commandAndQuestion(frame, false);
+    assert.equal(await frame.locator('[data-entry="tool"][data-tool="edit_file"][data-status="done"]').count(), editsBefore + 1, 'the edit of this run succeeded');
+    assert.match(workspaceFile('NOTES.md'), /after your approval, then edited\.\n/);
   });
 });

@@ -142,7 +142,7 @@ describe('per-hunk review in the real approvals panel', function () {
     const callId = await card.getAttribute('data-call-id');
     await panel().act(card, 'allow-once');
     assert.equal((await result).ok, true);
-    const decision = (await sent()).find((message) => (message as { callId?: unknown }).callId === callId);
+    const decision = (await sent()).find((message) => (message as { type?: unknown }).type === 'decide' && (message as { callId?: unknown }).callId === callId);
     assert.ok(typeof decision === 'object' && decision !== null, `no decide for ${String(callId)}`);
     assert.equal((decision as { action?: unknown }).action, 'allow-once');
     assert.equal('hunks' in decision, false, JSON.stringify(decision));

@@ -199,6 +199,61 @@ describe('the agent session (core, over the production tool service and in-memor
     assert.ok(last?.kind === 'notice');
     assert.deepEqual([last.level, last.text, last.actions], ['error', 'The model failed: the endpoint refused the key', [{ command: 'setApiKey', label: 'Set the API key' }]]);
   });
+
+  describe('Retry after a model error', () => {
+    const kinds = ['server', 'rate-limited', 'unreachable', 'auth'] as const;
+    for (const kind of kinds) {
+      it(`a model error of kind ${kind} offers Retry, which runs the failed turn again with the same history and no repeated message`, async () => {
+        const { session, entries, model } = setup([
+          calls(['r1', 'read_file', { path: 'a.txt' }]),
+          new ModelError(kind, 'it failed'),
+          text('Done after all.'),
+        ]);
+        const result = await session.runTask('hello');
+        assert.equal(result.reason, 'error');
+        const notice = entries().at(-1);
+        assert.ok(notice?.kind === 'notice');
+        assert.equal(notice.retry, true);
+        assert.deepEqual(session.retry(), { ok: true });
+        await waitFor(() => entries().find((entry) => entry.kind === 'assistant' && entry.text === 'Done after all.'));
+        await waitFor(() => (session.isRunning ? undefined : true));
+        assert.deepEqual(model.seen[2], model.seen[1], 'the retried turn got exactly the history of the failed one');
+        assert.equal(model.seen[2]?.filter((message) => message.role === 'user').length, 1);
+        assert.equal(entries().filter((entry) => entry.kind === 'user').length, 1);
+        const after = entries().find((entry) => entry.id === notice.id);
+        assert.equal(after?.kind === 'notice' && after.retry, false, 'the Retry button goes once used');
+        assert.deepEqual(session.retry(), { ok: false, error: 'there is no failed model turn to retry in this chat' });
+      });
+    }
+
+    const refusals: [name: string, prepare: (s: ReturnType<typeof setup>) => Promise<void> | void, error: string][] = [
+      ['nothing failed', () => undefined, 'there is no failed model turn to retry in this chat'],
+      ['another chat is open', async (s) => {
+        await s.session.runTask('hello');
+        s.session.newChat();
+      }, 'there is no failed model turn to retry in this chat'],
+      ['a new task ran since', async (s) => {
+        await s.session.runTask('hello');
+        await s.session.runTask('again');
+      }, 'there is no failed model turn to retry in this chat'],
+    ];
+    it('the Retry button does not come back after a reload (the failed turn is not kept)', async () => {
+      const store = new MemoryStore();
+      const first = setup([new ModelError('server', 'it failed')], store);
+      await first.session.runTask('hello');
+      first.chats.dispose();
+      const notice = new ChatBook(store, new MemoryLog()).current.entries.at(-1);
+      assert.equal(notice?.kind === 'notice' && notice.retry, false);
+    });
+
+    for (const [name, prepare, error] of refusals) {
+      it(`is refused when ${name}`, async () => {
+        const s = setup([new ModelError('server', 'it failed'), text('fine')]);
+        await prepare(s);
+        assert.deepEqual(s.session.retry(), { ok: false, error });
+      });
+    }
+  });
 });
 
 describe('the chats, kept in workspace state', () => {

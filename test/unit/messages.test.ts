@@ -6,6 +6,9 @@ describe('the host <-> webview contract', () => {
     { type: 'ready', requestId: 'approvals-1', view: 'approvals' },
     { type: 'ready', requestId: 'c_2-x', view: 'chat' },
     { type: 'command', requestId: 'r1', command: 'openApprovals' },
+    { type: 'retry', requestId: 'chat-3' },
+    { type: 'focusCall', requestId: 'r2', callId: 'call-1' },
+    { type: 'focusCall', requestId: 'r3', callId: null },
   ];
   for (const message of valid) {
     it(`accepts ${JSON.stringify(message)}`, () => {
@@ -24,6 +27,9 @@ describe('the host <-> webview contract', () => {
     ['an unknown view', { type: 'ready', requestId: 'r', view: 'terminal' }],
     ['an extra field', { type: 'ready', requestId: 'r', view: 'chat', grant: 'workspace' }],
     ['a command outside the contract', { type: 'command', requestId: 'r', command: 'workbench.action.terminal.new' }],
+    ['a retry with extra history', { type: 'retry', requestId: 'r', messages: [] }],
+    ['a focus report without a call field', { type: 'focusCall', requestId: 'r' }],
+    ['a focus report with a malformed call id', { type: 'focusCall', requestId: 'r', callId: 'a b' }],
     ['a prototype-polluting key', JSON.parse('{"type":"ready","requestId":"r","view":"chat","__proto__":{"x":1}}')],
   ];
   for (const [label, message] of invalid) {
@@ -126,6 +132,10 @@ describe('the host <-> webview contract', () => {
       ['chat', 'revokeGrant', false],
       ['approvals', 'decide', true],
       ['approvals', 'submit', false],
+      ['chat', 'focusCall', true],
+      ['approvals', 'focusCall', true],
+      ['chat', 'retry', true],
+      ['approvals', 'retry', false],
     ];
     for (const [view, type, ok] of mayDecide) {
       it(`the ${view} view ${ok ? 'may' : 'may not'} send '${type}'`, () => {

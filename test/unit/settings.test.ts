@@ -43,6 +43,15 @@ describe('settings parsing', () => {
     assert.deepEqual([declared?.default, declared?.minimum], [settingDefaults['checkpoints.maxMegabytes'], 1]);
   });
 
+  it('notifies about waiting calls and questions when the views are hidden, unless turned off', () => {
+    assert.deepEqual(parseSetting('notifications.whenHidden', undefined), { value: true });
+    assert.deepEqual(parseSetting('notifications.whenHidden', false), { value: false });
+    assert.match(parseSetting('notifications.whenHidden', 'no').problem ?? '', /toolgate\.notifications\.whenHidden is invalid/);
+    const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as { contributes: { configuration: { properties: Record<string, { type?: unknown; default?: unknown }> } } };
+    const declared = manifest.contributes.configuration.properties['toolgate.notifications.whenHidden'];
+    assert.deepEqual([declared?.type, declared?.default], ['boolean', settingDefaults['notifications.whenHidden']]);
+  });
+
   it('gates every tool that changes things by default', () => {
     for (const tool of ['write_file', 'edit_file', 'run_in_terminal']) {
       assert.equal(defaultGatedTools[tool], true, tool);

@@ -13,7 +13,13 @@ describe('cleanOutput: what a terminal would show, as plain text', () => {
     ['\\r\\n is one line break', 'a\r\nb\r\n', 'a\nb\n'],
     ['backspace steps back one column', 'ab\bc\n', 'ac\n'],
     ['other control characters are dropped, tab is kept', 'a\u0007\u0000b\tc\n', 'ab\tc\n'],
-    ['cursor movement sequences are removed', '\u001b[2Aup\u001b[10Cright\n', 'upright\n'],
+    ['cursor up on the first line stays there; cursor forward leaves blanks', '\u001b[2Aup\u001b[3Cright\n', 'up   right\n'],
+    ['a one-line spinner (ora: column 1, erase line) keeps its last frame', '\u001b[?25l⠋ Installing\u001b[G\u001b[2K⠙ Installing\u001b[1G\u001b[2K✔ Installed\n\u001b[?25h', '✔ Installed\n'],
+    ['a backspace spinner leaves no glyph', 'work ⠋\b⠙\b⠹\b \bdone\n', 'work done\n'],
+    ['a spinner over several lines (log-update: erase, cursor up) keeps its last frame', 'a ⠋\nb ⠋\n\u001b[2K\u001b[1A\u001b[2K\u001b[1A\u001b[2K\u001b[Ga ✔\nb ✔\n', 'a ✔\nb ✔\n'],
+    ['cursor back overwrites in place', 'abc\u001b[2Dx\n', 'axc\n'],
+    ['cursor to the previous line start (ESC[F) and erase below (ESC[J)', 'one\ntwo\nthree\u001b[1F\u001b[Jdone\n', 'one\ndone\n'],
+    ['a spinner line before ordinary output is replaced, the output kept', '⠋ build\r\u001b[Kbuilt\nok\n', 'built\nok\n'],
     ['no trailing newline', 'x\ry', 'y'],
   ];
   for (const [title, raw, clean] of rows) {

@@ -3,7 +3,7 @@ import '@vscode-elements/elements/dist/vscode-icon/index.js';
 import type { DecideMessage, GrantView, PendingCallView } from '../../src/shared/approvals';
 import type { ApprovalsState, ViewState } from '../../src/shared/messages';
 import { connect, h, markConnected, requireElement } from '../shared/bridge';
-import { actionButton as button, commandPreview, warningNotes } from '../shared/callParts';
+import { actionButton as button, commandPreview, reportFocus, warningNotes } from '../shared/callParts';
 import { renderDiff, type DiffView } from './diffView';
 import { HunkReview } from './hunkReview';
 
@@ -71,8 +71,10 @@ function render(state: ApprovalsState): void {
       'This workspace is not trusted: nothing is allowed without asking.'),
   );
   const ids = new Set(state.pending.map((call) => call.callId));
+  let hadFocus = false;
   for (const [id, card] of cards) {
     if (!ids.has(id)) {
+      hadFocus ||= card.contains(document.activeElement);
       card.remove();
       cards.delete(id);
       reviews.delete(id);
@@ -93,6 +95,11 @@ function render(state: ApprovalsState): void {
     previous = card;
   }
   emptyNote.hidden = state.pending.length > 0;
+  // A decided card had the focus (a click, a key, a keybinding): it goes on to the next waiting call, as in the chat.
+  const next = state.pending[0] && cards.get(state.pending[0].callId);
+  if (hadFocus && next) {
+    next.querySelector<HTMLElement>('[data-action="allow-once"]')?.focus();
+  }
   renderBatch(state.pending);
   renderGrants(state.grants);
   if (state.pending.length === 0) {
@@ -266,6 +273,7 @@ function renderCall(call: PendingCallView): HTMLElement {
     hunkStatus,
     h('div', { class: 'actions' }, allowOnce, allowSession, allowTask, call.grantable ? minutes : '', allowMinutes, allowWorkspace, editButton, deny)),
   editArea);
+  reportFocus(card, call.callId, bridge);
   if (diff) {
     const view = diff;
     card.addEventListener('keydown', (event) => {

@@ -8,7 +8,7 @@ import type { DecideMessage, PendingCallView } from '../../src/shared/approvals'
 import { renderDiff } from '../approvals/diffView';
 import type { Bridge } from '../shared/bridge';
 import { h } from '../shared/bridge';
-import { actionButton, commandPreview, warningNotes } from '../shared/callParts';
+import { actionButton, commandPreview, reportFocus, warningNotes } from '../shared/callParts';
 
 /** Rows of a diff shown inline before it scrolls; the panel shows the whole review. */
 const inlineDiffRows = 12;
@@ -113,6 +113,7 @@ export class InlineCards {
       'data-args-hash': call.argsHash,
       'aria-label': `${which}: waiting for your approval`,
     });
+    reportFocus(card, call.callId, this.bridge);
     const decide = (decision: Decision): void => {
       card.dataset['sent'] = 'true';
       this.decidedHere = true;

@@ -119,6 +119,11 @@ function renderEntry(entry: ChatEntry): HTMLElement {
         });
         notice.append(h('div', { class: 'actions' }, ...buttons));
       }
+      if (entry.retry === true) {
+        const retry = h('vscode-button', { 'data-action': 'retry', 'aria-label': 'Retry the failed model turn' }, h('vscode-icon', { name: 'refresh', slot: 'content-before' }), 'Retry');
+        retry.addEventListener('click', () => bridge.send({ type: 'retry' }));
+        notice.append(h('div', { class: 'actions' }, retry));
+      }
       return notice;
     }
     case 'tool': {

@@ -3,11 +3,24 @@
  * buttons, the warnings, the command with its analysis. Rendering only; what a click sends is the card's business.
  */
 import type { CommandPreview } from '../../src/shared/approvals';
-import { h } from './bridge';
+import { h, type Bridge } from './bridge';
 
 /** A button of the contract: `data-action` on it, an icon before its label. */
 export function actionButton(action: string, label: string, icon: string, attrs: Record<string, string | boolean> = {}): HTMLElement {
   return h('vscode-button', { 'data-action': action, ...attrs }, h('vscode-icon', { name: icon, slot: 'content-before' }), label);
+}
+
+/**
+ * Tells the host when this call's card gets the keyboard focus and when it loses it (to somewhere outside the card):
+ * Toolgate: Allow Once / Deny then decide the focused call instead of the oldest.
+ */
+export function reportFocus(card: HTMLElement, callId: string, bridge: Pick<Bridge, 'send'>): void {
+  card.addEventListener('focusin', () => bridge.send({ type: 'focusCall', callId }));
+  card.addEventListener('focusout', (event) => {
+    if (!(event.relatedTarget instanceof Node && card.contains(event.relatedTarget))) {
+      bridge.send({ type: 'focusCall', callId: null });
+    }
+  });
 }
 
 export function warningNotes(warnings: string[]): HTMLElement[] {

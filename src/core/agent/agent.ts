@@ -61,14 +61,15 @@ function isAborted(signal: AbortSignal): boolean {
 export async function runAgent(
   options: AgentOptions,
   history: ChatMessage[],
-  prompt: string,
+  /** The person's new message; `undefined` continues `history` as it is (a retry after a failed turn). */
+  prompt: string | undefined,
   signal: AbortSignal,
   onEvent: (event: AgentEvent) => void,
 ): Promise<AgentResult> {
   const messages: ChatMessage[] = [
     ...(history.length === 0 || history[0]?.role !== 'system' ? [{ role: 'system' as const, content: options.systemPrompt }] : []),
     ...history,
-    { role: 'user', content: prompt },
+    ...(prompt === undefined ? [] : [{ role: 'user' as const, content: prompt }]),
   ];
   let answer = '';
   const finish = (reason: AgentStopReason, error?: string, errorKind?: ModelErrorKind): AgentResult => {

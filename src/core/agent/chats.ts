@@ -74,6 +74,12 @@ export class ChatBook implements Disposable {
     if (parsed?.success) {
       this.chats = parsed.data.chats;
       this.revision = parsed.data.revision;
+      // A failed turn can be retried only in the window it failed in: its Retry button does not come back.
+      for (const entry of this.chats.flatMap((chat) => chat.entries)) {
+        if (entry.kind === 'notice' && entry.retry === true) {
+          entry.retry = false;
+        }
+      }
     }
     this.currentChat = this.chats.find((chat) => chat.id === (parsed?.success ? parsed.data.currentId : '')) ?? this.create();
   }

@@ -57,6 +57,7 @@ export interface TaskResult {
 export type Outcome = { ok: true } | { ok: false; error: string };
 
 interface Question {
+  question: string;
   options: string[];
   allowFreeText: boolean;
   resolve: (answer: string | undefined) => void;
@@ -67,8 +68,16 @@ interface Running {
   questions: Map<string, Question>;
 }
 
+/** A task whose model turn failed: its chat, its prompt, and the error notice that offers Retry. */
+interface Failed {
+  chatId: string;
+  prompt: string;
+  notice: Extract<ChatEntry, { kind: 'notice' }>;
+}
+
 export class AgentSession {
   private running: Running | undefined;
+  private failed: Failed | undefined;
   /** MCP failures already reported, per chat: the same failure is said once. */
   private readonly reportedMcpFailures = new Map<string, Set<string>>();
 
@@ -85,6 +94,11 @@ export class AgentSession {
   /** ask_user questions waiting for the person's answer. */
   get waitingQuestions(): number {
     return this.running?.questions.size ?? 0;
+  }
+
+  /** The ask_user questions waiting for the person's answer, by entry id, oldest first. */
+  questionViews(): { id: string; question: string }[] {
+    return [...(this.running?.questions.entries() ?? [])].map(([id, { question }]) => ({ id, question }));
   }
 
   /** What the person typed in the chat: a decision on waiting calls, or a new task. */
@@ -145,19 +159,44 @@ export class AgentSession {
 
   /** Runs one task in the current chat and resolves with its transcript. Gated calls wait for the person. */
   async runTask(prompt: string): Promise<TaskResult> {
+    return await this.run(prompt, false);
+  }
+
+  /**
+   * Runs the current chat's failed model turn again, with the same history: the task continues from where the model
+   * failed, and the person's message is not repeated. Refused while a task runs, or when this chat's last task did not
+   * end with a model error.
+   */
+  retry(): Outcome {
+    const failed = this.failed;
+    if (this.running) {
+      return { ok: false, error: 'a task is running; stop it first' };
+    }
+    if (failed?.chatId !== this.chatId) {
+      return { ok: false, error: 'there is no failed model turn to retry in this chat' };
+    }
+    this.deps.chats.update(failed.notice, { retry: false });
+    void this.run(failed.prompt, true).catch((error: unknown) => this.deps.log.error(`retry failed: ${String(error)}`));
+    return { ok: true };
+  }
+
+  private async run(prompt: string, retry: boolean): Promise<TaskResult> {
     if (this.running) {
       throw new Error('a task is already running in this window; stop it first');
     }
     const { chats, mcp } = this.deps;
     const running: Running = { controller: new AbortController(), questions: new Map() };
     this.running = running;
+    this.failed = undefined;
     this.deps.onRunning(true);
     const chat = chats.current;
     if (chat.messages.length === 0) {
       chat.title = prompt.length > 60 ? `${prompt.slice(0, 60)}…` : prompt;
     }
     const historyLength = chat.messages.length;
-    chats.push({ kind: 'user', id: `u-${randomUUID()}`, v: 1, text: prompt }, chat);
+    if (!retry) {
+      chats.push({ kind: 'user', id: `u-${randomUUID()}`, v: 1, text: prompt }, chat);
+    }
     const transcript = new TranscriptWriter(chats, chat);
     // What the task's calls change is kept per model turn, for "Undo this turn / task".
     const task = startTask(chat.id, prompt);
@@ -174,7 +213,7 @@ export class AgentSession {
           maxSteps: this.deps.maxSteps(),
         },
         chat.messages.map(toChatMessage),
-        prompt,
+        retry ? undefined : prompt,
         running.controller.signal,
         (event) => {
           if (event.type === 'turnStart') {
@@ -186,7 +225,11 @@ export class AgentSession {
       chat.messages = result.messages;
       if (transcript.failure !== undefined) {
         const explained = await this.deps.explainModelFailure(transcript.failure.error, transcript.failure.kind);
-        chats.notice(explained.text, 'error', explained.actions);
+        const notice = chats.push(
+          { kind: 'notice', id: `n-${randomUUID()}`, v: 1, level: 'error', text: explained.text, ...(explained.actions !== undefined ? { actions: explained.actions } : {}), retry: true },
+          chat,
+        );
+        this.failed = { chatId: chat.id, prompt, notice };
       }
       return {
         reason: result.reason,
@@ -263,7 +306,7 @@ export class AgentSession {
         return;
       }
       // Waiting before the entry shows, so that whoever the entry's change wakes (the badge) counts it.
-      running.questions.set(entry.id, { options, allowFreeText, resolve });
+      running.questions.set(entry.id, { question, options, allowFreeText, resolve });
       onAbort = () => resolve(undefined);
       signal.addEventListener('abort', onAbort, { once: true });
     });

@@ -45,17 +45,22 @@ export class OutputBuffer {
 const escapeSequence = /\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[P^_X][^\u001b]*(?:\u001b\\)?|\u001b\[[0-?]*[ -/]*[@-~]|\u001b[ -/]*[0-~]/y;
 
 /**
- * What a terminal would show of `text`, as plain lines: escape sequences dropped (colours, cursor moves, titles), and
- * within each line `\r` returns to its start so later text overwrites earlier text, `\b` steps back one column, and
- * "erase in line" (`ESC[K`, `ESC[1K`, `ESC[2K`) erases. A progress bar drawn with `\r` collapses to its last state.
+ * What a terminal would show of `text`, as plain lines: escape sequences dropped (colours, titles, cursor shape), and
+ * text drawn over as a terminal draws it: `\r` returns to the line start so later text overwrites earlier text, `\b`
+ * and "cursor back" (`ESC[nD`) step back, `ESC[nG` goes to a column, "cursor up" (`ESC[nA`, `ESC[nF`) returns to an
+ * earlier line, and "erase in line" (`ESC[K`, `ESC[1K`, `ESC[2K`) and "erase below" (`ESC[J`) erase. A progress bar
+ * or a spinner (one line or several, as `ora` and `log-update` draw them) collapses to its last state.
  * `\r\n` is a line break; other control characters (except tab) are dropped.
  */
 export function cleanOutput(text: string): string {
-  const lines: string[] = [];
-  let cells: string[] = [];
+  const rows: Row[] = [{ cells: [], redrawn: false }];
+  let row = 0;
   let column = 0;
-  // Only a line that was drawn over loses its trailing blanks (left by erasing); others are kept as printed.
-  let redrawn = false;
+  const current = (): Row => rows[row] ?? { cells: [], redrawn: false };
+  const goTo = (target: number): void => {
+    row = Math.max(0, Math.min(target, rows.length - 1));
+    current().redrawn = true;
+  };
   let index = 0;
   while (index < text.length) {
     const char = text[index] ?? '';
@@ -67,35 +72,74 @@ export function cleanOutput(text: string): string {
         continue;
       }
       const sequence = match[0];
-      // eslint-disable-next-line no-control-regex -- matching an escape sequence.
-      const erase = /^\u001b\[([012]?)K$/.exec(sequence);
-      if (erase) {
-        redrawn = true;
-        const mode = erase[1] ?? '';
-        if (mode === '' || mode === '0') {
-          cells = cells.slice(0, column);
-        } else if (mode === '1') {
-          cells = cells.map((cell, at) => (at <= column ? ' ' : cell));
-        } else {
-          cells = cells.map(() => ' ');
-        }
-      }
       index += sequence.length;
+      // eslint-disable-next-line no-control-regex -- matching a control sequence.
+      const csi = /^\u001b\[([0-9;]*)([A-GJK])$/.exec(sequence);
+      if (!csi) {
+        continue;
+      }
+      const parameter = csi[1] ?? '';
+      const count = Math.max(1, Number.parseInt(parameter, 10) || 1);
+      const line = current();
+      line.redrawn = true;
+      switch (csi[2]) {
+        case 'K':
+          if (parameter === '' || parameter === '0') {
+            line.cells = line.cells.slice(0, column);
+          } else if (parameter === '1') {
+            line.cells = line.cells.map((cell, at) => (at <= column ? ' ' : cell));
+          } else {
+            line.cells = line.cells.map(() => ' ');
+          }
+          break;
+        case 'J':
+          // Erase below (the default, 0) only: clearing the whole screen would hide what was printed before.
+          if (parameter === '' || parameter === '0') {
+            line.cells = line.cells.slice(0, column);
+            rows.length = row + 1;
+          }
+          break;
+        case 'A':
+          goTo(row - count);
+          break;
+        case 'F':
+          goTo(row - count);
+          column = 0;
+          break;
+        case 'B':
+          goTo(row + count);
+          break;
+        case 'E':
+          goTo(row + count);
+          column = 0;
+          break;
+        case 'C':
+          column += count;
+          break;
+        case 'D':
+          column = Math.max(0, column - count);
+          break;
+        case 'G':
+          column = Math.max(0, (Number.parseInt(parameter, 10) || 1) - 1);
+          break;
+      }
       continue;
     }
     index += 1;
     if (char === '\n') {
-      lines.push(finishLine(cells, redrawn));
-      cells = [];
+      row += 1;
+      if (row === rows.length) {
+        rows.push({ cells: [], redrawn: false });
+      }
       column = 0;
-      redrawn = false;
     } else if (char === '\r') {
       column = 0;
-      redrawn = true;
+      current().redrawn = true;
     } else if (char === '\b') {
       column = Math.max(0, column - 1);
-      redrawn = true;
+      current().redrawn = true;
     } else if (char === '\t' || !isControl(char)) {
+      const cells = current().cells;
       while (cells.length < column) {
         cells.push(' ');
       }
@@ -103,11 +147,16 @@ export function cleanOutput(text: string): string {
       column += 1;
     }
   }
-  lines.push(finishLine(cells, redrawn));
-  return lines.join('\n');
+  return rows.map(finishLine).join('\n');
 }
 
-function finishLine(cells: string[], redrawn: boolean): string {
+interface Row {
+  cells: string[];
+  /** Drawn over (or erased): it loses its trailing blanks, left by erasing; other lines are kept as printed. */
+  redrawn: boolean;
+}
+
+function finishLine({ cells, redrawn }: Row): string {
   const line = cells.join('');
   return redrawn ? line.trimEnd() : line;
 }

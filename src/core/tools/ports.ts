@@ -43,9 +43,9 @@ export interface WorkspaceFiles {
   search(absolute: string, query: string, limit: number, signal?: AbortSignal): Promise<string[]>;
 }
 
-/** Runs an allowed command exactly as judged (the real one: a Toolgate terminal over `runBash`). */
+/** Runs an allowed command exactly as judged (the real one: the chat's Toolgate terminal over `runBash`). */
 export interface CommandRunner {
-  run(command: string, cwd: string, timeoutSeconds: number, signal?: AbortSignal): Promise<TerminalCommandResult>;
+  run(command: string, cwd: string, timeoutSeconds: number, signal?: AbortSignal, chatId?: string): Promise<TerminalCommandResult>;
 }
 
 /** What the tool service needs of MCP: the model's tool names resolved, and calls to servers. */

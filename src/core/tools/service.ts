@@ -296,7 +296,7 @@ export class ToolService {
           const command = decision.edited ?? parsed.args.command;
           const timeoutSeconds = this.deps.terminalTimeoutSeconds();
           const cwd = commandFolder(item.input.call, resolver);
-          const run = () => this.deps.terminal.run(command, cwd, timeoutSeconds, options.signal);
+          const run = () => this.deps.terminal.run(command, cwd, timeoutSeconds, options.signal, options.chatId);
           const result = this.deps.recorder ? await this.deps.recorder.commandRan(options.turn, { command, cwd }, run) : await run();
           const report = commandReport(result, { command, edited: decision.edited !== undefined, timeoutSeconds });
           return { ok: report.ok, output: report.text, decision };

@@ -1,24 +1,30 @@
 /**
- * run_in_terminal's VS Code side: a terminal named "Toolgate" backed by a Pseudoterminal, so the command is not typed
- * into the user's shell. What runs, and how, is src/core/terminal (bash, one program text, no rc files); this only
- * shows it. One terminal is reused for successive commands; another is created only while that one is busy or after
- * the person closed it.
+ * run_in_terminal's VS Code side: a terminal per chat, named after the chat ("Toolgate: <title>") and backed by a
+ * Pseudoterminal, so the command is not typed into the user's shell. What runs, and how, is src/core/terminal (bash,
+ * one program text, no rc files); which terminal a command goes to is `chooseTerminal` there. A chat's terminal is
+ * reused for its successive commands; another is created only while that one is busy or after the person closed it.
+ * Terminals go with their chat (`retainChats`) and with the extension.
  */
 import * as vscode from 'vscode';
 import { DisposableStore } from '../../core/disposable';
 import { CommandTerminal, type TerminalCommandResult } from '../../core/terminal/commandTerminal';
+import { chooseTerminal, orphanedTerminals, terminalName, type TerminalSlot } from '../../core/terminal/terminalChoice';
 
 interface Session {
+  chatId: string;
   terminal: vscode.Terminal;
   commands: CommandTerminal;
   store: DisposableStore;
 }
 
+const slot = (session: Session): TerminalSlot => ({ chatId: session.chatId, busy: session.commands.busy, closed: session.commands.isClosed });
+
 export class TerminalRunner implements vscode.Disposable {
   private readonly store = new DisposableStore();
   private readonly sessions: Session[] = [];
 
-  constructor() {
+  /** `chatTitle`: the title of a chat, by id, for its terminal's name. */
+  constructor(private readonly chatTitle: (chatId: string) => string | undefined) {
     this.store.add(
       vscode.window.onDidCloseTerminal((terminal) => {
         const index = this.sessions.findIndex((session) => session.terminal === terminal);
@@ -28,13 +34,21 @@ export class TerminalRunner implements vscode.Disposable {
     );
   }
 
-  async run(command: string, cwd: string, timeoutSeconds: number, signal?: AbortSignal): Promise<TerminalCommandResult> {
-    const session = this.sessions.find((candidate) => !candidate.commands.busy && !candidate.commands.isClosed) ?? this.create();
+  async run(command: string, cwd: string, timeoutSeconds: number, signal?: AbortSignal, chatId = ''): Promise<TerminalCommandResult> {
+    const index = chooseTerminal(this.sessions.map(slot), chatId);
+    const session = (index === undefined ? undefined : this.sessions[index]) ?? this.create(chatId);
     session.terminal.show(true);
     return await session.commands.run({ command, cwd, timeoutMs: timeoutSeconds * 1000, ...(signal ? { signal } : {}) });
   }
 
-  private create(): Session {
+  /** Disposes the terminals of chats that are gone. */
+  retainChats(liveChatIds: ReadonlySet<string>): void {
+    for (const index of orphanedTerminals(this.sessions.map(slot), liveChatIds).reverse()) {
+      this.sessions.splice(index, 1)[0]?.store.dispose();
+    }
+  }
+
+  private create(chatId: string): Session {
     const store = new DisposableStore();
     const commands = store.add(new CommandTerminal());
     const writes = store.add(new vscode.EventEmitter<string>());
@@ -45,9 +59,9 @@ export class TerminalRunner implements vscode.Disposable {
       close: () => commands.close(),
       handleInput: (data) => commands.handleInput(data),
     };
-    const terminal = vscode.window.createTerminal({ name: 'Toolgate', pty, iconPath: new vscode.ThemeIcon('shield'), isTransient: true });
+    const terminal = vscode.window.createTerminal({ name: terminalName(this.chatTitle(chatId)), pty, iconPath: new vscode.ThemeIcon('shield'), isTransient: true });
     store.add(terminal);
-    const session: Session = { terminal, commands, store };
+    const session: Session = { chatId, terminal, commands, store };
     this.sessions.push(session);
     return session;
   }

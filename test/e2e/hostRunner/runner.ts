@@ -157,6 +157,8 @@ async function startControl(controlFile: string, context: vscode.ExtensionContex
       const doc = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder, String(input['path'])));
       return { dirty: doc.isDirty, text: doc.getText() };
     },
+    // The names of the open terminals, to count Toolgate's terminals per chat.
+    '/terminals': () => Promise.resolve(vscode.window.terminals.map((terminal) => terminal.name)),
     '/undo': async () => {
       await vscode.commands.executeCommand('undo');
       return null;

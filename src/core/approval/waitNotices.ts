@@ -1,0 +1,78 @@
+/**
+ * Whether to notify the person that a call or an ask_user question started waiting for them: only when they would
+ * not see it otherwise (no Toolgate view that shows it is visible, or the window is not focused): a call of the
+ * chat's agent shows in the chat and the approvals panel, another call (the API's, another chat's) only in the panel,
+ * a question only in the chat. Only once per call or question, and only while `toolgate.notifications.whenHidden` is on. A notification
+ * says "Toolgate: <tool> <target> waits for you" and offers Allow once / Deny / Open for a call, Open for a question.
+ * Decisions from it go through the gate like any other (the call must still wait, with the hash shown).
+ */
+import type { PendingCallView } from '../../shared/approvals';
+import type { ViewKind } from '../../shared/messages';
+
+/** What waits: a gated call (with what identifies it to the gate) or a question of the agent; where it shows. */
+export type Waiter = (
+  | { kind: 'call'; id: string; tool: string; target: string; argsHash: string }
+  | { kind: 'question'; id: string; tool: 'ask_user'; target: string }
+) & { shownIn: readonly ViewKind[] };
+
+/** Where the person is, as the editor reports it when something starts waiting. */
+export interface Whereabouts {
+  /** `toolgate.notifications.whenHidden`. */
+  enabled: boolean;
+  windowFocused: boolean;
+  /** The Toolgate views on screen. */
+  visible: Readonly<Partial<Record<ViewKind, boolean>>>;
+}
+
+export type WaitNoticeAction = 'Allow once' | 'Deny' | 'Open';
+
+export interface WaitNotice {
+  waiter: Waiter;
+  text: string;
+  actions: WaitNoticeAction[];
+}
+
+export function shouldNotify(waiter: Pick<Waiter, 'shownIn'>, where: Whereabouts): boolean {
+  return where.enabled && (!where.windowFocused || !waiter.shownIn.some((view) => where.visible[view]));
+}
+
+const maxTargetChars = 80;
+
+function clip(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > maxTargetChars ? `${line.slice(0, maxTargetChars - 1)}…` : line;
+}
+
+/**
+ * A waiting call as the notification names it: the file, the command, else the compact arguments. `inChat`: it is a
+ * call of the chat's agent, which the chat shows as an inline card (else only the panel shows it).
+ */
+export function callWaiter(call: PendingCallView, inChat: boolean): Waiter {
+  const preview = call.preview;
+  const target = preview.kind === 'diff' ? preview.path : preview.kind === 'command' ? preview.command : call.argsJson;
+  return { kind: 'call', id: call.callId, tool: call.tool, target: clip(target), argsHash: call.argsHash, shownIn: inChat ? ['chat', 'approvals'] : ['approvals'] };
+}
+
+export function questionWaiter(id: string, question: string): Waiter {
+  return { kind: 'question', id, tool: 'ask_user', target: clip(question), shownIn: ['chat'] };
+}
+
+export function waitNotice(waiter: Waiter): WaitNotice {
+  return {
+    waiter,
+    text: `Toolgate: ${waiter.tool} ${waiter.target} waits for you`,
+    actions: waiter.kind === 'call' ? ['Allow once', 'Deny', 'Open'] : ['Open'],
+  };
+}
+
+/** Remembers what already waited, so that each call or question is notified at most once, when it starts waiting. */
+export class WaitNotifier {
+  private known = new Set<string>();
+
+  /** The notices for what started waiting since the last update (none when the person would see it anyway). */
+  update(waiting: readonly Waiter[], where: Whereabouts): WaitNotice[] {
+    const fresh = waiting.filter((waiter) => !this.known.has(waiter.id));
+    this.known = new Set(waiting.map((waiter) => waiter.id));
+    return fresh.filter((waiter) => shouldNotify(waiter, where)).map(waitNotice);
+  }
+}
