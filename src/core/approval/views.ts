@@ -7,6 +7,7 @@ import type { GateInput } from './gate';
 import type { GrantOption } from './grantOptions';
 import { describeGrant, type Grant } from './grants';
 import { canonicalJson } from './hash';
+import type { SubVerdict } from '../shell/rules';
 import type { GateCall, Judgement } from './policy';
 
 export interface WaitingCall {
@@ -41,7 +42,7 @@ export function pendingCallView(waiting: WaitingCall): PendingCallView {
     batchId,
     tool: input.call.tool,
     source: input.source,
-    reason: judgement.reason,
+    reason: judgement.plain,
     warnings: [...notices, ...judgement.warnings],
     argsHash: input.call.argsHash,
     argsJson: JSON.stringify(JSON.parse(canonicalJson(input.call.args)), null, 2),
@@ -62,16 +63,37 @@ export function grantView(grant: Grant): GrantView {
   return { id: grant.id, scope: grant.scope, label: describeGrant(grant), createdAt: grant.createdAt };
 }
 
-/** The analysis the panel shows for a command: each sub-command with its verdict, the redirects, the concerns, and the line's verdict. */
+/**
+ * The analysis the panel shows for a command: the sub-commands of a line of several, each with its verdict, the
+ * redirects and the concerns. The line's verdict is the card's reason, so it is not repeated here, and neither is the
+ * reason of the one sub-command the card's reason speaks of.
+ */
 export function commandAnalysisLines(call: GateCall, judgement: Judgement): CommandPreview['analysis'] {
   const analysis = call.commandAnalysis;
+  const details = judgement.commandDetails ?? [];
   return [
-    ...(judgement.commandDetails ?? []).map((detail) => ({ text: `${detail.text}: ${detail.reason}`, verdict: detail.verdict })),
+    ...(details.length > 1 ? details : []).map((detail) => ({
+      text: `${detail.text}: ${detail === judgement.commandSubject ? 'asks (the reason above)' : subCommandPlain(detail)}`,
+      verdict: detail.verdict,
+    })),
     ...(analysis?.redirects ?? []).map((redirect) => ({
       text: `redirect ${redirect.raw}${redirect.target !== undefined ? ` -> ${redirect.target}` : ' (target depends on an expansion)'}`,
       verdict: 'info' as const,
     })),
     ...(analysis?.concerns ?? []).map((concern) => ({ text: concern.detail, verdict: 'ask' as const })),
-    { text: judgement.reason, verdict: judgement.verdict },
   ];
+}
+
+/** One sub-command's verdict in plain words: "allowed by `ls`", "no rule allows `wget` yet". */
+function subCommandPlain(detail: SubVerdict): string {
+  switch (detail.kind) {
+    case 'allowed':
+      return detail.rule !== undefined ? `allowed by \`${detail.rule}\`` : detail.reason;
+    case 'no-rule':
+      return `no rule allows \`${detail.name}\` yet`;
+    case 'false-rule':
+      return detail.falseRule !== undefined ? `\`${detail.falseRule}\` in toolgate.autoApprove.terminal sets it to always ask` : detail.reason;
+    default:
+      return detail.reason;
+  }
 }
