@@ -76,6 +76,18 @@ export const GrantView = z.strictObject({
 });
 export type GrantView = z.infer<typeof GrantView>;
 
+/** The settings whose `true` keys let a call run without asking. */
+export const ruleSettings = ['toolgate.autoApprove.terminal', 'toolgate.autoApprove.edits', 'toolgate.gatedTools'] as const;
+export const RuleSetting = z.enum(ruleSettings);
+export type RuleSetting = z.infer<typeof RuleSetting>;
+
+/** What let a call run without asking: the `true` keys of a setting, or a grant (which can be revoked). */
+export const AllowedByView = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('rule'), setting: RuleSetting, keys: z.array(z.string()) }),
+  z.strictObject({ kind: z.literal('grant'), grant: GrantView }),
+]);
+export type AllowedByView = z.infer<typeof AllowedByView>;
+
 export const decisionActions = ['allow-once', 'allow-session', 'allow-workspace', 'allow-edited', 'deny'] as const;
 export const DecisionAction = z.enum(decisionActions);
 export type DecisionAction = z.infer<typeof DecisionAction>;

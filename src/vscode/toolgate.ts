@@ -122,7 +122,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
         pending: gate.pendingViews(agent.chatId).filter((call) => call.source === 'agent'),
         chats: chats.list(),
       }),
-      chatRequests(agent, gate, proposed),
+      chatRequests(agent, gate, grants, proposed),
     ),
   );
 

@@ -24,7 +24,11 @@ async function openDiff(proposed: ProposedContentProvider, callId: string): Prom
   return { ok: true };
 }
 
-export function chatRequests(agent: AgentSession, gate: Gate, proposed: ProposedContentProvider): (message: ChatRequest) => Outcome | Promise<Outcome> {
+async function revoke(grants: GrantStore, grantId: string): Promise<Outcome> {
+  return (await grants.revoke(grantId)) ? { ok: true } : { ok: false, error: `no grant ${grantId}` };
+}
+
+export function chatRequests(agent: AgentSession, gate: Gate, grants: GrantStore, proposed: ProposedContentProvider): (message: ChatRequest) => Outcome | Promise<Outcome> {
   return (message) => {
     switch (message.type) {
       case 'decide':
@@ -42,6 +46,8 @@ export function chatRequests(agent: AgentSession, gate: Gate, proposed: Proposed
         return agent.openChat(message.chatId);
       case 'answer':
         return agent.answer(message.questionId, message.answer);
+      case 'revokeGrant':
+        return revoke(grants, message.grantId);
     }
   };
 }
@@ -58,7 +64,7 @@ export function panelRequests(gate: Gate, grants: GrantStore, proposed: Proposed
       case 'openDiff':
         return await openDiff(proposed, message.callId);
       case 'revokeGrant':
-        return (await grants.revoke(message.grantId)) ? { ok: true } : { ok: false, error: `no grant ${message.grantId}` };
+        return await revoke(grants, message.grantId);
     }
   };
 }

@@ -15,6 +15,7 @@
  * 10. a `true` rule -> allow
  * 11. otherwise -> ask, because the tool is gated
  */
+import type { RuleSetting } from '../../shared/approvals';
 import { builtinTools, isBuiltinTool } from '../tools/definitions';
 import { globMatches } from './glob';
 import type { CommandAnalysis } from '../shell/analysis';
@@ -33,8 +34,6 @@ export type JudgementKind =
   | 'unknown-tool' | 'interact' | 'own-storage' | 'untrusted' | 'outside' | 'protected' | 'false-rule' | 'command'
   | 'not-gated' | 'grant' | 'rule' | 'gated';
 
-/** The setting whose keys can allow a call without asking. */
-export type RuleSetting = 'toolgate.autoApprove.terminal' | 'toolgate.autoApprove.edits' | 'toolgate.gatedTools';
 
 /** What let a call run without asking: `true` keys of a setting, or a grant the person made. */
 export type AllowedBy = { kind: 'rule'; setting: RuleSetting; keys: string[] } | { kind: 'grant'; grant: Grant };

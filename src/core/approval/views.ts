@@ -2,13 +2,13 @@
  * The panel's and the chat's view models of the gate's state, built in one place: what a waiting call shows (from its
  * input and the policy's judgement) and the grants a person can revoke. The webview renders these and nothing else.
  */
-import type { CommandPreview, GrantOptionView, GrantView, PendingCallView } from '../../shared/approvals';
+import type { AllowedByView, CommandPreview, GrantOptionView, GrantView, PendingCallView } from '../../shared/approvals';
 import type { GateInput } from './gate';
 import type { GrantOption } from './grantOptions';
 import { describeGrant, type Grant } from './grants';
 import { canonicalJson } from './hash';
 import type { SubVerdict } from '../shell/rules';
-import type { GateCall, Judgement } from './policy';
+import type { AllowedBy, GateCall, Judgement } from './policy';
 
 export interface WaitingCall {
   callId: string;
@@ -56,6 +56,11 @@ export function pendingCallView(waiting: WaitingCall): PendingCallView {
     waitingSince: waitingSince.toISOString(),
     ...(timeoutSeconds > 0 ? { timesOutAt: new Date(waitingSince.getTime() + timeoutSeconds * 1000).toISOString() } : {}),
   };
+}
+
+/** What let a call run without asking, as the chat names it. */
+export function allowedByView(allowedBy: AllowedBy): AllowedByView {
+  return allowedBy.kind === 'grant' ? { kind: 'grant', grant: grantView(allowedBy.grant) } : { ...allowedBy, keys: [...allowedBy.keys] };
 }
 
 /** A grant as the panel lists it, with its revoke button. */
