@@ -153,6 +153,16 @@ export const OpenDiffMessage = z.strictObject({
   callId: CallId,
 });
 
+export const DiffMode = z.enum(['unified', 'split']);
+export type DiffMode = z.infer<typeof DiffMode>;
+
+/** The person chose unified or side by side: remembered for the workspace (later calls, reloads). */
+export const SetDiffModeMessage = z.strictObject({
+  type: z.literal('setDiffMode'),
+  requestId: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/),
+  mode: DiffMode,
+});
+
 export const RevokeGrantMessage = z.strictObject({
   type: z.literal('revokeGrant'),
   requestId: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/),

@@ -3,7 +3,7 @@
  * a message that does not validate is dropped (and the host logs it). Types are inferred, never cast.
  */
 import * as z from 'zod';
-import { AllowedByView, BatchMessage, DecideMessage, GrantView, OpenDiffMessage, PendingCallView, RevokeGrantMessage } from './approvals';
+import { AllowedByView, BatchMessage, DecideMessage, DiffMode, GrantView, OpenDiffMessage, PendingCallView, RevokeGrantMessage, SetDiffModeMessage } from './approvals';
 
 export const viewKinds = ['chat', 'approvals'] as const;
 export const ViewKind = z.enum(viewKinds);
@@ -67,6 +67,7 @@ export const WebviewToHost = z.discriminatedUnion('type', [
   BatchMessage,
   OpenDiffMessage,
   RevokeGrantMessage,
+  SetDiffModeMessage,
 ]);
 export type WebviewToHost = z.infer<typeof WebviewToHost>;
 
@@ -75,7 +76,7 @@ export const inboundTypes = {
   // 'decide' and 'openDiff': the inline cards of the chat's own waiting calls (the host checks id and hash as for the panel).
   // 'revokeGrant': the grant an auto-approved call of the chat names (the host revokes only a grant that exists).
   chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'decide', 'openDiff', 'revokeGrant'],
-  approvals: ['ready', 'command', 'decide', 'decideAll', 'openDiff', 'revokeGrant'],
+  approvals: ['ready', 'command', 'decide', 'decideAll', 'openDiff', 'revokeGrant', 'setDiffMode'],
 } as const satisfies Record<ViewKind, readonly WebviewToHost['type'][]>;
 export type InboundFor<V extends ViewKind> = Extract<WebviewToHost, { type: (typeof inboundTypes)[V][number] }>;
 
@@ -143,6 +144,8 @@ export const ApprovalsState = z.strictObject({
   trusted: z.boolean(),
   pending: z.array(PendingCallView),
   grants: z.array(GrantView),
+  /** How diffs open: the person's last choice in this workspace (unified when never chosen). */
+  diffMode: DiffMode.optional(),
 });
 export type ApprovalsState = z.infer<typeof ApprovalsState>;
 

@@ -1,6 +1,6 @@
 /** What the chat view and the approvals panel ask of the host, translated into calls on the core (validated already). */
 import type { AgentSession } from '../core/agent/session';
-import type { DecideMessage } from '../shared/approvals';
+import type { DecideMessage, DiffMode } from '../shared/approvals';
 import type { Gate } from '../core/approval/gate';
 import type { GrantStore } from '../core/approval/grants';
 import type { PanelRequest } from './approvalsPanel';
@@ -52,7 +52,12 @@ export function chatRequests(agent: AgentSession, gate: Gate, grants: GrantStore
   };
 }
 
-export function panelRequests(gate: Gate, grants: GrantStore, proposed: ProposedContentProvider): (message: PanelRequest) => Promise<Outcome> {
+export function panelRequests(
+  gate: Gate,
+  grants: GrantStore,
+  proposed: ProposedContentProvider,
+  setDiffMode: (mode: DiffMode) => Thenable<void>,
+): (message: PanelRequest) => Promise<Outcome> {
   return async (message) => {
     switch (message.type) {
       case 'decide':
@@ -65,6 +70,9 @@ export function panelRequests(gate: Gate, grants: GrantStore, proposed: Proposed
         return await openDiff(proposed, message.callId);
       case 'revokeGrant':
         return await revoke(grants, message.grantId);
+      case 'setDiffMode':
+        await setDiffMode(message.mode);
+        return { ok: true };
     }
   };
 }

@@ -15,8 +15,7 @@ describe('the gate, through the real approvals panel', function () {
   it('deny: the file is untouched and the caller gets the reason', async () => {
     const result = control.invoke('write_file', { path: 'notes.txt', content: 'hello\n' });
     const card = await panel().waitForCall('write_file', 'notes.txt');
-    await card.locator('[data-field="reason"]').fill('put notes in docs/notes.md instead');
-    await panel().act(card, 'deny');
+    await panel().deny(card, 'put notes in docs/notes.md instead');
     const outcome = await result;
     assert.equal(outcome.ok, false);
     assert.match(outcome.output, /The person denied this call and said: "put notes in docs\/notes\.md instead"\. Nothing was changed\./);

@@ -137,15 +137,19 @@ describe('inline decisions in the chat', function () {
     assert.match(focusedCard, /k2\.txt/);
     // Every control of the card is reached with Tab, in order, and each is labelled with its call.
     const focused = (): Promise<[string, string]> =>
-      frame.evaluate(() => [document.activeElement?.getAttribute('data-action') ?? '', document.activeElement?.getAttribute('aria-label') ?? '']);
+      frame.evaluate(() => [
+        document.activeElement?.getAttribute('data-action') ?? document.activeElement?.getAttribute('data-field') ?? '',
+        document.activeElement?.getAttribute('aria-label') ?? '',
+      ]);
     const reached: string[] = [];
-    for (let i = 0; i < 4; i++) {
+    for (let i = 0; i < 5; i++) {
       await frame.page().keyboard.press('Tab');
       const [action, label] = await focused();
       assert.ok(action === 'open-approvals' || label.includes('k2.txt'), `${action} is labelled with its call: ${label}`);
       reached.push(action);
     }
-    assert.deepEqual(reached, ['allow-session', 'allow-workspace', 'deny', 'open-approvals']);
+    // Allow once and Deny first; then the grant's menu with the two buttons it affects.
+    assert.deepEqual(reached, ['deny', 'grant-scope', 'allow-session', 'allow-workspace', 'open-approvals']);
     await second.locator('[data-action="allow-once"]').focus();
     await frame.page().keyboard.press('Enter');
     await second.waitFor({ state: 'detached', timeout: 2_000 });

@@ -87,7 +87,7 @@ describe('the host <-> webview contract', () => {
       argsJson: '{"path":"hello.txt","content":"hi"}',
       preview: { kind: 'diff', path: 'hello.txt', isNewFile: true, added: 1, removed: 0, hunks: [{ header: '@@ -0,0 +1 @@', rows: [['a', null, 1, 'hi']] }] },
       grantable: true,
-      grantOptions: [{ id: 'exact', label: 'This exact call' }],
+      grantOptions: [{ id: 'exact', label: 'this exact call' }],
       waitingSince: '2026-11-22T22:00:00.000Z',
     };
     const chatState = (extra: Record<string, unknown>): Record<string, unknown> => ({

@@ -1,13 +1,23 @@
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-icon/index.js';
-import type { DecideMessage, GrantView, PendingCallView } from '../../src/shared/approvals';
+import type { DecideMessage, DiffMode, GrantView, PendingCallView } from '../../src/shared/approvals';
 import type { ApprovalsState, ViewState } from '../../src/shared/messages';
 import { connect, h, markConnected, requireElement } from '../shared/bridge';
-import { actionButton as button, commandPreview, warningNotes } from '../shared/callParts';
+import { actionButton as button, commandPreview, denyWithReason, grantControls, warningNotes } from '../shared/callParts';
+import { editOfProposal, syncEditPending } from './editPreview';
 import { renderDiff, type DiffView } from './diffView';
 import { HunkReview } from './hunkReview';
 
 const root = requireElement('root');
+/** The person's unified / side-by-side choice: the host keeps it in workspace state (across calls and reloads). */
+let diffMode: DiffMode | undefined;
+const diffModeMemory = {
+  get: (): DiffMode | undefined => diffMode ?? latest?.diffMode,
+  set: (mode: DiffMode): void => {
+    diffMode = mode;
+    bridge.send({ type: 'setDiffMode', mode });
+  },
+};
 let updates = 0;
 /** One element per waiting call, kept across updates so typed reasons, edits and hunk choices survive. */
 const cards = new Map<string, HTMLElement>();
@@ -21,6 +31,11 @@ const emptyNote = h('section', { class: 'empty', 'data-field': 'empty', role: 's
 const grantsSection = h('section', { class: 'grants', 'data-field': 'grants', 'aria-label': 'Grants' });
 const errorBar = h('p', { class: 'notice error', role: 'alert', 'data-field': 'error', hidden: true });
 let latest: ApprovalsState | undefined;
+/** Grants seen in the last state: one that appears later was just made, and is confirmed at the top. */
+let knownGrants: Set<string> | undefined;
+/** The grants the confirmation speaks of: it goes when they are revoked. */
+let confirmed: string[] = [];
+const grantNote = h('p', { class: 'notice info', role: 'status', 'data-field': 'grant-confirmation', hidden: true });
 
 const bridge = connect('approvals', {
   onState(state: ViewState, _reason, sentAt: number) {
@@ -58,6 +73,7 @@ root.replaceChildren(
   ),
   trustNote,
   errorBar,
+  grantNote,
   batchBar,
   emptyNote,
   list,
@@ -95,6 +111,7 @@ function render(state: ApprovalsState): void {
   emptyNote.hidden = state.pending.length > 0;
   renderBatch(state.pending);
   renderGrants(state.grants);
+  confirmNewGrants(state.grants);
   if (state.pending.length === 0) {
     errorBar.hidden = true;
   }
@@ -119,6 +136,24 @@ function renderBatch(pending: PendingCallView[]): void {
   const denyAll = h('vscode-button', { secondary: true, 'data-action': 'deny-all' }, 'Deny all');
   denyAll.addEventListener('click', () => bridge.send({ type: 'decideAll', action: 'deny-all', calls: calls() }));
   batchBar.replaceChildren(h('span', {}, `${pending.length} calls waiting`), h('span', { class: 'spacer' }), allowAll, denyAll);
+}
+
+/** Says exactly what a grant made since the last state covers, and where it is listed and revoked. */
+function confirmNewGrants(grants: GrantView[]): void {
+  const known = knownGrants;
+  const fresh = known === undefined ? [] : grants.filter((grant) => !known.has(grant.id));
+  const now = new Set(grants.map((grant) => grant.id));
+  knownGrants = now;
+  if (fresh.length > 0) {
+    confirmed = fresh.map((grant) => grant.id);
+    grantNote.hidden = false;
+    grantNote.replaceChildren(...fresh.flatMap((grant, index) => [index > 0 ? ' ' : '',
+      `Granted ${grant.scope === 'workspace' ? 'in this workspace, until you revoke it' : 'for this session'}: `, h('code', {}, grant.label),
+      '. Calls it covers now run without asking; it is listed under Grants below, where Revoke ends it.']));
+  } else if (confirmed.some((id) => !now.has(id))) {
+    confirmed = [];
+    grantNote.hidden = true;
+  }
 }
 
 function renderGrants(grants: GrantView[]): void {
@@ -149,29 +184,27 @@ function renderCall(call: PendingCallView): HTMLElement {
   if (review) {
     reviews.set(call.callId, review);
   }
-  const reason = h('textarea', {
-    'data-field': 'reason',
-    rows: '2',
-    placeholder: 'Why not? (optional, sent to the model)',
-    'aria-label': `Reason for denying ${call.tool}`,
-  });
-  const scope = h('select', { 'data-field': 'grant-scope', 'aria-label': 'What the grant covers' },
-    ...call.grantOptions.map((option) => h('option', { value: option.id }, option.label)));
+  const which = call.tool;
+  // While an edit is pending, Allow once and the grants would allow the original: they are off (see the edit area).
+  let editPending = false;
   const allowOnce = button('allow-once', 'Allow once', 'check');
   allowOnce.addEventListener('click', () => {
-    if (review?.allRejected) {
+    if (review?.allRejected || editPending) {
       return;
     }
     const hunks = review?.decisions();
     decide('allow-once', hunks ? { hunks } : {});
   });
-  const noGrant = call.grantable ? {} : { disabled: true, title: 'No grant can cover this call: allow it once' };
-  const allowSession = button('allow-session', 'Allow for session', 'history', { secondary: true, ...noGrant });
-  allowSession.addEventListener('click', () => call.grantable && decide('allow-session', { grantOption: scope.value }));
-  const allowWorkspace = button('allow-workspace', 'Always allow in workspace', 'workspace-trusted', { secondary: true, ...noGrant });
-  allowWorkspace.addEventListener('click', () => call.grantable && decide('allow-workspace', { grantOption: scope.value }));
-  const deny = button('deny', 'Deny', 'close', { secondary: true });
-  deny.addEventListener('click', () => decide('deny', reason.value.trim() === '' ? {} : { reason: reason.value.trim() }));
+  let grantGroup: HTMLElement;
+  let grantButtons: HTMLElement[];
+  if (call.grantable) {
+    ({ element: grantGroup, buttons: grantButtons } = grantControls(call, which, (action, grantOption) => !editPending && decide(action, { grantOption })));
+  } else {
+    const noGrant = { secondary: true, disabled: true, title: 'No grant can cover this call: allow it once' };
+    grantButtons = [button('allow-session', 'Allow for session', 'history', noGrant), button('allow-workspace', 'Always allow in workspace', 'workspace-trusted', noGrant)];
+    grantGroup = h('div', { class: 'grant-group' }, ...grantButtons);
+  }
+  const { deny, reasonArea } = denyWithReason(which, (reason) => decide('deny', reason === undefined ? {} : { reason }));
 
   const editArea = h('div', { class: 'edit-area', hidden: true });
   let editButton: HTMLElement | string = '';
@@ -186,12 +219,24 @@ function renderCall(call: PendingCallView): HTMLElement {
     editor.value = editable.text;
     const allowEdited = button('allow-edited', editable.kind === 'command' ? 'Run edited command' : 'Write edited content', 'check');
     allowEdited.addEventListener('click', () => decide('allow-edited', { edited: editor.value }));
+    const editShown = h('div', { class: 'edit-diff', 'data-field': 'edit-diff', 'aria-live': 'polite' });
+    const sync = (): void => {
+      editPending = !editArea.hidden && editor.value !== editable.text;
+      syncEditPending(editPending, allowOnce, call.grantable ? grantButtons : []);
+      editShown.replaceChildren(...(editPending ? [editOfProposal(call, editable, editor.value, () => bridge.send({ type: 'openDiff', callId: call.callId }))] : []));
+    };
+    let timer: number | undefined;
+    editor.addEventListener('input', () => {
+      window.clearTimeout(timer);
+      timer = window.setTimeout(sync, 150);
+    });
     editArea.append(h('p', { class: 'muted' }, editable.kind === 'command'
       ? 'Edit the command. What runs is your version, and the model is told so.'
-      : 'Edit the content to write. What is written is your version, and the model is told so.'), editor, allowEdited);
+      : 'Edit the content to write. What is written is your version, and the model is told so.'), editor, editShown, allowEdited);
     editButton = button('edit', 'Edit then allow', 'edit', { secondary: true });
     editButton.addEventListener('click', () => {
       editArea.hidden = !editArea.hidden;
+      sync();
       if (!editArea.hidden) {
         editor.focus();
       }
@@ -201,13 +246,13 @@ function renderCall(call: PendingCallView): HTMLElement {
   let previewEl: HTMLElement | string = '';
   let diff: DiffView | undefined;
   if (preview.kind === 'diff') {
-    diff = renderDiff(preview, () => bridge.send({ type: 'openDiff', callId: call.callId }), review);
+    diff = renderDiff(preview, () => bridge.send({ type: 'openDiff', callId: call.callId }), review, undefined, diffModeMemory);
     previewEl = diff.element;
   } else if (preview.kind === 'command') {
     previewEl = commandPreview(preview);
   }
 
-  const hunkStatus = review ? hunkStatusLine(review, allowOnce, call.grantable ? [allowSession, allowWorkspace] : []) : '';
+  const hunkStatus = review ? hunkStatusLine(review, allowOnce, call.grantable ? grantButtons : []) : '';
   const card = h('article', {
     class: 'call',
     role: 'listitem',
@@ -237,10 +282,10 @@ function renderCall(call: PendingCallView): HTMLElement {
     h('summary', {}, 'Arguments (exact)'),
     h('pre', { 'data-field': 'args' }, call.argsJson)),
   h('div', { class: 'decision' },
-    call.grantable ? h('label', { class: 'scope-label' }, 'Grant covers ', scope) : '',
-    reason,
     hunkStatus,
-    h('div', { class: 'actions' }, allowOnce, allowSession, allowWorkspace, editButton, deny)),
+    h('div', { class: 'actions' }, allowOnce, editButton, deny),
+    reasonArea,
+    grantGroup),
   editArea);
   if (diff) {
     const view = diff;

@@ -2,7 +2,7 @@
  * Pieces of a waiting call's card that the approvals panel and the chat's inline cards both show: the decision
  * buttons, the warnings, the command with its analysis. Rendering only; what a click sends is the card's business.
  */
-import type { CommandPreview } from '../../src/shared/approvals';
+import type { CommandPreview, PendingCallView } from '../../src/shared/approvals';
 import { h } from './bridge';
 
 /** A button of the contract: `data-action` on it, an icon before its label. */
@@ -27,4 +27,64 @@ export function commandPreview(preview: CommandPreview): HTMLElement {
     h('ul', { class: 'analysis', 'data-field': 'analysis' },
       ...preview.analysis.map((line) => h('li', { class: `verdict-${line.verdict}` },
         h('vscode-icon', { name: verdictIcons[line.verdict], 'aria-hidden': 'true' }), ' ', line.text))));
+}
+
+/**
+ * Deny that asks why first: the first press opens the reason box (`data-field="reason"`) with the focus; a second
+ * press, or Enter in the box, sends the denial; Escape closes the box and gives the focus back to Deny.
+ */
+export function denyWithReason(which: string, send: (reason: string | undefined) => void): { deny: HTMLElement; reasonArea: HTMLElement } {
+  const reason = h('textarea', {
+    'data-field': 'reason',
+    rows: '2',
+    placeholder: 'Why not? (optional, sent to the model). Enter denies, Escape cancels.',
+    'aria-label': `Reason for denying ${which}`,
+  });
+  const reasonArea = h('div', { class: 'reason-area', hidden: true }, reason);
+  const deny = actionButton('deny', 'Deny', 'close', { secondary: true, 'aria-label': `Deny: ${which}` });
+  const sendDenial = (): void => {
+    const text = reason.value.trim();
+    send(text === '' ? undefined : text);
+  };
+  deny.addEventListener('click', () => {
+    if (reasonArea.hidden) {
+      reasonArea.hidden = false;
+      deny.setAttribute('aria-label', `Send the denial of ${which}`);
+      reason.focus();
+    } else {
+      sendDenial();
+    }
+  });
+  reason.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      sendDenial();
+    } else if (event.key === 'Escape') {
+      event.stopPropagation();
+      reasonArea.hidden = true;
+      deny.setAttribute('aria-label', `Deny: ${which}`);
+      deny.focus();
+    }
+  });
+  return { deny, reasonArea };
+}
+
+/**
+ * The two grant buttons with the menu of what a grant covers, together, since the menu affects only them:
+ * "Allow for: [commands starting with `npm test`] [Allow for session] [Always allow in workspace]".
+ */
+export function grantControls(
+  call: Pick<PendingCallView, 'grantOptions' | 'grantable'>,
+  which: string,
+  grant: (action: 'allow-session' | 'allow-workspace', grantOption: string) => void,
+): { element: HTMLElement; buttons: HTMLElement[] } {
+  const scope = h('select', { 'data-field': 'grant-scope', 'aria-label': `What a grant for ${which} covers` },
+    ...call.grantOptions.map((option) => h('option', { value: option.id }, option.label)));
+  const session = actionButton('allow-session', 'Allow for session', 'history', { secondary: true, 'aria-label': `Allow for this session: ${which}` });
+  session.addEventListener('click', () => grant('allow-session', scope.value));
+  const workspace = actionButton('allow-workspace', 'Always allow in workspace', 'workspace-trusted', { secondary: true, 'aria-label': `Always allow in this workspace: ${which}` });
+  workspace.addEventListener('click', () => grant('allow-workspace', scope.value));
+  const element = h('div', { class: 'grant-group', role: 'group', 'aria-label': `Grant for ${which}` },
+    h('label', { class: 'scope-label' }, 'Allow for: ', scope), session, workspace);
+  return { element, buttons: [session, workspace] };
 }
