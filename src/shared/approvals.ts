@@ -72,6 +72,8 @@ export const GrantView = z.strictObject({
   id: z.string(),
   scope: z.enum(['session', 'workspace']),
   label: z.string(),
+  /** What it covers, without its scope: "run_in_terminal: commands starting with `npm test`". */
+  covers: z.string(),
   createdAt: z.string(),
 });
 export type GrantView = z.infer<typeof GrantView>;

@@ -130,7 +130,7 @@ describe('the gate, through the real approvals panel', function () {
     const analysis = await card.locator('[data-field="analysis"]').innerText();
     assert.match(analysis, /git status: allowed by `\/\^/);
     assert.match(analysis, /curl -s example\.invalid: asks \(the reason above\)/);
-    assert.equal(await card.locator('[data-field="why"]').innerText(), 'Runs `curl`, which `curl` in toolgate.autoApprove.terminal sets to always ask.');
+    assert.equal(await card.locator('[data-field="why"]').innerText(), 'Runs curl, which curl in toolgate.autoApprove.terminal sets to always ask.');
     await session.workbench.screenshot('approvals-shell-analysis');
     await panel().act(card, 'deny');
     assert.equal((await result).ok, false);

@@ -46,13 +46,7 @@ describe('inline decisions in the chat', function () {
     }
   }
 
-  /** Picks a colour theme the way a person does: the palette's "Preferences: Color Theme". */
-  async function setTheme(theme: 'Light Modern' | 'Dark Modern'): Promise<void> {
-    await session.workbench.runCommand('Preferences: Color Theme');
-    await session.workbench.answerInputBox(theme);
-    const kind = theme.includes('Light') ? 'vs' : 'vs-dark';
-    await session.workbench.page.locator(`.monaco-workbench.${kind}`).waitFor({ timeout: 15_000 });
-  }
+  const setTheme = (theme: 'Light Modern' | 'Dark Modern'): Promise<void> => session.workbench.setColorTheme(theme);
 
   async function screenshots(theme: 'dark' | 'light'): Promise<void> {
     const page = session.workbench.page;

@@ -95,8 +95,8 @@ describe('the agent session (core, over the production tool service and in-memor
         name: 'allowed for the session for the file: the grant just made',
         call: ['write_file', { path: 'b.txt', content: 'x' }],
         choice: { action: 'allow-session', grantOption: 'path' },
-        note: (entry) => [entry.granted?.scope, entry.granted?.label],
-        expected: ['session', 'session grant for write_file: b.txt'],
+        note: (entry) => [entry.granted?.scope, entry.granted?.covers],
+        expected: ['session', 'write_file: b.txt'],
       },
       {
         name: 'an edited command: what ran',

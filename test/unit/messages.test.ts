@@ -123,7 +123,10 @@ describe('the host <-> webview contract', () => {
       ['chat', 'decide', true],
       ['chat', 'openDiff', true],
       ['chat', 'decideAll', false],
-      ['chat', 'revokeGrant', false],
+      // The grant an auto-approved call names, from its entry in the transcript.
+      ['chat', 'revokeGrant', true],
+      ['chat', 'setDiffMode', false],
+      ['approvals', 'setDiffMode', true],
       ['approvals', 'decide', true],
       ['approvals', 'submit', false],
     ];

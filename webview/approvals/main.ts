@@ -3,7 +3,7 @@ import '@vscode-elements/elements/dist/vscode-icon/index.js';
 import type { DecideMessage, DiffMode, GrantView, PendingCallView } from '../../src/shared/approvals';
 import type { ApprovalsState, ViewState } from '../../src/shared/messages';
 import { connect, h, markConnected, requireElement } from '../shared/bridge';
-import { actionButton as button, commandPreview, denyWithReason, grantControls, warningNotes } from '../shared/callParts';
+import { actionButton as button, commandPreview, denyWithReason, grantControls, reasonLine, warningNotes } from '../shared/callParts';
 import { editOfProposal, syncEditPending } from './editPreview';
 import { renderDiff, type DiffView } from './diffView';
 import { HunkReview } from './hunkReview';
@@ -148,7 +148,7 @@ function confirmNewGrants(grants: GrantView[]): void {
     confirmed = fresh.map((grant) => grant.id);
     grantNote.hidden = false;
     grantNote.replaceChildren(...fresh.flatMap((grant, index) => [index > 0 ? ' ' : '',
-      `Granted ${grant.scope === 'workspace' ? 'in this workspace, until you revoke it' : 'for this session'}: `, h('code', {}, grant.label),
+      `Granted ${grant.scope === 'workspace' ? 'in this workspace, until you revoke it' : 'for this session'}: `, h('code', {}, grant.covers),
       '. Calls it covers now run without asking; it is listed under Grants below, where Revoke ends it.']));
   } else if (confirmed.some((id) => !now.has(id))) {
     confirmed = [];
@@ -267,7 +267,7 @@ function renderCall(call: PendingCallView): HTMLElement {
     h('span', { class: 'spacer' }),
     h('time', { dateTime: call.waitingSince }, `waiting since ${new Date(call.waitingSince).toLocaleTimeString()}`),
     call.timesOutAt !== undefined ? h('span', { class: 'muted' }, ` · denied at ${new Date(call.timesOutAt).toLocaleTimeString()} if unanswered`) : ''),
-  h('p', { class: 'reason-line', 'data-field': 'why' }, call.reason),
+  reasonLine(call.reason),
   call.toolInfo
     ? h('section', { class: 'tool-info', 'data-field': 'tool-info' },
         h('div', { class: 'label' }, `MCP server ${call.toolInfo.server} · tool description (from the server, not verified)`),

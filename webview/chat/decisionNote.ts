@@ -32,7 +32,7 @@ function revokeButton(grant: GrantView, bridge: Bridge): HTMLElement {
 function allowedByLine(allowedBy: AllowedByView, bridge: Bridge): HTMLElement {
   if (allowedBy.kind === 'grant') {
     return h('p', { class: 'decision-note', 'data-field': 'allowed-by', 'data-kind': 'grant', 'data-grant-id': allowedBy.grant.id },
-      'Ran without asking: allowed by your ', scopeWords(allowedBy.grant), ', ', h('code', {}, allowedBy.grant.label), '. ',
+      'Ran without asking: allowed by your ', scopeWords(allowedBy.grant), ', ', h('code', {}, allowedBy.grant.covers), '. ',
       revokeButton(allowedBy.grant, bridge));
   }
   const open = h('a', { href: '#', 'data-action': 'open-setting', 'data-setting': allowedBy.setting }, 'Open the setting');
@@ -55,7 +55,7 @@ export function decisionNote(entry: ToolEntry, bridge: Bridge): HTMLElement[] {
   if (entry.granted) {
     const grant = entry.granted;
     notes.push(h('p', { class: 'decision-note', role: 'status', 'data-field': 'granted', 'data-grant-id': grant.id },
-      `Allowed, and granted for ${grant.scope === 'workspace' ? 'this workspace' : 'this session'}: `, h('code', {}, grant.label),
+      `Allowed, and granted for ${grant.scope === 'workspace' ? 'this workspace' : 'this session'}: `, h('code', {}, grant.covers),
       '. Listed under Grants in the Approvals panel; revoke it there or here. ', revokeButton(grant, bridge)));
   }
   if (entry.ran !== undefined) {

@@ -8,7 +8,7 @@ import type { DecideMessage, PendingCallView } from '../../src/shared/approvals'
 import { renderDiff } from '../approvals/diffView';
 import type { Bridge } from '../shared/bridge';
 import { h } from '../shared/bridge';
-import { actionButton, commandPreview, denyWithReason, grantControls, warningNotes } from '../shared/callParts';
+import { actionButton, commandPreview, denyWithReason, grantControls, reasonLine, warningNotes } from '../shared/callParts';
 
 /** Rows of a diff shown inline before it scrolls; the panel shows the whole review. */
 const inlineDiffRows = 12;
@@ -143,7 +143,7 @@ export class InlineCards {
       h('header', { class: 'call-header' },
         h('code', { class: 'tool' }, call.tool),
         h('span', { class: 'target', 'data-field': 'target', title: target }, target)),
-      h('p', { class: 'reason-line', 'data-field': 'why' }, call.reason),
+      reasonLine(call.reason),
       ...warningNotes(call.warnings),
       previewEl,
       h('div', { class: 'actions' }, allowOnce, deny),

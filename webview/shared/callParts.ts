@@ -88,3 +88,11 @@ export function grantControls(
     h('label', { class: 'scope-label' }, 'Allow for: ', scope), session, workspace);
   return { element, buttons: [session, workspace] };
 }
+
+/** A reason line: the host's plain sentence, with its `quoted` names shown as code (as text, never markup). */
+export function reasonLine(text: string): HTMLElement {
+  const parts = text.split('`');
+  // An odd number of backticks leaves the last one as text.
+  const pieces = parts.map((part, index) => (index % 2 === 1 && index < parts.length - 1 ? h('code', {}, part) : index % 2 === 1 ? `\`${part}` : part));
+  return h('p', { class: 'reason-line', 'data-field': 'why' }, ...pieces);
+}

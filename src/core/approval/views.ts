@@ -5,7 +5,7 @@
 import type { AllowedByView, CommandPreview, GrantOptionView, GrantView, PendingCallView } from '../../shared/approvals';
 import type { GateInput } from './gate';
 import type { GrantOption } from './grantOptions';
-import { describeGrant, type Grant } from './grants';
+import { describeGrant, describeMatcher, type Grant } from './grants';
 import { canonicalJson } from './hash';
 import type { SubVerdict } from '../shell/rules';
 import type { AllowedBy, GateCall, Judgement } from './policy';
@@ -65,7 +65,7 @@ export function allowedByView(allowedBy: AllowedBy): AllowedByView {
 
 /** A grant as the panel lists it, with its revoke button. */
 export function grantView(grant: Grant): GrantView {
-  return { id: grant.id, scope: grant.scope, label: describeGrant(grant), createdAt: grant.createdAt };
+  return { id: grant.id, scope: grant.scope, label: describeGrant(grant), covers: describeMatcher(grant.tool, grant.matcher), createdAt: grant.createdAt };
 }
 
 /**
