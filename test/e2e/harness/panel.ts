@@ -37,6 +37,7 @@ export class ApprovalsPanelDriver {
 
   /** Deny as a person does: Deny opens the reason box, the reason is typed, a second Deny sends. */
   async deny(card: Locator, reason?: string): Promise<void> {
+    const callId = await card.getAttribute('data-call-id');
     const deny = card.locator('[data-action="deny"]').first();
     await deny.click();
     const box = card.locator('[data-field="reason"]');
@@ -45,6 +46,9 @@ export class ApprovalsPanelDriver {
       await box.fill(reason);
     }
     await deny.click();
+    // Denied: the host takes this call's card away (so a test looking for the next call does not find this one).
+    const frame = await this.workbench.webviewFrame('body[data-view="approvals"] main#root[data-state="connected"]');
+    await frame.locator(`article.call[data-call-id="${callId ?? ''}"]`).waitFor({ state: 'detached' });
   }
 
   /**
