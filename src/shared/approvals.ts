@@ -72,11 +72,25 @@ export const GrantView = z.strictObject({
   id: z.string(),
   scope: z.enum(['session', 'workspace', 'task', 'timed']),
   label: z.string(),
+  /** What it covers, without its scope: "run_in_terminal: commands starting with `npm test`". */
+  covers: z.string(),
   createdAt: z.string(),
   /** Scope `timed`: when it ends (ISO time); the panel shows the time left. */
   expiresAt: z.string().optional(),
 });
 export type GrantView = z.infer<typeof GrantView>;
+
+/** The settings whose `true` keys let a call run without asking. */
+export const ruleSettings = ['toolgate.autoApprove.terminal', 'toolgate.autoApprove.edits', 'toolgate.gatedTools'] as const;
+export const RuleSetting = z.enum(ruleSettings);
+export type RuleSetting = z.infer<typeof RuleSetting>;
+
+/** What let a call run without asking: the `true` keys of a setting, or a grant (which can be revoked). */
+export const AllowedByView = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('rule'), setting: RuleSetting, keys: z.array(z.string()) }),
+  z.strictObject({ kind: z.literal('grant'), grant: GrantView }),
+]);
+export type AllowedByView = z.infer<typeof AllowedByView>;
 
 /** `allow-task`: a grant for the agent's current task; `allow-minutes`: a grant for the next `minutes` minutes. */
 export const decisionActions = ['allow-once', 'allow-session', 'allow-workspace', 'allow-edited', 'deny', 'allow-task', 'allow-minutes'] as const;
@@ -144,6 +158,16 @@ export const OpenDiffMessage = z.strictObject({
   type: z.literal('openDiff'),
   requestId: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/),
   callId: CallId,
+});
+
+export const DiffMode = z.enum(['unified', 'split']);
+export type DiffMode = z.infer<typeof DiffMode>;
+
+/** The person chose unified or side by side: remembered for the workspace (later calls, reloads). */
+export const SetDiffModeMessage = z.strictObject({
+  type: z.literal('setDiffMode'),
+  requestId: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/),
+  mode: DiffMode,
 });
 
 export const RevokeGrantMessage = z.strictObject({

@@ -3,7 +3,7 @@
  * a message that does not validate is dropped (and the host logs it). Types are inferred, never cast.
  */
 import * as z from 'zod';
-import { BatchMessage, CallId, DecideMessage, GrantView, OpenDiffMessage, PendingCallView, RevokeGrantMessage } from './approvals';
+import { AllowedByView, BatchMessage, CallId, DecideMessage, DiffMode, GrantView, OpenDiffMessage, PendingCallView, RevokeGrantMessage, SetDiffModeMessage } from './approvals';
 import { AcceptSuggestionMessage, SuggestionsState } from './suggestions';
 
 export const viewKinds = ['chat', 'approvals', 'suggestions'] as const;
@@ -24,6 +24,10 @@ export const hostCommands = [
   'manageWorkspaceTrust',
   // The Settings editor at toolgate.model.baseUrl.
   'openModelSettings',
+  // The Settings editor at the rules that let calls run without asking (named by an auto-approved call in the chat).
+  'openTerminalRules',
+  'openEditRules',
+  'openGatedTools',
 ] as const;
 export const HostCommand = z.enum(hostCommands);
 export type HostCommand = z.infer<typeof HostCommand>;
@@ -73,14 +77,16 @@ export const WebviewToHost = z.discriminatedUnion('type', [
   OpenDiffMessage,
   RevokeGrantMessage,
   AcceptSuggestionMessage,
+  SetDiffModeMessage,
 ]);
 export type WebviewToHost = z.infer<typeof WebviewToHost>;
 
 /** The messages each view may send; a valid message of the other view's kind is dropped too. */
 export const inboundTypes = {
   // 'decide' and 'openDiff': the inline cards of the chat's own waiting calls (the host checks id and hash as for the panel).
-  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'retry', 'decide', 'openDiff', 'focusCall'],
-  approvals: ['ready', 'command', 'decide', 'decideAll', 'openDiff', 'revokeGrant', 'focusCall'],
+  // 'revokeGrant': the grant an auto-approved call of the chat names (the host revokes only a grant that exists).
+  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'retry', 'decide', 'openDiff', 'focusCall', 'revokeGrant'],
+  approvals: ['ready', 'command', 'decide', 'decideAll', 'openDiff', 'revokeGrant', 'focusCall', 'setDiffMode'],
   suggestions: ['ready', 'command', 'acceptSuggestion'],
 } as const satisfies Record<ViewKind, readonly WebviewToHost['type'][]>;
 export type InboundFor<V extends ViewKind> = Extract<WebviewToHost, { type: (typeof inboundTypes)[V][number] }>;
@@ -99,6 +105,12 @@ export const ChatEntry = z.discriminatedUnion('kind', [
     summary: z.string(),
     status: ToolStatus,
     output: z.string().optional(),
+    /** Ran without asking: the rule or grant that allowed it. */
+    allowedBy: AllowedByView.optional(),
+    /** The person allowed it with a new grant: what that grant covers (listed in the Approvals panel, revocable). */
+    granted: GrantView.optional(),
+    /** The person edited the command before allowing it: what actually ran. */
+    ran: z.string().optional(),
   }),
   z.strictObject({
     kind: z.literal('question'),
@@ -145,6 +157,8 @@ export const ApprovalsState = z.strictObject({
   trusted: z.boolean(),
   pending: z.array(PendingCallView),
   grants: z.array(GrantView),
+  /** How diffs open: the person's last choice in this workspace (unified when never chosen). */
+  diffMode: DiffMode.optional(),
 });
 export type ApprovalsState = z.infer<typeof ApprovalsState>;
 

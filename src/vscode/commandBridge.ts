@@ -17,6 +17,9 @@ const commandIds: Record<HostCommand, () => [string, ...unknown[]]> = {
     isRemoteWindow() ? 'workbench.action.openRemoteSettings' : 'workbench.action.openSettings',
     { query: 'toolgate.model.baseUrl' },
   ],
+  openTerminalRules: () => ['workbench.action.openSettings', { query: 'toolgate.autoApprove.terminal' }],
+  openEditRules: () => ['workbench.action.openSettings', { query: 'toolgate.autoApprove.edits' }],
+  openGatedTools: () => ['workbench.action.openSettings', { query: 'toolgate.gatedTools' }],
 };
 
 /** Whether this window's extensions run on another machine (code-server, SSH, WSL, a container). */

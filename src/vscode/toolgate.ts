@@ -16,6 +16,7 @@ import { initShellParser } from '../core/shell/analysis';
 import { ToolService } from '../core/tools/service';
 import type { PendingCallView } from '../shared/approvals';
 import type { ToolgateApi } from './api';
+import { DiffMode } from '../shared/approvals';
 import { ApprovalsPanel } from './approvalsPanel';
 import { Attention, type WaitNoticeHandlers } from './attention';
 import { ChatViewProvider } from './chatViewProvider';
@@ -38,6 +39,8 @@ import { WorkspacePaths } from './workspacePaths';
 
 /** The chat whose session grants apply to calls that come through the API. */
 const apiChatId = 'api';
+/** Workspace state: the person's last choice of unified or side-by-side diffs in the panel. */
+const diffModeKey = 'toolgate.view.diffMode';
 
 export interface Toolgate {
   /** The API of the public contract, except `onDidDecide`, which the entry owns (see `onDecide`). */
@@ -129,7 +132,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
         pending: chatPending(),
         chats: chats.list(),
       }),
-      chatRequests(agent, gate, proposed, focus),
+      chatRequests(agent, gate, grants, proposed, focus),
     ),
   );
 
@@ -137,8 +140,11 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     new ApprovalsPanel(
       context.extensionUri,
       log,
-      () => ({ view: 'approvals', waitingCalls: gate.waitingCount, trusted: vscode.workspace.isTrusted, pending: gate.pendingViews(), grants: gate.grantViews(agent.chatId) }),
-      panelRequests(gate, grants, proposed, focus),
+      () => ({
+        view: 'approvals', waitingCalls: gate.waitingCount, trusted: vscode.workspace.isTrusted, pending: gate.pendingViews(), grants: gate.grantViews(agent.chatId),
+        diffMode: DiffMode.catch('unified').parse(context.workspaceState.get(diffModeKey)),
+      }),
+      panelRequests(gate, grants, proposed, focus, (mode) => context.workspaceState.update(diffModeKey, mode)),
     ),
   );
 

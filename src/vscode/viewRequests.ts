@@ -1,6 +1,6 @@
 /** What the chat view and the approvals panel ask of the host, translated into calls on the core (validated already). */
 import type { AgentSession } from '../core/agent/session';
-import type { DecideMessage } from '../shared/approvals';
+import type { DecideMessage, DiffMode } from '../shared/approvals';
 import type { FocusedCalls } from '../core/approval/focusedCall';
 import type { Gate } from '../core/approval/gate';
 import type { GrantStore } from '../core/approval/grants';
@@ -26,7 +26,11 @@ async function openDiff(proposed: ProposedContentProvider, callId: string): Prom
   return { ok: true };
 }
 
-export function chatRequests(agent: AgentSession, gate: Gate, proposed: ProposedContentProvider, focus: FocusedCalls): (message: ChatRequest) => Outcome | Promise<Outcome> {
+async function revoke(grants: GrantStore, grantId: string): Promise<Outcome> {
+  return (await grants.revoke(grantId)) ? { ok: true } : { ok: false, error: `no grant ${grantId}` };
+}
+
+export function chatRequests(agent: AgentSession, gate: Gate, grants: GrantStore, proposed: ProposedContentProvider, focus: FocusedCalls): (message: ChatRequest) => Outcome | Promise<Outcome> {
   return (message) => {
     switch (message.type) {
       case 'focusCall':
@@ -49,11 +53,19 @@ export function chatRequests(agent: AgentSession, gate: Gate, proposed: Proposed
         return agent.answer(message.questionId, message.answer);
       case 'retry':
         return agent.retry();
+      case 'revokeGrant':
+        return revoke(grants, message.grantId);
     }
   };
 }
 
-export function panelRequests(gate: Gate, grants: GrantStore, proposed: ProposedContentProvider, focus: FocusedCalls): (message: PanelRequest) => Promise<Outcome> {
+export function panelRequests(
+  gate: Gate,
+  grants: GrantStore,
+  proposed: ProposedContentProvider,
+  focus: FocusedCalls,
+  setDiffMode: (mode: DiffMode) => Thenable<void>,
+): (message: PanelRequest) => Promise<Outcome> {
   return async (message) => {
     switch (message.type) {
       case 'focusCall':
@@ -68,7 +80,10 @@ export function panelRequests(gate: Gate, grants: GrantStore, proposed: Proposed
       case 'openDiff':
         return await openDiff(proposed, message.callId);
       case 'revokeGrant':
-        return (await grants.revoke(message.grantId)) ? { ok: true } : { ok: false, error: `no grant ${message.grantId}` };
+        return await revoke(grants, message.grantId);
+      case 'setDiffMode':
+        await setDiffMode(message.mode);
+        return { ok: true };
     }
   };
 }

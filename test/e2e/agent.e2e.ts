@@ -55,8 +55,7 @@ describe('the agent, with a scripted OpenAI-compatible model, in the real chat v
     const before = model.fake.requests.length;
     await say('Write secrets.txt');
     const card = await panel().waitForCall('write_file', 'secrets.txt');
-    await card.locator('[data-field="reason"]').fill('no secrets in the repo');
-    await panel().act(card, 'deny');
+    await panel().deny(card, 'no secrets in the repo');
     await waitFor(() => model.fake.requests.length === before + 2, 'the model to hear about the denial');
     const toolResult = sentMessages(model.fake, before + 1).find((message) => message.tool_call_id === 'call_w2');
     assert.match(toolResult?.content ?? '', /The person denied this call and said: "no secrets in the repo"\. Nothing was changed\./);

@@ -46,13 +46,7 @@ describe('inline decisions in the chat', function () {
     }
   }
 
-  /** Picks a colour theme the way a person does: the palette's "Preferences: Color Theme". */
-  async function setTheme(theme: 'Light Modern' | 'Dark Modern'): Promise<void> {
-    await session.workbench.runCommand('Preferences: Color Theme');
-    await session.workbench.answerInputBox(theme);
-    const kind = theme.includes('Light') ? 'vs' : 'vs-dark';
-    await session.workbench.page.locator(`.monaco-workbench.${kind}`).waitFor({ timeout: 15_000 });
-  }
+  const setTheme = (theme: 'Light Modern' | 'Dark Modern'): Promise<void> => session.workbench.setColorTheme(theme);
 
   async function screenshots(theme: 'dark' | 'light'): Promise<void> {
     const page = session.workbench.page;
@@ -137,15 +131,19 @@ describe('inline decisions in the chat', function () {
     assert.match(focusedCard, /k2\.txt/);
     // Every control of the card is reached with Tab, in order, and each is labelled with its call.
     const focused = (): Promise<[string, string]> =>
-      frame.evaluate(() => [document.activeElement?.getAttribute('data-action') ?? '', document.activeElement?.getAttribute('aria-label') ?? '']);
+      frame.evaluate(() => [
+        document.activeElement?.getAttribute('data-action') ?? document.activeElement?.getAttribute('data-field') ?? '',
+        document.activeElement?.getAttribute('aria-label') ?? '',
+      ]);
     const reached: string[] = [];
-    for (let i = 0; i < 4; i++) {
+    for (let i = 0; i < 5; i++) {
       await frame.page().keyboard.press('Tab');
       const [action, label] = await focused();
       assert.ok(action === 'open-approvals' || label.includes('k2.txt'), `${action} is labelled with its call: ${label}`);
       reached.push(action);
     }
-    assert.deepEqual(reached, ['allow-session', 'allow-workspace', 'deny', 'open-approvals']);
+    // Allow once and Deny first; then the grant's menu with the two buttons it affects.
+    assert.deepEqual(reached, ['deny', 'grant-scope', 'allow-session', 'allow-workspace', 'open-approvals']);
     await second.locator('[data-action="allow-once"]').focus();
     await frame.page().keyboard.press('Enter');
     await second.waitFor({ state: 'detached', timeout: 2_000 });

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
 import { ChatBook, chatsKey, maxChats, maxEntries } from '../../src/core/agent/chats';
 import { AgentSession, type AgentSessionDeps } from '../../src/core/agent/session';
+import type { PersonChoice } from '../../src/core/approval/gate';
 import { ModelError, type TurnResult } from '../../src/core/llm/client';
 import { initShellParser } from '../../src/core/shell/analysis';
 import type { ChatEntry } from '../../src/shared/messages';
@@ -11,8 +12,8 @@ import { calls, ScriptedModel, text } from '../fixtures/scriptedModel';
 
 type Reply = ConstructorParameters<typeof ScriptedModel>[0][number];
 
-function setup(replies: Reply[], store = new MemoryStore()) {
-  const { gate, grants } = createMemoryGate({ locate: locateUnder('/ws') });
+function setup(replies: Reply[], store = new MemoryStore(), policy: Parameters<typeof createMemoryGate>[0] = {}) {
+  const { gate, grants } = createMemoryGate({ locate: locateUnder('/ws'), ...policy });
   const files = new MemoryFiles({ '/ws/a.txt': 'one\n' });
   const { service: tools, log } = memoryToolService(gate, files);
   const chats = new ChatBook(store, log);
@@ -69,6 +70,56 @@ describe('the agent session (core, over the production tool service and in-memor
     assert.deepEqual(running, [true, false]);
     assert.equal(chats.current.title, 'make b.txt');
     assert.equal(result.transcript.at(-1)?.content, 'Wrote b.txt.');
+  });
+
+  describe('a tool entry says how the call was allowed (typed, from the gate)', () => {
+    type ToolEntry = Extract<ChatEntry, { kind: 'tool' }>;
+    const rows: {
+      name: string;
+      call: [string, Record<string, unknown>];
+      policy?: Parameters<typeof createMemoryGate>[0];
+      /** The person's choice when the call waits; absent: it must run without asking. */
+      choice?: PersonChoice;
+      note: (entry: ToolEntry) => unknown;
+      expected: unknown;
+    }[] = [
+      { name: 'allowed once: nothing to add', call: ['write_file', { path: 'b.txt', content: 'x' }], choice: { action: 'allow-once' }, note: (entry) => [entry.allowedBy, entry.granted, entry.ran], expected: [undefined, undefined, undefined] },
+      {
+        name: 'a command a terminal rule allows: the setting and its key',
+        call: ['run_in_terminal', { command: 'echo hi' }],
+        policy: { terminalRules: { 'echo hi': true } },
+        note: (entry) => entry.allowedBy,
+        expected: { kind: 'rule', setting: 'toolgate.autoApprove.terminal', keys: ['echo hi'] },
+      },
+      {
+        name: 'allowed for the session for the file: the grant just made',
+        call: ['write_file', { path: 'b.txt', content: 'x' }],
+        choice: { action: 'allow-session', grantOption: 'path' },
+        note: (entry) => [entry.granted?.scope, entry.granted?.covers],
+        expected: ['session', 'write_file: b.txt'],
+      },
+      {
+        name: 'an edited command: what ran',
+        call: ['run_in_terminal', { command: 'echo hi' }],
+        choice: { action: 'allow-edited', edited: 'echo bye' },
+        note: (entry) => entry.ran,
+        expected: 'echo bye',
+      },
+    ];
+    for (const row of rows) {
+      it(row.name, async () => {
+        const { session, gate, entries } = setup([calls(['c1', row.call[0], row.call[1]]), text('ok')], new MemoryStore(), row.policy);
+        const task = session.runTask('go');
+        if (row.choice) {
+          const waiting = await waitFor(() => gate.pendingViews()[0]);
+          assert.deepEqual(gate.settle(waiting, row.choice), { ok: true });
+        }
+        assert.equal((await task).reason, 'finished');
+        const entry = entries().find((candidate): candidate is ToolEntry => candidate.kind === 'tool');
+        assert.equal(entry?.status, 'done');
+        assert.deepEqual(row.note(entry), row.expected);
+      });
+    }
   });
 
   describe('answers to ask_user', () => {

@@ -93,7 +93,7 @@ describe('the host <-> webview contract', () => {
       argsJson: '{"path":"hello.txt","content":"hi"}',
       preview: { kind: 'diff', path: 'hello.txt', isNewFile: true, added: 1, removed: 0, hunks: [{ header: '@@ -0,0 +1 @@', rows: [['a', null, 1, 'hi']] }] },
       grantable: true,
-      grantOptions: [{ id: 'exact', label: 'This exact call' }],
+      grantOptions: [{ id: 'exact', label: 'this exact call' }],
       waitingSince: '2026-11-22T22:00:00.000Z',
     };
     const chatState = (extra: Record<string, unknown>): Record<string, unknown> => ({
@@ -129,7 +129,10 @@ describe('the host <-> webview contract', () => {
       ['chat', 'decide', true],
       ['chat', 'openDiff', true],
       ['chat', 'decideAll', false],
-      ['chat', 'revokeGrant', false],
+      // The grant an auto-approved call names, from its entry in the transcript.
+      ['chat', 'revokeGrant', true],
+      ['chat', 'setDiffMode', false],
+      ['approvals', 'setDiffMode', true],
       ['approvals', 'decide', true],
       ['approvals', 'submit', false],
       ['chat', 'focusCall', true],

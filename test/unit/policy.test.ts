@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Grant } from '../../src/core/approval/grants';
 import { PathResolver } from '../../src/core/approval/paths';
-import { judge, type GateCall, type PolicyContext, type Verdict } from '../../src/core/approval/policy';
+import { judge, type AllowedBy, type GateCall, type JudgementKind, type PolicyContext, type Verdict } from '../../src/core/approval/policy';
 import { defaultGatedTools, defaultProtectedPaths } from '../../src/core/settings';
 import { initShellParser } from '../../src/core/shell/analysis';
 import { compileTerminalRule } from '../../src/core/shell/rules';
@@ -154,6 +154,54 @@ describe('policy engine: judge()', () => {
       }
     });
   }
+
+  interface PlainRow {
+    name: string;
+    tool: string;
+    args: Record<string, unknown>;
+    context?: Partial<PolicyContext>;
+    kind: JudgementKind;
+    /** The card's sentence, exactly. */
+    plain: string;
+    allowedBy?: AllowedBy;
+  }
+
+  const sessionNpm = grant('run_in_terminal', { kind: 'command', prefix: 'npm test' }, 'session');
+  const plainRows: PlainRow[] = [
+    { name: 'a write of a gated tool', tool: 'write_file', args: { path: 'src/b.ts', content: 'x' }, kind: 'gated', plain: 'Writes a file; writes always ask (toolgate.gatedTools).' },
+    { name: 'an edit of a gated tool', tool: 'edit_file', args: { path: 'src/a.ts', edits: [{ old: 'a', new: 'b' }] }, kind: 'gated', plain: 'Edits a file; edits always ask (toolgate.gatedTools).' },
+    { name: 'a command no rule allows', tool: 'run_in_terminal', args: { command: 'npm test' }, kind: 'command', plain: 'Runs `npm`, which no rule allows yet.' },
+    { name: 'a line of two whose second no rule allows', tool: 'run_in_terminal', args: { command: 'ls && wget x' }, context: { terminalRules: { ls: true } }, kind: 'command', plain: 'Runs `wget`, which no rule allows yet.' },
+    { name: 'a command a false rule always asks for', tool: 'run_in_terminal', args: { command: 'rm -rf build' }, context: { terminalRules: { rm: false } }, kind: 'false-rule', plain: 'Runs `rm`, which `rm` in toolgate.autoApprove.terminal sets to always ask.' },
+    { name: 'a protected path', tool: 'write_file', args: { path: '.vscode/settings.json', content: '{}' }, kind: 'protected', plain: 'Writes `.vscode/settings.json`, a protected path (`.vscode/**` in toolgate.protectedPaths); that always asks.' },
+    { name: 'an untrusted workspace', tool: 'read_file', args: { path: 'src/a.ts' }, context: { trusted: false }, kind: 'untrusted', plain: 'This workspace is not trusted, so every call asks.' },
+    { name: 'an edits rule set to false', tool: 'write_file', args: { path: 'src/b.ts', content: 'x' }, context: { editRules: { 'src/**': false } }, kind: 'false-rule', plain: 'Writes `src/b.ts`, which `src/**` in toolgate.autoApprove.edits sets to always ask.' },
+    {
+      name: 'a command a true rule allows', tool: 'run_in_terminal', args: { command: 'npm test' }, context: { terminalRules: { 'npm test': true } },
+      kind: 'rule', plain: 'Allowed by `npm test` in toolgate.autoApprove.terminal.', allowedBy: { kind: 'rule', setting: 'toolgate.autoApprove.terminal', keys: ['npm test'] },
+    },
+    {
+      name: 'a write an edits rule allows', tool: 'write_file', args: { path: 'src/b.ts', content: 'x' }, context: { editRules: { 'src/**': true } },
+      kind: 'rule', plain: 'Writes `src/b.ts`, allowed by `src/**` in toolgate.autoApprove.edits.', allowedBy: { kind: 'rule', setting: 'toolgate.autoApprove.edits', keys: ['src/**'] },
+    },
+    {
+      name: 'a command a session grant allows', tool: 'run_in_terminal', args: { command: 'npm test' }, context: { grants: [sessionNpm] },
+      kind: 'grant', plain: 'Allowed by your session grant for run_in_terminal: commands starting with `npm test`.', allowedBy: { kind: 'grant', grant: sessionNpm },
+    },
+    {
+      name: 'a read that is not gated', tool: 'read_file', args: { path: 'src/a.ts' },
+      kind: 'not-gated', plain: '`read_file` is not gated, so it runs without asking.', allowedBy: { kind: 'rule', setting: 'toolgate.gatedTools', keys: ['read_file'] },
+    },
+  ];
+
+  describe('the sentence a card shows, and what allowed a call', () => {
+    for (const row of plainRows) {
+      it(row.name, () => {
+        const decision = judge(call(row.tool, row.args), context(row.context));
+        assert.deepEqual([decision.kind, decision.plain, decision.allowedBy], [row.kind, row.plain, row.allowedBy]);
+      });
+    }
+  });
 
   it('denies writes into Toolgate\'s own storage', () => {
     const decision = judge(call('write_file', { path: path.join(storage, 'audit.jsonl'), content: '' }), context({ gatedTools: { write_file: false } }));

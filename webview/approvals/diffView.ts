@@ -4,7 +4,7 @@
  * rejected, a reason box; the choices live in the `HunkReview`, so they survive switching views. Long diffs are
  * virtualised (every hunk block is in the DOM, but only the rows in view are), so a 10,000-line file scrolls smoothly.
  */
-import type { DiffHunkView, DiffPreview, DiffRow } from '../../src/shared/approvals';
+import type { DiffHunkView, DiffMode, DiffPreview, DiffRow } from '../../src/shared/approvals';
 import { h } from '../shared/bridge';
 import { hunkKeyAction, hunkLines, type HunkReview } from './hunkReview';
 
@@ -249,8 +249,15 @@ export interface DiffView {
 }
 
 /** `maxRows`: how many rows show before the diff scrolls (the chat's inline cards show fewer than the panel). */
-export function renderDiff(preview: DiffPreview, onOpenDiff: () => void, review?: HunkReview, maxRows = maxViewportRows): DiffView {
-  let mode: 'unified' | 'split' = 'unified';
+export function renderDiff(
+  preview: DiffPreview,
+  onOpenDiff: () => void,
+  review?: HunkReview,
+  maxRows = maxViewportRows,
+  /** Where the person's choice of unified or side by side is remembered, across calls and reloads. */
+  modeMemory?: { get(): DiffMode | undefined; set(mode: DiffMode): void },
+): DiffView {
+  let mode: 'unified' | 'split' = modeMemory?.get() ?? 'unified';
   let list: HunkList | undefined;
   const body = h('div', { class: 'diff-holder' });
   const draw = (): void => {
@@ -265,10 +272,12 @@ export function renderDiff(preview: DiffPreview, onOpenDiff: () => void, review?
     }
     list?.repaint?.();
   });
-  const toggle = h('vscode-button', { secondary: true, 'data-action': 'toggle-diff-mode', title: 'Switch between unified and side-by-side' }, 'Side by side');
+  const toggle = h('vscode-button', { secondary: true, 'data-action': 'toggle-diff-mode', title: 'Switch between unified and side-by-side' },
+    mode === 'unified' ? 'Side by side' : 'Unified');
   toggle.addEventListener('click', () => {
     mode = mode === 'unified' ? 'split' : 'unified';
     toggle.textContent = mode === 'unified' ? 'Side by side' : 'Unified';
+    modeMemory?.set(mode);
     draw();
   });
   const open = h('vscode-button', { secondary: true, 'data-action': 'open-diff', title: "Open in VS Code's diff editor" },

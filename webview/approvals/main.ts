@@ -1,13 +1,23 @@
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-icon/index.js';
-import type { DecideMessage, GrantView, PendingCallView } from '../../src/shared/approvals';
+import type { DecideMessage, DiffMode, GrantView, PendingCallView } from '../../src/shared/approvals';
 import type { ApprovalsState, ViewState } from '../../src/shared/messages';
 import { connect, h, markConnected, requireElement } from '../shared/bridge';
-import { actionButton as button, commandPreview, reportFocus, warningNotes } from '../shared/callParts';
+import { actionButton as button, commandPreview, denyWithReason, grantControls, reasonLine, reportFocus, warningNotes } from '../shared/callParts';
+import { editOfProposal, syncEditPending } from './editPreview';
 import { renderDiff, type DiffView } from './diffView';
 import { HunkReview } from './hunkReview';
 
 const root = requireElement('root');
+/** The person's unified / side-by-side choice: the host keeps it in workspace state (across calls and reloads). */
+let diffMode: DiffMode | undefined;
+const diffModeMemory = {
+  get: (): DiffMode | undefined => diffMode ?? latest?.diffMode,
+  set: (mode: DiffMode): void => {
+    diffMode = mode;
+    bridge.send({ type: 'setDiffMode', mode });
+  },
+};
 let updates = 0;
 /** One element per waiting call, kept across updates so typed reasons, edits and hunk choices survive. */
 const cards = new Map<string, HTMLElement>();
@@ -21,6 +31,11 @@ const emptyNote = h('section', { class: 'empty', 'data-field': 'empty', role: 's
 const grantsSection = h('section', { class: 'grants', 'data-field': 'grants', 'aria-label': 'Grants' });
 const errorBar = h('p', { class: 'notice error', role: 'alert', 'data-field': 'error', hidden: true });
 let latest: ApprovalsState | undefined;
+/** Grants seen in the last state: one that appears later was just made, and is confirmed at the top. */
+let knownGrants: Set<string> | undefined;
+/** The grants the confirmation speaks of: it goes when they are revoked. */
+let confirmed: string[] = [];
+const grantNote = h('p', { class: 'notice info', role: 'status', 'data-field': 'grant-confirmation', hidden: true });
 
 const bridge = connect('approvals', {
   onState(state: ViewState, _reason, sentAt: number) {
@@ -58,6 +73,7 @@ root.replaceChildren(
   ),
   trustNote,
   errorBar,
+  grantNote,
   batchBar,
   emptyNote,
   list,
@@ -102,6 +118,7 @@ function render(state: ApprovalsState): void {
   }
   renderBatch(state.pending);
   renderGrants(state.grants);
+  confirmNewGrants(state.grants);
   if (state.pending.length === 0) {
     errorBar.hidden = true;
   }
@@ -139,6 +156,32 @@ function timeLeft(grant: GrantView): HTMLElement | string {
   return h('span', { class: 'muted', 'data-field': 'time-left' }, minutes > 0 ? ` (${minutes} min left)` : ' (ended)');
 }
 
+/** How long each kind of grant lasts, as the confirmation says it. */
+const grantLasts: Record<GrantView['scope'], string> = {
+  workspace: 'in this workspace, until you revoke it',
+  session: 'for this session',
+  task: "for the agent's current task",
+  timed: 'for the minutes you set',
+};
+
+/** Says exactly what a grant made since the last state covers, and where it is listed and revoked. */
+function confirmNewGrants(grants: GrantView[]): void {
+  const known = knownGrants;
+  const fresh = known === undefined ? [] : grants.filter((grant) => !known.has(grant.id));
+  const now = new Set(grants.map((grant) => grant.id));
+  knownGrants = now;
+  if (fresh.length > 0) {
+    confirmed = fresh.map((grant) => grant.id);
+    grantNote.hidden = false;
+    grantNote.replaceChildren(...fresh.flatMap((grant, index) => [index > 0 ? ' ' : '',
+      `Granted ${grantLasts[grant.scope]}: `, h('code', {}, grant.covers),
+      '. Calls it covers now run without asking; it is listed under Grants below, where Revoke ends it.']));
+  } else if (confirmed.some((id) => !now.has(id))) {
+    confirmed = [];
+    grantNote.hidden = true;
+  }
+}
+
 function renderGrants(grants: GrantView[]): void {
   const items = grants.map((grant) => {
     const revoke = h('vscode-button', { secondary: true, 'data-action': 'revoke', 'data-grant-id': grant.id, title: 'Revoke this grant' }, 'Revoke');
@@ -167,42 +210,32 @@ function renderCall(call: PendingCallView): HTMLElement {
   if (review) {
     reviews.set(call.callId, review);
   }
-  const reason = h('textarea', {
-    'data-field': 'reason',
-    rows: '2',
-    placeholder: 'Why not? (optional, sent to the model)',
-    'aria-label': `Reason for denying ${call.tool}`,
-  });
-  const scope = h('select', { 'data-field': 'grant-scope', 'aria-label': 'What the grant covers' },
-    ...call.grantOptions.map((option) => h('option', { value: option.id }, option.label)));
+  const which = call.tool;
+  // While an edit is pending, Allow once and the grants would allow the original: they are off (see the edit area).
+  let editPending = false;
   const allowOnce = button('allow-once', 'Allow once', 'check');
   allowOnce.addEventListener('click', () => {
-    if (review?.allRejected) {
+    if (review?.allRejected || editPending) {
       return;
     }
     const hunks = review?.decisions();
     decide('allow-once', hunks ? { hunks } : {});
   });
-  const noGrant = call.grantable ? {} : { disabled: true, title: 'No grant can cover this call: allow it once' };
-  const allowSession = button('allow-session', 'Allow for session', 'history', { secondary: true, ...noGrant });
-  allowSession.addEventListener('click', () => call.grantable && decide('allow-session', { grantOption: scope.value }));
-  // Grants that end by themselves: for the agent's current task, or for the next N minutes.
-  const allowTask = call.source === 'agent' ? button('allow-task', 'Allow for this task', 'tasklist', { secondary: true, ...noGrant }) : '';
-  if (allowTask !== '') {
-    allowTask.addEventListener('click', () => call.grantable && decide('allow-task', { grantOption: scope.value }));
+  let grantGroup: HTMLElement;
+  let grantButtons: HTMLElement[];
+  if (call.grantable) {
+    ({ element: grantGroup, buttons: grantButtons } = grantControls(
+      call,
+      which,
+      (action, grantOption, minutes) => !editPending && decide(action, { grantOption, ...(minutes !== undefined ? { minutes } : {}) }),
+      { task: call.source === 'agent' },
+    ));
+  } else {
+    const noGrant = { secondary: true, disabled: true, title: 'No grant can cover this call: allow it once' };
+    grantButtons = [button('allow-session', 'Allow for session', 'history', noGrant), button('allow-workspace', 'Always allow in workspace', 'workspace-trusted', noGrant)];
+    grantGroup = h('div', { class: 'grant-group' }, ...grantButtons);
   }
-  const minutes = h('input', { type: 'number', min: '1', max: '1440', value: '15', 'data-field': 'grant-minutes', 'aria-label': 'Minutes the timed grant lasts', class: 'minutes' });
-  const allowMinutes = button('allow-minutes', 'Allow for these minutes', 'watch', { secondary: true, ...noGrant });
-  allowMinutes.addEventListener('click', () => {
-    const value = Number.parseInt(minutes.value, 10);
-    if (call.grantable && Number.isInteger(value) && value >= 1 && value <= 1440) {
-      decide('allow-minutes', { grantOption: scope.value, minutes: value });
-    }
-  });
-  const allowWorkspace = button('allow-workspace', 'Always allow in workspace', 'workspace-trusted', { secondary: true, ...noGrant });
-  allowWorkspace.addEventListener('click', () => call.grantable && decide('allow-workspace', { grantOption: scope.value }));
-  const deny = button('deny', 'Deny', 'close', { secondary: true });
-  deny.addEventListener('click', () => decide('deny', reason.value.trim() === '' ? {} : { reason: reason.value.trim() }));
+  const { deny, reasonArea } = denyWithReason(which, (reason) => decide('deny', reason === undefined ? {} : { reason }));
 
   const editArea = h('div', { class: 'edit-area', hidden: true });
   let editButton: HTMLElement | string = '';
@@ -217,12 +250,24 @@ function renderCall(call: PendingCallView): HTMLElement {
     editor.value = editable.text;
     const allowEdited = button('allow-edited', editable.kind === 'command' ? 'Run edited command' : 'Write edited content', 'check');
     allowEdited.addEventListener('click', () => decide('allow-edited', { edited: editor.value }));
+    const editShown = h('div', { class: 'edit-diff', 'data-field': 'edit-diff', 'aria-live': 'polite' });
+    const sync = (): void => {
+      editPending = !editArea.hidden && editor.value !== editable.text;
+      syncEditPending(editPending, allowOnce, call.grantable ? grantButtons : []);
+      editShown.replaceChildren(...(editPending ? [editOfProposal(call, editable, editor.value, () => bridge.send({ type: 'openDiff', callId: call.callId }))] : []));
+    };
+    let timer: number | undefined;
+    editor.addEventListener('input', () => {
+      window.clearTimeout(timer);
+      timer = window.setTimeout(sync, 150);
+    });
     editArea.append(h('p', { class: 'muted' }, editable.kind === 'command'
       ? 'Edit the command. What runs is your version, and the model is told so.'
-      : 'Edit the content to write. What is written is your version, and the model is told so.'), editor, allowEdited);
+      : 'Edit the content to write. What is written is your version, and the model is told so.'), editor, editShown, allowEdited);
     editButton = button('edit', 'Edit then allow', 'edit', { secondary: true });
     editButton.addEventListener('click', () => {
       editArea.hidden = !editArea.hidden;
+      sync();
       if (!editArea.hidden) {
         editor.focus();
       }
@@ -232,13 +277,13 @@ function renderCall(call: PendingCallView): HTMLElement {
   let previewEl: HTMLElement | string = '';
   let diff: DiffView | undefined;
   if (preview.kind === 'diff') {
-    diff = renderDiff(preview, () => bridge.send({ type: 'openDiff', callId: call.callId }), review);
+    diff = renderDiff(preview, () => bridge.send({ type: 'openDiff', callId: call.callId }), review, undefined, diffModeMemory);
     previewEl = diff.element;
   } else if (preview.kind === 'command') {
     previewEl = commandPreview(preview);
   }
 
-  const hunkStatus = review ? hunkStatusLine(review, allowOnce, call.grantable ? [allowSession, allowWorkspace] : []) : '';
+  const hunkStatus = review ? hunkStatusLine(review, allowOnce, call.grantable ? grantButtons : []) : '';
   const card = h('article', {
     class: 'call',
     role: 'listitem',
@@ -253,7 +298,7 @@ function renderCall(call: PendingCallView): HTMLElement {
     h('span', { class: 'spacer' }),
     h('time', { dateTime: call.waitingSince }, `waiting since ${new Date(call.waitingSince).toLocaleTimeString()}`),
     call.timesOutAt !== undefined ? h('span', { class: 'muted' }, ` · denied at ${new Date(call.timesOutAt).toLocaleTimeString()} if unanswered`) : ''),
-  h('p', { class: 'reason-line', 'data-field': 'why' }, call.reason),
+  reasonLine(call.reason),
   call.toolInfo
     ? h('section', { class: 'tool-info', 'data-field': 'tool-info' },
         h('div', { class: 'label' }, `MCP server ${call.toolInfo.server} · tool description (from the server, not verified)`),
@@ -268,10 +313,10 @@ function renderCall(call: PendingCallView): HTMLElement {
     h('summary', {}, 'Arguments (exact)'),
     h('pre', { 'data-field': 'args' }, call.argsJson)),
   h('div', { class: 'decision' },
-    call.grantable ? h('label', { class: 'scope-label' }, 'Grant covers ', scope) : '',
-    reason,
     hunkStatus,
-    h('div', { class: 'actions' }, allowOnce, allowSession, allowTask, call.grantable ? minutes : '', allowMinutes, allowWorkspace, editButton, deny)),
+    h('div', { class: 'actions' }, allowOnce, editButton, deny),
+    reasonArea,
+    grantGroup),
   editArea);
   reportFocus(card, call.callId, bridge);
   if (diff) {

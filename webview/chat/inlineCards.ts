@@ -8,7 +8,7 @@ import type { DecideMessage, PendingCallView } from '../../src/shared/approvals'
 import { renderDiff } from '../approvals/diffView';
 import type { Bridge } from '../shared/bridge';
 import { h } from '../shared/bridge';
-import { actionButton, commandPreview, reportFocus, warningNotes } from '../shared/callParts';
+import { actionButton, commandPreview, denyWithReason, grantControls, reasonLine, reportFocus, warningNotes } from '../shared/callParts';
 
 /** Rows of a diff shown inline before it scrolls; the panel shows the whole review. */
 const inlineDiffRows = 12;
@@ -120,51 +120,10 @@ export class InlineCards {
       this.bridge.send({ type: 'decide', callId: call.callId, argsHash: call.argsHash, ...decision });
     };
 
-    const reason = h('textarea', {
-      'data-field': 'reason',
-      rows: '2',
-      placeholder: 'Why not? (optional, sent to the model). Enter denies, Escape cancels.',
-      'aria-label': `Reason for denying ${which}`,
-    });
-    const reasonArea = h('div', { class: 'reason-area', hidden: true }, reason);
-    const scope = h('select', { 'data-field': 'grant-scope', 'aria-label': `What a grant for ${which} covers` },
-      ...call.grantOptions.map((option) => h('option', { value: option.id }, option.label)));
-
     const allowOnce = actionButton('allow-once', 'Allow once', 'check', { 'aria-label': `Allow once: ${which}` });
     allowOnce.addEventListener('click', () => decide({ action: 'allow-once' }));
-    const grantButtons: HTMLElement[] = [];
-    if (call.grantable) {
-      const session = actionButton('allow-session', 'Allow for session', 'history', { secondary: true, 'aria-label': `Allow for this session: ${which}` });
-      session.addEventListener('click', () => decide({ action: 'allow-session', grantOption: scope.value }));
-      const workspace = actionButton('allow-workspace', 'Always allow in workspace', 'workspace-trusted', { secondary: true, 'aria-label': `Always allow in this workspace: ${which}` });
-      workspace.addEventListener('click', () => decide({ action: 'allow-workspace', grantOption: scope.value }));
-      grantButtons.push(session, workspace);
-    }
-    const deny = actionButton('deny', 'Deny', 'close', { secondary: true, 'aria-label': `Deny: ${which}` });
-    const sendDenial = (): void => {
-      const text = reason.value.trim();
-      decide({ action: 'deny', ...(text === '' ? {} : { reason: text }) });
-    };
-    // The first press asks why (the reason box opens); the second, or Enter in the box, sends the denial.
-    deny.addEventListener('click', () => {
-      if (reasonArea.hidden) {
-        reasonArea.hidden = false;
-        deny.setAttribute('aria-label', `Send the denial of ${which}`);
-        reason.focus();
-      } else {
-        sendDenial();
-      }
-    });
-    reason.addEventListener('keydown', (event) => {
-      if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
-        event.preventDefault();
-        sendDenial();
-      } else if (event.key === 'Escape') {
-        reasonArea.hidden = true;
-        deny.setAttribute('aria-label', `Deny: ${which}`);
-        deny.focus();
-      }
-    });
+    const grants = call.grantable ? grantControls(call, which, (action, grantOption) => decide({ action, grantOption })).element : '';
+    const { deny, reasonArea } = denyWithReason(which, (reason) => decide({ action: 'deny', ...(reason === undefined ? {} : { reason }) }));
     const openPanel = h('a', { href: '#', class: 'open-panel', 'data-action': 'open-approvals' }, 'Open in the Approvals panel');
     openPanel.addEventListener('click', (event) => {
       event.preventDefault();
@@ -185,12 +144,12 @@ export class InlineCards {
       h('header', { class: 'call-header' },
         h('code', { class: 'tool' }, call.tool),
         h('span', { class: 'target', 'data-field': 'target', title: target }, target)),
-      h('p', { class: 'reason-line', 'data-field': 'why' }, call.reason),
+      reasonLine(call.reason),
       ...warningNotes(call.warnings),
       previewEl,
-      call.grantable ? h('label', { class: 'scope-label' }, 'A grant covers ', scope) : '',
+      h('div', { class: 'actions' }, allowOnce, deny),
       reasonArea,
-      h('div', { class: 'actions' }, allowOnce, ...grantButtons, deny),
+      grants,
       h('p', { class: 'more' }, openPanel),
     );
     return { element: card, allowOnce };

@@ -2,6 +2,7 @@ import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-icon/index.js';
 import type { ChatEntry, ChatState, ViewState } from '../../src/shared/messages';
 import { connect, h, markConnected, requireElement } from '../shared/bridge';
+import { decisionNote } from './decisionNote';
 import { InlineCards } from './inlineCards';
 import { renderMarkdown } from './markdown';
 
@@ -131,6 +132,7 @@ function renderEntry(entry: ChatEntry): HTMLElement {
         h('vscode-icon', { name: statusIcons[entry.status] ?? 'tools', 'aria-hidden': 'true', ...(entry.status === 'running' ? { spin: true } : {}) }),
         ' ', h('code', {}, entry.name), ' ', h('span', { class: 'summary' }, entry.summary), ' ',
         h('span', { class: 'tool-status' }, statusText[entry.status] ?? entry.status));
+      card.append(...decisionNote(entry, bridge));
       if (entry.status === 'waiting') {
         const link = h('a', { href: '#', 'data-action': 'show-waiting' }, 'Decide below');
         link.addEventListener('click', (event) => {

@@ -2,7 +2,7 @@
  * Pieces of a waiting call's card that the approvals panel and the chat's inline cards both show: the decision
  * buttons, the warnings, the command with its analysis. Rendering only; what a click sends is the card's business.
  */
-import type { CommandPreview } from '../../src/shared/approvals';
+import type { CommandPreview, PendingCallView } from '../../src/shared/approvals';
 import { h, type Bridge } from './bridge';
 
 /** A button of the contract: `data-action` on it, an icon before its label. */
@@ -40,4 +40,93 @@ export function commandPreview(preview: CommandPreview): HTMLElement {
     h('ul', { class: 'analysis', 'data-field': 'analysis' },
       ...preview.analysis.map((line) => h('li', { class: `verdict-${line.verdict}` },
         h('vscode-icon', { name: verdictIcons[line.verdict], 'aria-hidden': 'true' }), ' ', line.text))));
+}
+
+/**
+ * Deny that asks why first: the first press opens the reason box (`data-field="reason"`) with the focus; a second
+ * press, or Enter in the box, sends the denial; Escape closes the box and gives the focus back to Deny.
+ */
+export function denyWithReason(which: string, send: (reason: string | undefined) => void): { deny: HTMLElement; reasonArea: HTMLElement } {
+  const reason = h('textarea', {
+    'data-field': 'reason',
+    rows: '2',
+    placeholder: 'Why not? (optional, sent to the model). Enter denies, Escape cancels.',
+    'aria-label': `Reason for denying ${which}`,
+  });
+  const reasonArea = h('div', { class: 'reason-area', hidden: true }, reason);
+  const deny = actionButton('deny', 'Deny', 'close', { secondary: true, 'aria-label': `Deny: ${which}` });
+  const sendDenial = (): void => {
+    const text = reason.value.trim();
+    send(text === '' ? undefined : text);
+  };
+  deny.addEventListener('click', () => {
+    if (reasonArea.hidden) {
+      reasonArea.hidden = false;
+      deny.setAttribute('aria-label', `Send the denial of ${which}`);
+      reason.focus();
+    } else {
+      sendDenial();
+    }
+  });
+  reason.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      sendDenial();
+    } else if (event.key === 'Escape') {
+      event.stopPropagation();
+      reasonArea.hidden = true;
+      deny.setAttribute('aria-label', `Deny: ${which}`);
+      deny.focus();
+    }
+  });
+  return { deny, reasonArea };
+}
+
+export type GrantAction = 'allow-session' | 'allow-workspace' | 'allow-task' | 'allow-minutes';
+
+/**
+ * The grant buttons with the menu of what a grant covers, together, since the menu affects only them:
+ * "Allow for: [commands starting with `npm test`] [Allow for session] [Always allow in workspace]". With `timeBoxed`,
+ * also grants that end by themselves: for the agent's current task (`task`), and for the next N minutes.
+ */
+export function grantControls(
+  call: Pick<PendingCallView, 'grantOptions' | 'grantable'>,
+  which: string,
+  grant: (action: GrantAction, grantOption: string, minutes?: number) => void,
+  timeBoxed?: { task: boolean },
+): { element: HTMLElement; buttons: HTMLElement[] } {
+  const scope = h('select', { 'data-field': 'grant-scope', 'aria-label': `What a grant for ${which} covers` },
+    ...call.grantOptions.map((option) => h('option', { value: option.id }, option.label)));
+  const session = actionButton('allow-session', 'Allow for session', 'history', { secondary: true, 'aria-label': `Allow for this session: ${which}` });
+  session.addEventListener('click', () => grant('allow-session', scope.value));
+  const workspace = actionButton('allow-workspace', 'Always allow in workspace', 'workspace-trusted', { secondary: true, 'aria-label': `Always allow in this workspace: ${which}` });
+  workspace.addEventListener('click', () => grant('allow-workspace', scope.value));
+  const timed: HTMLElement[] = [];
+  if (timeBoxed) {
+    if (timeBoxed.task) {
+      const task = actionButton('allow-task', 'Allow for this task', 'tasklist', { secondary: true, 'aria-label': `Allow for the agent's current task: ${which}` });
+      task.addEventListener('click', () => grant('allow-task', scope.value));
+      timed.push(task);
+    }
+    const minutes = h('input', { type: 'number', min: '1', max: '1440', value: '15', 'data-field': 'grant-minutes', 'aria-label': 'Minutes the timed grant lasts', class: 'minutes' });
+    const forMinutes = actionButton('allow-minutes', 'Allow for these minutes', 'watch', { secondary: true, 'aria-label': `Allow for the minutes set beside it: ${which}` });
+    forMinutes.addEventListener('click', () => {
+      const value = Number.parseInt(minutes.value, 10);
+      if (Number.isInteger(value) && value >= 1 && value <= 1440) {
+        grant('allow-minutes', scope.value, value);
+      }
+    });
+    timed.push(minutes, forMinutes);
+  }
+  const element = h('div', { class: 'grant-group', role: 'group', 'aria-label': `Grant for ${which}` },
+    h('label', { class: 'scope-label' }, 'Allow for: ', scope), session, ...timed, workspace);
+  return { element, buttons: [session, ...timed, workspace] };
+}
+
+/** A reason line: the host's plain sentence, with its `quoted` names shown as code (as text, never markup). */
+export function reasonLine(text: string): HTMLElement {
+  const parts = text.split('`');
+  // An odd number of backticks leaves the last one as text.
+  const pieces = parts.map((part, index) => (index % 2 === 1 && index < parts.length - 1 ? h('code', {}, part) : index % 2 === 1 ? `\`${part}` : part));
+  return h('p', { class: 'reason-line', 'data-field': 'why' }, ...pieces);
 }

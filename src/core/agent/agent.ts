@@ -5,6 +5,14 @@
  */
 import type { ChatMessage, ChatModel, ModelErrorKind, ToolCall, ToolSpec } from '../llm/client';
 import { ModelError } from '../llm/client';
+import type { AllowedByView, GrantView } from '../../shared/approvals';
+
+/** How the gate let a call run, for its chat entry: the rule or grant, a grant just made, the edited command. */
+export interface ToolDecisionNote {
+  allowedBy?: AllowedByView;
+  granted?: GrantView;
+  ran?: string;
+}
 
 export type ToolStatus = 'waiting' | 'running' | 'done' | 'denied' | 'failed';
 
@@ -12,7 +20,7 @@ export type AgentEvent =
   | { type: 'turnStart'; step: number }
   | { type: 'text'; delta: string }
   | { type: 'toolCalls'; calls: ToolCall[] }
-  | { type: 'toolStatus'; callId: string; status: ToolStatus; output?: string }
+  | { type: 'toolStatus'; callId: string; status: ToolStatus; output?: string; note?: ToolDecisionNote }
   | { type: 'done'; reason: AgentStopReason; error?: string; errorKind?: ModelErrorKind };
 
 export type AgentStopReason = 'finished' | 'step-limit' | 'cancelled' | 'error';
@@ -24,6 +32,7 @@ export interface ToolOutcome {
   /** What the model is told. */
   output: string;
   status: Exclude<ToolStatus, 'waiting' | 'running'>;
+  note?: ToolDecisionNote;
 }
 
 export interface ToolRunner {
@@ -136,7 +145,7 @@ export async function runAgent(
         status: 'failed' as const,
         output: 'Error: no result was produced for this call. Nothing was run.',
       };
-      onEvent({ type: 'toolStatus', callId: call.id, status: outcome.status, output: outcome.output });
+      onEvent({ type: 'toolStatus', callId: call.id, status: outcome.status, output: outcome.output, ...(outcome.note ? { note: outcome.note } : {}) });
       messages.push({ role: 'tool', toolCallId: call.id, content: outcome.output });
     }
     if (isAborted(signal)) {

@@ -4,7 +4,8 @@
  * in the chat. The editor is reached through the ports of `AgentSessionDeps`.
  */
 import { randomUUID } from 'node:crypto';
-import type { Gate } from '../approval/gate';
+import type { Gate, GateResult } from '../approval/gate';
+import { allowedByView, grantView } from '../approval/views';
 import { startTask, type TaskRef } from '../checkpoints/recorder';
 import type { ChatMessage, ChatModel, ModelErrorKind, ToolCall, ToolSpec } from '../llm/client';
 import type { McpServerStatus } from '../mcp/manager';
@@ -14,7 +15,7 @@ import type { LogPort } from '../tools/ports';
 import type { ToolService } from '../tools/service';
 import { builtinToolSpecs } from '../tools/specs';
 import type { ChatEntry } from '../../shared/messages';
-import { defaultSystemPrompt, runAgent, type AgentStopReason, type ToolOutcome, type ToolRunner } from './agent';
+import { defaultSystemPrompt, runAgent, type AgentStopReason, type ToolDecisionNote, type ToolOutcome, type ToolRunner } from './agent';
 import { planChatDecision } from './chatDecisions';
 import { toChatMessage, type ChatBook, type NoticeActions } from './chats';
 import { TranscriptWriter } from './transcript';
@@ -279,7 +280,8 @@ export class AgentSession {
         const item = gated[position];
         if (item) {
           const status = result.decision?.verdict === 'deny' ? 'denied' : result.ok ? 'done' : 'failed';
-          outcomes[item.index] = { id: item.call.id, ok: result.ok, output: result.output, status };
+          const note = decisionNote(item.call, result.decision);
+          outcomes[item.index] = { id: item.call.id, ok: result.ok, output: result.output, status, ...(note ? { note } : {}) };
         }
       });
     };
@@ -367,4 +369,17 @@ export class AgentSession {
     this.deps.endSessionGrants(previous);
     return { ok: true };
   }
+}
+
+/** What the chat entry of an allowed call says about how it was allowed (typed, from the gate's result). */
+function decisionNote(call: ToolCall, decision: GateResult | undefined): ToolDecisionNote | undefined {
+  if (decision?.verdict !== 'allow') {
+    return undefined;
+  }
+  const note: ToolDecisionNote = {
+    ...(decision.allowedBy ? { allowedBy: allowedByView(decision.allowedBy) } : {}),
+    ...(decision.granted ? { granted: grantView(decision.granted) } : {}),
+    ...(decision.edited !== undefined && call.name === 'run_in_terminal' ? { ran: decision.edited } : {}),
+  };
+  return Object.keys(note).length > 0 ? note : undefined;
 }

@@ -69,7 +69,7 @@ export class TranscriptWriter {
       case 'toolStatus': {
         const entry = this.tools.get(event.callId);
         if (entry) {
-          this.book.update(entry, { status: event.status, ...(event.output !== undefined ? { output: event.output } : {}) });
+          this.book.update(entry, { status: event.status, ...(event.output !== undefined ? { output: event.output } : {}), ...event.note });
         }
         break;
       }

@@ -21,6 +21,13 @@ interface TaskState {
 /** Allowed without asking by a rule or a grant: what the cap counts (not ungated reads, not the policy's own allows). */
 const automatic = (judgement: Judgement): boolean => judgement.verdict === 'allow' && (judgement.decidedBy === 'rule' || judgement.decidedBy === 'grant');
 
+/** A call a cap makes ask was not allowed by anything: the rule or grant that would have allowed it is not named. */
+function withoutAllowedBy(judgement: Judgement): Judgement {
+  const rest = { ...judgement };
+  delete rest.allowedBy;
+  return rest;
+}
+
 export class TaskCaps {
   private readonly tasks = new Map<string, TaskState>();
 
@@ -49,15 +56,17 @@ export class TaskCaps {
     const failed = state.failures.get(argsHash) ?? 0;
     if (failed >= repeatFailures) {
       const why = `this exact call already failed ${failed} times in this task, so it asks before running again`;
+      const plainWhy = `This exact call already failed ${failed} times in this task, so it asks before running again.`;
       return judgement.verdict === 'ask'
-        ? { ...judgement, reason: `${judgement.reason}; and ${why}`, cap: 'repeated-failure' }
-        : { ...judgement, verdict: 'ask', reason: `asks: ${why} (otherwise ${judgement.reason})`, cap: 'repeated-failure' };
+        ? { ...judgement, reason: `${judgement.reason}; and ${why}`, plain: `${judgement.plain} ${plainWhy}`, cap: 'repeated-failure' }
+        : { ...withoutAllowedBy(judgement), verdict: 'ask', reason: `asks: ${why} (otherwise ${judgement.reason})`, plain: plainWhy, cap: 'repeated-failure' };
     }
     if (automatic(judgement) && maxConsecutive > 0 && state.consecutive >= maxConsecutive) {
       return {
-        ...judgement,
+        ...withoutAllowedBy(judgement),
         verdict: 'ask',
         reason: `asks: ${state.consecutive} calls in a row ran without asking in this task (toolgate.autoApprove.maxConsecutive is ${maxConsecutive}); otherwise ${judgement.reason}`,
+        plain: `${state.consecutive} calls in a row ran without asking in this task, so this one asks (\`toolgate.autoApprove.maxConsecutive\` is ${maxConsecutive}).`,
         cap: 'max-consecutive',
       };
     }

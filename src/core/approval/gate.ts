@@ -11,7 +11,7 @@ import { TaskCaps } from './caps';
 import { grantOptions, type GrantOption } from './grantOptions';
 import { describeGrant, grantInForce, grantMinutes, newGrantId, type Grant, type GrantScope, type GrantStore } from './grants';
 import { checkHunkDecisions, type HunkDecision } from '../review/hunks';
-import { judge, type Judgement, type GateCall, type PolicyContext } from './policy';
+import { judge, type AllowedBy, type Judgement, type GateCall, type PolicyContext } from './policy';
 import { grantView, pendingCallView } from './views';
 
 export interface GateInput {
@@ -38,6 +38,10 @@ export type GateResult =
       edited?: string;
       /** Set when the person decided the diff hunk by hunk: one decision per shown hunk, in file order. */
       hunks?: HunkDecision[];
+      /** Allowed without asking: the rule or grant that did it. */
+      allowedBy?: AllowedBy;
+      /** Allowed by the person with a new grant: that grant. */
+      granted?: Grant;
     }
   | {
       verdict: 'deny';
@@ -152,7 +156,7 @@ export class Gate implements Disposable {
       if (decision.verdict !== 'ask') {
         const result: GateResult =
           decision.verdict === 'allow'
-            ? { verdict: 'allow', callId, decidedBy: decision.decidedBy, reason: decision.reason }
+            ? { verdict: 'allow', callId, decidedBy: decision.decidedBy, reason: decision.reason, ...(decision.allowedBy ? { allowedBy: decision.allowedBy } : {}) }
             : { verdict: 'deny', callId, decidedBy: 'policy', reason: decision.reason };
         this.record(callId, input, result, decision.grant?.scope);
         results[index] = Promise.resolve(result);
@@ -226,9 +230,12 @@ export class Gate implements Disposable {
       case 'cancel':
         result = { verdict: 'deny', callId, decidedBy: 'cancel', reason: `denied: ${resolution.reason}`, cancelReason: resolution.reason };
         break;
-      case 'auto':
-        result = { verdict: 'allow', callId, decidedBy: 'grant', reason: resolution.reason };
+      case 'auto': {
+        // A grant made meanwhile covers it: name that grant, as for a call allowed without waiting.
+        const allowedBy = this.evaluate(input.call, entry.chatId).allowedBy;
+        result = { verdict: 'allow', callId, decidedBy: 'grant', reason: resolution.reason, ...(allowedBy ? { allowedBy } : {}) };
         break;
+      }
       case 'person': {
         const decision = resolution.decision;
         if (decision.action === 'deny') {
@@ -270,6 +277,7 @@ export class Gate implements Disposable {
           scope = grantScope;
           const option = entry.options.find((candidate) => candidate.id === decision.grantOption) ?? entry.options[0];
           let reason = `allowed by the person for this ${scope}`;
+          let granted: Grant | undefined;
           if (option) {
             const now = this.now();
             const grant: Grant = {
@@ -285,10 +293,11 @@ export class Gate implements Disposable {
                 : {}),
             };
             await this.deps.grants.add(grant, entry.chatId);
+            granted = grant;
             reason = `allowed by the person: new ${describeGrant(grant)}`;
             this.releaseCovered(entry.chatId);
           }
-          result = { verdict: 'allow', callId, decidedBy: 'person', scope, reason };
+          result = { verdict: 'allow', callId, decidedBy: 'person', scope, reason, ...(granted ? { granted } : {}) };
         }
         break;
       }

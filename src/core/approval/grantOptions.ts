@@ -13,15 +13,15 @@ export interface GrantOption {
 /** The grant scopes offered for a call, narrowest first. */
 export function grantOptions(call: GateCall): GrantOption[] {
   const options: GrantOption[] = [
-    { id: 'exact', label: 'This exact call', matcher: { kind: 'exact', argsHash: call.argsHash } },
+    { id: 'exact', label: 'this exact call', matcher: { kind: 'exact', argsHash: call.argsHash } },
   ];
   const builtin = isBuiltinTool(call.tool) ? builtinTools[call.tool] : undefined;
   const relative = call.target?.relative;
   if (builtin?.risk === 'write' && relative !== undefined && relative !== '') {
-    options.push({ id: 'path', label: `This file: ${relative}`, matcher: { kind: 'path', path: relative } });
+    options.push({ id: 'path', label: `this file: ${relative}`, matcher: { kind: 'path', path: relative } });
     const folder = path.posix.dirname(relative);
     if (folder !== '.') {
-      options.push({ id: 'folder', label: `Files in ${folder}/**`, matcher: { kind: 'glob', glob: `${folder}/**` } });
+      options.push({ id: 'folder', label: `files in ${folder}/**`, matcher: { kind: 'glob', glob: `${folder}/**` } });
     }
   }
   if (call.tool === 'run_in_terminal') {
@@ -31,14 +31,14 @@ export function grantOptions(call: GateCall): GrantOption[] {
       const words = only.words;
       options.push({
         id: 'cmd-full',
-        label: `Commands starting with \`${words.join(' ')}\``,
+        label: `commands starting with \`${words.join(' ')}\``,
         matcher: { kind: 'command', prefix: words.join(' ') },
       });
       for (let count = Math.min(words.length - 1, 3); count >= 1; count--) {
         const prefix = words.slice(0, count).join(' ');
         options.push({
           id: `cmd-${count}`,
-          label: `Commands starting with \`${prefix}\``,
+          label: `commands starting with \`${prefix}\``,
           matcher: { kind: 'command', prefix },
         });
       }
@@ -47,13 +47,13 @@ export function grantOptions(call: GateCall): GrantOption[] {
   }
   options.push({
     id: 'tool',
-    label: `Every ${call.external?.label ?? call.tool} call`,
+    label: `every ${call.external?.label ?? call.tool} call`,
     matcher: { kind: 'tool' },
   });
   if (call.external?.server !== undefined) {
     options.push({
       id: 'server',
-      label: `Every tool of the MCP server ${call.external.server}`,
+      label: `every tool of the MCP server ${call.external.server}`,
       matcher: { kind: 'server', server: call.external.server },
     });
   }

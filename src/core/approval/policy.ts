@@ -15,11 +15,12 @@
  * 10. a `true` rule -> allow
  * 11. otherwise -> ask, because the tool is gated
  */
+import type { RuleSetting } from '../../shared/approvals';
 import { builtinTools, isBuiltinTool } from '../tools/definitions';
 import { globMatches } from './glob';
 import type { CommandAnalysis } from '../shell/analysis';
-import { evaluateCommand, type RuleContext, type SubVerdict } from '../shell/rules';
-import { describeGrant, grantMatches, type Grant, type GrantSubject } from './grants';
+import { evaluateCommand, type CommandVerdict, type RuleContext, type SubVerdict } from '../shell/rules';
+import { describeGrant, describeMatcher, grantMatches, type Grant, type GrantSubject } from './grants';
 import type { ResolvedPath } from './paths';
 import { isInside } from './paths';
 
@@ -28,10 +29,24 @@ export type Verdict = 'allow' | 'ask' | 'deny';
 /** Who or what produced a verdict, for the audit log and the panel. */
 export type DecidedBy = 'policy' | 'rule' | 'grant' | 'setting';
 
+/** Why a call was judged as it was; nothing reads a judgement back from its wording. */
+export type JudgementKind =
+  | 'unknown-tool' | 'interact' | 'own-storage' | 'untrusted' | 'outside' | 'protected' | 'false-rule' | 'command'
+  | 'not-gated' | 'grant' | 'rule' | 'gated';
+
+
+/** What let a call run without asking: `true` keys of a setting, or a grant the person made. */
+export type AllowedBy = { kind: 'rule'; setting: RuleSetting; keys: string[] } | { kind: 'grant'; grant: Grant };
+
 export interface Judgement {
   verdict: Verdict;
-  /** A sentence a person understands: "asks: edits to .vscode/** always ask". */
+  kind: JudgementKind;
+  /** For the audit log and the API: "asks: edits to .vscode/** always ask". */
   reason: string;
+  /** The same, as one plain sentence for the person's card: "Writes a file; writes always ask (toolgate.gatedTools)." */
+  plain: string;
+  /** verdict allow by a rule or grant: which, typed, so the chat can name it and offer to revoke or change it. */
+  allowedBy?: AllowedBy;
   decidedBy: DecidedBy;
   /** Things the person must see even when asked anyway (for example: the target is outside the workspace). */
   warnings: string[];
@@ -41,6 +56,8 @@ export interface Judgement {
   grantable: boolean;
   /** For terminal calls: each sub-command with its verdict and reason, for the panel. */
   commandDetails?: SubVerdict[];
+  /** For terminal calls that ask: the sub-command (one of commandDetails) the plain sentence is about. */
+  commandSubject?: SubVerdict;
 }
 
 /** What the engine knows about one call, after I/O. */
@@ -80,19 +97,35 @@ export interface PolicyContext {
   locate(absolute: string): ResolvedPath;
 }
 
-const ask = (reason: string, decidedBy: DecidedBy, warnings: string[], grantable: boolean): Judgement => ({
+const ask = (kind: JudgementKind, reason: string, plain: string, decidedBy: DecidedBy, warnings: string[], grantable: boolean): Judgement => ({
   verdict: 'ask',
+  kind,
   reason,
+  plain,
   decidedBy,
   warnings,
   grantable,
 });
 
+const code = (text: string): string => `\`${text.length > 80 ? `${text.slice(0, 80)}…` : text}\``;
+const sentence = (text: string): string => `${text.charAt(0).toUpperCase()}${text.slice(1)}${/[.!?]$/.test(text) ? '' : '.'}`;
+const scopeWords = (grant: Grant): string => (grant.scope === 'workspace' ? 'your workspace grant' : 'your session grant');
+/** "Allowed by your session grant for run_in_terminal: commands starting with `npm test`." */
+const grantPlain = (grant: Grant): string => `Allowed by ${scopeWords(grant)} for ${describeMatcher(grant.tool, grant.matcher)}.`;
+/** What a gated built-in tool does, as the start of a sentence. */
+const toolVerbs: Partial<Record<string, string>> = {
+  write_file: 'Writes a file; writes always ask',
+  edit_file: 'Edits a file; edits always ask',
+  read_file: 'Reads a file; reads ask here',
+  list_files: 'Lists a folder; listing asks here',
+  search_text: 'Searches files; searching asks here',
+};
+
 export function judge(call: GateCall, context: PolicyContext): Judgement {
   const warnings: string[] = [];
   const builtin = isBuiltinTool(call.tool) ? builtinTools[call.tool] : undefined;
   if (!builtin && !call.external) {
-    return ask(`asks: '${call.tool}' is not a known tool`, 'policy', warnings, false);
+    return ask('unknown-tool', `asks: '${call.tool}' is not a known tool`, `${code(call.tool)} is not a tool Toolgate knows, so it asks.`, 'policy', warnings, false);
   }
   const risk = builtin?.risk ?? 'execute';
   const label = builtin ? call.tool : (call.external?.label ?? call.tool);
@@ -100,13 +133,15 @@ export function judge(call: GateCall, context: PolicyContext): Judgement {
   const writes = risk === 'write';
 
   if (risk === 'interact') {
-    return { verdict: 'allow', reason: `allowed: ${label} only asks the person`, decidedBy: 'policy', warnings, grantable: false };
+    return { verdict: 'allow', kind: 'interact', reason: `allowed: ${label} only asks the person`, plain: 'Only asks you a question.', decidedBy: 'policy', warnings, grantable: false };
   }
 
   if (writes && target && context.forbiddenRoots.some((root) => isInside(root, target.real))) {
     return {
       verdict: 'deny',
+      kind: 'own-storage',
       reason: `denied: ${target.input} is inside Toolgate's own storage, which the agent may not change`,
+      plain: `Denied: ${code(target.input)} is inside Toolgate's own storage, which the agent may not change.`,
       decidedBy: 'policy',
       warnings,
       grantable: false,
@@ -118,25 +153,30 @@ export function judge(call: GateCall, context: PolicyContext): Judgement {
   }
 
   if (!context.trusted) {
-    return ask('asks: this workspace is not trusted, so nothing is allowed without asking', 'policy', warnings, false);
+    return ask('untrusted', 'asks: this workspace is not trusted, so nothing is allowed without asking',
+      'This workspace is not trusted, so every call asks.', 'policy', warnings, false);
   }
 
   if (target && target.root === undefined) {
     const what = writes ? 'writes' : risk === 'execute' ? 'commands run' : 'reads';
-    return ask(`asks: ${what} outside the workspace always ask (${target.real})`, 'policy', warnings, false);
+    const does = writes ? 'Writes' : risk === 'execute' ? 'Runs in' : 'Reads';
+    return ask('outside', `asks: ${what} outside the workspace always ask (${target.real})`,
+      `${does} ${code(target.real)}, outside the workspace; that always asks.`, 'policy', warnings, false);
   }
 
   const relative = target?.relative;
   if (writes && relative !== undefined) {
     const hit = context.protectedPaths.find((glob) => globMatches(glob, relative));
     if (hit !== undefined) {
-      return ask(`asks: ${relative} is a protected path (\`${hit}\`), which always asks`, 'setting', warnings, false);
+      return ask('protected', `asks: ${relative} is a protected path (\`${hit}\`), which always asks`,
+        `Writes ${code(relative)}, a protected path (${code(hit)} in toolgate.protectedPaths); that always asks.`, 'setting', warnings, false);
     }
     const denyRule = Object.entries(context.editRules).find(
       ([glob, allowed]) => !allowed && globMatches(glob, relative),
     );
     if (denyRule) {
-      return ask(`asks: edits matching \`${denyRule[0]}\` always ask (rule set to false)`, 'rule', warnings, true);
+      return ask('false-rule', `asks: edits matching \`${denyRule[0]}\` always ask (rule set to false)`,
+        `Writes ${code(relative)}, which ${code(denyRule[0])} in toolgate.autoApprove.edits sets to always ask.`, 'rule', warnings, true);
     }
   }
 
@@ -148,7 +188,10 @@ export function judge(call: GateCall, context: PolicyContext): Judgement {
   if (!gated) {
     return {
       verdict: 'allow',
+      kind: 'not-gated',
       reason: `allowed: ${label} is not gated`,
+      plain: `${code(label)} is not gated, so it runs without asking.`,
+      ...(builtin ? { allowedBy: { kind: 'rule' as const, setting: 'toolgate.gatedTools' as const, keys: [call.tool] } } : {}),
       decidedBy: 'setting',
       warnings,
       grantable: true,
@@ -166,7 +209,10 @@ export function judge(call: GateCall, context: PolicyContext): Judgement {
   if (grant) {
     return {
       verdict: 'allow',
+      kind: 'grant',
       reason: `allowed: ${describeGrant(grant)}`,
+      plain: grantPlain(grant),
+      allowedBy: { kind: 'grant', grant },
       decidedBy: 'grant',
       warnings,
       grant,
@@ -179,14 +225,21 @@ export function judge(call: GateCall, context: PolicyContext): Judgement {
     if (allowRule) {
       return {
         verdict: 'allow',
+        kind: 'rule',
         reason: `allowed: edits matching \`${allowRule[0]}\` are auto-approved`,
+        plain: `Writes ${code(relative)}, allowed by ${code(allowRule[0])} in toolgate.autoApprove.edits.`,
+        allowedBy: { kind: 'rule', setting: 'toolgate.autoApprove.edits', keys: [allowRule[0]] },
         decidedBy: 'rule',
         warnings,
         grantable: true,
       };
     }
   }
-  return ask(`asks: ${label} is gated`, 'setting', warnings, true);
+  const verb = builtin ? toolVerbs[call.tool] : undefined;
+  const plain = verb !== undefined
+    ? `${verb} (toolgate.gatedTools).`
+    : `Calls ${code(label)}, which asks before it runs${call.external?.server !== undefined ? ` (the server's requireApproval)` : ''}.`;
+  return ask('gated', `asks: ${label} is gated`, plain, 'setting', warnings, true);
 }
 
 /**
@@ -197,7 +250,7 @@ export function judge(call: GateCall, context: PolicyContext): Judgement {
 function judgeCommand(call: GateCall, context: PolicyContext, gated: boolean, warnings: string[]): Judgement {
   const analysis = call.commandAnalysis;
   if (!analysis) {
-    return ask('asks: the command could not be analysed', 'policy', warnings, false);
+    return ask('command', 'asks: the command could not be analysed', 'The command could not be analysed, so it asks.', 'policy', warnings, false);
   }
   const terminalGrants = context.grants.filter((grant) => grant.tool === call.tool);
   const prefixes = terminalGrants.flatMap((grant) => (grant.matcher.kind === 'command' ? [grant.matcher.prefix] : []));
@@ -226,17 +279,27 @@ function judgeCommand(call: GateCall, context: PolicyContext, gated: boolean, wa
   const grantable = structural.verdict === 'allow';
   if (!gated) {
     return structural.verdict === 'allow'
-      ? { verdict: 'allow', reason: 'allowed: run_in_terminal is not gated', decidedBy: 'setting', warnings, grantable: true, commandDetails }
-      : { ...ask(structural.reason, 'policy', warnings, grantable), commandDetails };
+      ? {
+          verdict: 'allow', kind: 'not-gated', reason: 'allowed: run_in_terminal is not gated', plain: '`run_in_terminal` is not gated, so it runs without asking.',
+          allowedBy: { kind: 'rule', setting: 'toolgate.gatedTools', keys: [call.tool] }, decidedBy: 'setting', warnings, grantable: true, commandDetails,
+        }
+      : { ...ask(commandKind(structural), structural.reason, commandPlain(structural), 'policy', warnings, grantable), commandDetails, ...subjectOf(structural) };
   }
   if (verdict.verdict === 'allow') {
     const byRulesAlone = evaluateCommand(analysis, { ...ruleContext, extraAllowPrefixes: [] }).verdict === 'allow';
     // The grant a sub-command was allowed by, as the verdict names it (not read back from its wording).
     const used = new Set(commandDetails.flatMap((detail) => (detail.rule === undefined ? [] : [detail.rule])));
     const grant = byRulesAlone ? undefined : terminalGrants.find((candidate) => candidate.matcher.kind === 'command' && used.has(candidate.matcher.prefix));
+    const grantPrefix = grant?.matcher.kind === 'command' ? grant.matcher.prefix : undefined;
+    const ruleKeys = [...new Set(commandDetails.flatMap((detail) => (detail.rule === undefined || detail.rule === grantPrefix ? [] : [detail.rule])))];
     return {
       verdict: 'allow',
+      kind: grant ? 'grant' : 'rule',
       reason: grant ? `allowed: ${describeGrant(grant)} (every sub-command is covered by a rule or grant)` : verdict.reason,
+      plain: grant
+        ? `${grantPlain(grant).slice(0, -1)}${ruleKeys.length > 0 ? `, and ${ruleKeys.map(code).join(', ')} in toolgate.autoApprove.terminal` : ''}.`
+        : `Allowed by ${ruleKeys.map(code).join(', ')} in toolgate.autoApprove.terminal.`,
+      allowedBy: grant ? { kind: 'grant', grant } : { kind: 'rule', setting: 'toolgate.autoApprove.terminal', keys: ruleKeys },
       decidedBy: byRulesAlone ? 'rule' : 'grant',
       warnings,
       grantable: true,
@@ -246,7 +309,29 @@ function judgeCommand(call: GateCall, context: PolicyContext, gated: boolean, wa
   }
   const exact = terminalGrants.find((grant) => grant.matcher.kind === 'exact' && grant.matcher.argsHash === call.argsHash);
   if (exact && structural.verdict === 'allow') {
-    return { verdict: 'allow', reason: `allowed: ${describeGrant(exact)}`, decidedBy: 'grant', warnings, grant: exact, grantable: true, commandDetails };
+    return {
+      verdict: 'allow', kind: 'grant', reason: `allowed: ${describeGrant(exact)}`, plain: grantPlain(exact), allowedBy: { kind: 'grant', grant: exact },
+      decidedBy: 'grant', warnings, grant: exact, grantable: true, commandDetails,
+    };
   }
-  return { ...ask(verdict.reason, verdict.kind === 'false-rule' ? 'rule' : 'policy', warnings, grantable), commandDetails };
+  return {
+    ...ask(commandKind(verdict), verdict.reason, commandPlain(verdict), verdict.kind === 'false-rule' ? 'rule' : 'policy', warnings, grantable),
+    commandDetails,
+    ...subjectOf(verdict),
+  };
+}
+
+const subjectOf = (verdict: CommandVerdict): { commandSubject?: SubVerdict } => (verdict.subject ? { commandSubject: verdict.subject } : {});
+const commandKind = (verdict: CommandVerdict): JudgementKind => (verdict.kind === 'false-rule' ? 'false-rule' : 'command');
+
+/** Why a command line asks, as one sentence: "Runs `npm`, which no rule allows yet." */
+function commandPlain(verdict: CommandVerdict): string {
+  const subject = verdict.subject;
+  if (subject?.kind === 'no-rule') {
+    return `Runs ${code(subject.name)}, which no rule allows yet.`;
+  }
+  if (subject?.kind === 'false-rule' && subject.falseRule !== undefined) {
+    return `Runs ${code(subject.name)}, which ${code(subject.falseRule)} in toolgate.autoApprove.terminal sets to always ask.`;
+  }
+  return sentence(subject ? subject.reason : verdict.why);
 }

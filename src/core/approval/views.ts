@@ -2,12 +2,13 @@
  * The panel's and the chat's view models of the gate's state, built in one place: what a waiting call shows (from its
  * input and the policy's judgement) and the grants a person can revoke. The webview renders these and nothing else.
  */
-import type { CommandPreview, GrantOptionView, GrantView, PendingCallView } from '../../shared/approvals';
+import type { AllowedByView, CommandPreview, GrantOptionView, GrantView, PendingCallView } from '../../shared/approvals';
 import type { GateInput } from './gate';
 import type { GrantOption } from './grantOptions';
-import { describeGrant, type Grant } from './grants';
+import { describeGrant, describeMatcher, type Grant } from './grants';
 import { canonicalJson } from './hash';
-import type { GateCall, Judgement } from './policy';
+import type { SubVerdict } from '../shell/rules';
+import type { AllowedBy, GateCall, Judgement } from './policy';
 
 export interface WaitingCall {
   callId: string;
@@ -41,7 +42,7 @@ export function pendingCallView(waiting: WaitingCall): PendingCallView {
     batchId,
     tool: input.call.tool,
     source: input.source,
-    reason: judgement.reason,
+    reason: judgement.plain,
     warnings: [...notices, ...judgement.warnings],
     argsHash: input.call.argsHash,
     argsJson: JSON.stringify(JSON.parse(canonicalJson(input.call.args)), null, 2),
@@ -57,21 +58,54 @@ export function pendingCallView(waiting: WaitingCall): PendingCallView {
   };
 }
 
-/** A grant as the panel lists it, with its revoke button. */
-export function grantView(grant: Grant): GrantView {
-  return { id: grant.id, scope: grant.scope, label: describeGrant(grant), createdAt: grant.createdAt, ...(grant.expiresAt !== undefined ? { expiresAt: grant.expiresAt } : {}) };
+/** What let a call run without asking, as the chat names it. */
+export function allowedByView(allowedBy: AllowedBy): AllowedByView {
+  return allowedBy.kind === 'grant' ? { kind: 'grant', grant: grantView(allowedBy.grant) } : { ...allowedBy, keys: [...allowedBy.keys] };
 }
 
-/** The analysis the panel shows for a command: each sub-command with its verdict, the redirects, the concerns, and the line's verdict. */
+/** A grant as the panel lists it, with its revoke button. */
+export function grantView(grant: Grant): GrantView {
+  return {
+    id: grant.id,
+    scope: grant.scope,
+    label: describeGrant(grant),
+    covers: describeMatcher(grant.tool, grant.matcher),
+    createdAt: grant.createdAt,
+    ...(grant.expiresAt !== undefined ? { expiresAt: grant.expiresAt } : {}),
+  };
+}
+
+/**
+ * The analysis the panel shows for a command: the sub-commands of a line of several, each with its verdict, the
+ * redirects and the concerns. The line's verdict is the card's reason, so it is not repeated here, and neither is the
+ * reason of the one sub-command the card's reason speaks of.
+ */
 export function commandAnalysisLines(call: GateCall, judgement: Judgement): CommandPreview['analysis'] {
   const analysis = call.commandAnalysis;
+  const details = judgement.commandDetails ?? [];
   return [
-    ...(judgement.commandDetails ?? []).map((detail) => ({ text: `${detail.text}: ${detail.reason}`, verdict: detail.verdict })),
+    ...(details.length > 1 ? details : []).map((detail) => ({
+      text: `${detail.text}: ${detail === judgement.commandSubject ? 'asks (the reason above)' : subCommandPlain(detail)}`,
+      verdict: detail.verdict,
+    })),
     ...(analysis?.redirects ?? []).map((redirect) => ({
       text: `redirect ${redirect.raw}${redirect.target !== undefined ? ` -> ${redirect.target}` : ' (target depends on an expansion)'}`,
       verdict: 'info' as const,
     })),
     ...(analysis?.concerns ?? []).map((concern) => ({ text: concern.detail, verdict: 'ask' as const })),
-    { text: judgement.reason, verdict: judgement.verdict },
   ];
+}
+
+/** One sub-command's verdict in plain words: "allowed by `ls`", "no rule allows `wget` yet". */
+function subCommandPlain(detail: SubVerdict): string {
+  switch (detail.kind) {
+    case 'allowed':
+      return detail.rule !== undefined ? `allowed by \`${detail.rule}\`` : detail.reason;
+    case 'no-rule':
+      return `no rule allows \`${detail.name}\` yet`;
+    case 'false-rule':
+      return detail.falseRule !== undefined ? `\`${detail.falseRule}\` in toolgate.autoApprove.terminal sets it to always ask` : detail.reason;
+    default:
+      return detail.reason;
+  }
 }

@@ -30,17 +30,26 @@ export type CommandVerdictKind =
 
 export interface SubVerdict {
   text: string;
+  /** The command's name as the rules matched it (`npm` of `npm test`), for plain wording. */
+  name: string;
   verdict: 'allow' | 'ask';
   kind: CommandVerdictKind;
   reason: string;
   /** The rule or grant that allowed it, as written. */
   rule?: string;
+  /** kind 'false-rule': the `false` rule it matched, as written. */
+  falseRule?: string;
 }
 
 export interface CommandVerdict {
   verdict: 'allow' | 'ask';
   kind: CommandVerdictKind;
+  /** "asks: " or "allowed: " and why, for the audit log. */
   reason: string;
+  /** Why, without the verdict's prefix: a clause a sentence for a person can be built around. */
+  why: string;
+  /** The sub-command the line's verdict is about, when it is about one. */
+  subject?: SubVerdict;
   details: SubVerdict[];
 }
 
@@ -160,14 +169,16 @@ type Judged = SubVerdict & { denied: boolean };
 
 function judge(command: SimpleCommand, context: RuleContext): Judged {
   const text = command.text;
+  const name = command.words[0] ?? text;
   const result = (verdict: 'allow' | 'ask', kind: CommandVerdictKind, reason: string, rule?: string): Judged => ({
-    text, verdict, kind, reason, denied: kind === 'false-rule', ...(rule !== undefined ? { rule } : {}),
+    text, name, verdict, kind, reason, denied: kind === 'false-rule', ...(rule !== undefined ? { rule } : {}),
   });
   const entries = Object.entries(context.rules);
   for (const candidate of denyCandidates(command)) {
     const deny = entries.find(([key, allowed]) => !allowed && ruleMatches(key, candidate, false) !== undefined);
     if (deny) {
-      return result('ask', 'false-rule', `${quote(candidate.words[0] ?? text)} matches ${quote(deny[0])}, which is never auto-allowed`);
+      const matched = candidate.words[0] ?? text;
+      return { ...result('ask', 'false-rule', `${quote(matched)} matches ${quote(deny[0])}, which is never auto-allowed`), name: matched, falseRule: deny[0] };
     }
   }
   if (command.dynamic) {
@@ -196,7 +207,6 @@ function judge(command: SimpleCommand, context: RuleContext): Judged {
     }
   }
   if (named === undefined || rule === undefined) {
-    const name = command.words[0] ?? text;
     const why = packageRunners.has(name)
       ? `${quote(name)} runs package code: only a rule naming the package (\`${name} <pkg>\`) allows it`
       : `${quote(name)} is not allowed by any rule`;
@@ -230,7 +240,8 @@ export function evaluateCommand(analysis: CommandAnalysis, context: RuleContext)
   const judged = analysis.commands.map((command) => judge(command, context));
   const details: SubVerdict[] = judged.map(({ denied: _denied, ...detail }) => detail);
   const whole = analysis.commands.map((command) => command.text).join(' ; ');
-  const ask = (kind: CommandVerdictKind, reason: string): CommandVerdict => ({ verdict: 'ask', kind, reason: `asks: ${reason}`, details });
+  const ask = (kind: CommandVerdictKind, why: string, subject?: SubVerdict): CommandVerdict =>
+    ({ verdict: 'ask', kind, reason: `asks: ${why}`, why, ...(subject ? { subject } : {}), details });
   if (analysis.parseError !== undefined) {
     return ask('parse-error', `the command could not be parsed (${analysis.parseError})`);
   }
@@ -238,9 +249,9 @@ export function evaluateCommand(analysis: CommandAnalysis, context: RuleContext)
   if (control) {
     return ask('control-character', control.detail);
   }
-  const denied = judged.find((detail) => detail.denied);
-  if (denied) {
-    return ask('false-rule', denied.reason);
+  const deniedAt = judged.findIndex((detail) => detail.denied);
+  if (deniedAt >= 0) {
+    return ask('false-rule', details[deniedAt]?.reason ?? '', details[deniedAt]);
   }
   for (const redirect of analysis.redirects) {
     if (!redirect.writes && redirect.target === undefined) {
@@ -272,13 +283,14 @@ export function evaluateCommand(analysis: CommandAnalysis, context: RuleContext)
   const notAllowed = details.find((detail) => detail.verdict === 'ask');
   if (notAllowed) {
     const inLine = analysis.commands.length > 1 ? ` in ${quote(whole)}` : '';
-    return ask(notAllowed.kind, `${notAllowed.reason}${inLine}`);
+    return ask(notAllowed.kind, `${notAllowed.reason}${inLine}`, notAllowed);
   }
   if (details.every((detail) => detail.rule === undefined)) {
     return ask('empty', 'the command runs nothing the analysis can vouch for');
   }
   const rules = [...new Set(details.flatMap((detail) => (detail.rule === undefined ? [] : [quote(detail.rule)])))];
-  return { verdict: 'allow', kind: 'allowed', reason: `allowed: every sub-command matches a rule (${rules.join(', ')})`, details };
+  const why = `every sub-command matches a rule (${rules.join(', ')})`;
+  return { verdict: 'allow', kind: 'allowed', reason: `allowed: ${why}`, why, details };
 }
 
 /**

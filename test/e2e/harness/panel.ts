@@ -26,8 +26,29 @@ export class ApprovalsPanelDriver {
     await frame.locator('article.call[data-call-id]').first().waitFor({ state: 'detached', timeout: timeoutMs });
   }
 
+  /** Clicks the card's button for `action`; Deny asks why first, so it is pressed twice (with no reason). */
   async act(card: Locator, action: string): Promise<void> {
+    if (action === 'deny') {
+      await this.deny(card);
+      return;
+    }
     await card.locator(`[data-action="${action}"]`).first().click();
+  }
+
+  /** Deny as a person does: Deny opens the reason box, the reason is typed, a second Deny sends. */
+  async deny(card: Locator, reason?: string): Promise<void> {
+    const callId = await card.getAttribute('data-call-id');
+    const deny = card.locator('[data-action="deny"]').first();
+    await deny.click();
+    const box = card.locator('[data-field="reason"]');
+    await box.waitFor({ state: 'visible' });
+    if (reason !== undefined) {
+      await box.fill(reason);
+    }
+    await deny.click();
+    // Denied: the host takes this call's card away (so a test looking for the next call does not find this one).
+    const frame = await this.workbench.webviewFrame('body[data-view="approvals"] main#root[data-state="connected"]');
+    await frame.locator(`article.call[data-call-id="${callId ?? ''}"]`).waitFor({ state: 'detached' });
   }
 
   /**

@@ -121,6 +121,14 @@ export class Workbench {
     await input.press('Enter');
   }
 
+  /** Picks a colour theme the way a person does: the palette's "Preferences: Color Theme". */
+  async setColorTheme(theme: 'Light Modern' | 'Dark Modern'): Promise<void> {
+    await this.runCommand('Preferences: Color Theme');
+    await this.answerInputBox(theme);
+    const kind = theme.includes('Light') ? 'vs' : 'vs-dark';
+    await this.page.locator(`.monaco-workbench.${kind}`).waitFor({ timeout: 15_000 });
+  }
+
   /** The frame (of any webview) in which `selector` is present, waiting for it to appear. */
   async webviewFrame(selector: string, timeoutMs = 20_000): Promise<Frame> {
     const deadline = Date.now() + timeoutMs;
