@@ -3,7 +3,7 @@
  * a message that does not validate is dropped (and the host logs it). Types are inferred, never cast.
  */
 import * as z from 'zod';
-import { BatchMessage, DecideMessage, GrantView, OpenDiffMessage, PendingCallView, RevokeGrantMessage } from './approvals';
+import { BatchMessage, DecideMessage, GrantView, HunkChoiceMessage, OpenDiffMessage, PendingCallView, RevokeGrantMessage } from './approvals';
 
 export const viewKinds = ['chat', 'approvals'] as const;
 export const ViewKind = z.enum(viewKinds);
@@ -60,6 +60,7 @@ export const WebviewToHost = z.discriminatedUnion('type', [
   OpenChatMessage,
   AnswerMessage,
   DecideMessage,
+  HunkChoiceMessage,
   BatchMessage,
   OpenDiffMessage,
   RevokeGrantMessage,
@@ -69,8 +70,9 @@ export type WebviewToHost = z.infer<typeof WebviewToHost>;
 /** The messages each view may send; a valid message of the other view's kind is dropped too. */
 export const inboundTypes = {
   // 'decide' and 'openDiff': the inline cards of the chat's own waiting calls (the host checks id and hash as for the panel).
-  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'decide', 'openDiff'],
-  approvals: ['ready', 'command', 'decide', 'decideAll', 'openDiff', 'revokeGrant'],
+  // 'chooseHunk': a hunk of a waiting diff accepted or rejected; the host holds the choice for every view.
+  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'decide', 'chooseHunk', 'openDiff'],
+  approvals: ['ready', 'command', 'decide', 'chooseHunk', 'decideAll', 'openDiff', 'revokeGrant'],
 } as const satisfies Record<ViewKind, readonly WebviewToHost['type'][]>;
 export type InboundFor<V extends ViewKind> = Extract<WebviewToHost, { type: (typeof inboundTypes)[V][number] }>;
 

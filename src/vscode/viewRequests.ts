@@ -1,6 +1,6 @@
 /** What the chat view and the approvals panel ask of the host, translated into calls on the core (validated already). */
 import type { AgentSession } from '../core/agent/session';
-import type { DecideMessage } from '../shared/approvals';
+import type { DecideMessage, HunkChoiceMessage } from '../shared/approvals';
 import type { Gate } from '../core/approval/gate';
 import type { GrantStore } from '../core/approval/grants';
 import type { PanelRequest } from './approvalsPanel';
@@ -19,6 +19,11 @@ function decide(gate: Gate, message: DecideMessage): Outcome {
   });
 }
 
+/** A hunk choice from either view: the gate checks that the call waits, the hash and the index. */
+function chooseHunk(gate: Gate, message: HunkChoiceMessage): Outcome {
+  return gate.chooseHunk(message, message.index, message.choice === 'accept', message.reason);
+}
+
 async function openDiff(proposed: ProposedContentProvider, callId: string): Promise<Outcome> {
   await proposed.openDiff(callId);
   return { ok: true };
@@ -29,6 +34,8 @@ export function chatRequests(agent: AgentSession, gate: Gate, proposed: Proposed
     switch (message.type) {
       case 'decide':
         return decide(gate, message);
+      case 'chooseHunk':
+        return chooseHunk(gate, message);
       case 'openDiff':
         return openDiff(proposed, message.callId);
       case 'submit':
@@ -51,6 +58,8 @@ export function panelRequests(gate: Gate, grants: GrantStore, proposed: Proposed
     switch (message.type) {
       case 'decide':
         return decide(gate, message);
+      case 'chooseHunk':
+        return chooseHunk(gate, message);
       case 'decideAll': {
         const outcome = gate.settleAll(message.calls, { allow: message.action === 'allow-all', ...(message.reason !== undefined ? { reason: message.reason } : {}) });
         return outcome.errors.length === 0 ? { ok: true } : { ok: false, error: outcome.errors.join('; ') };

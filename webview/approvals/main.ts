@@ -5,7 +5,7 @@ import type { ApprovalsState, ViewState } from '../../src/shared/messages';
 import { connect, h, markConnected, requireElement } from '../shared/bridge';
 import { actionButton as button, commandPreview, warningNotes } from '../shared/callParts';
 import { renderDiff, type DiffView } from './diffView';
-import { HunkReview } from './hunkReview';
+import { hunkReviewOf, type HunkReview } from './hunkReview';
 
 const root = requireElement('root');
 let updates = 0;
@@ -81,6 +81,9 @@ function render(state: ApprovalsState): void {
   let previous: HTMLElement | undefined;
   for (const call of state.pending) {
     let card = cards.get(call.callId);
+    if (call.hunkChoices) {
+      reviews.get(call.callId)?.apply(call.hunkChoices);
+    }
     if (!card) {
       card = renderCall(call);
       cards.set(call.callId, card);
@@ -142,10 +145,8 @@ function renderCall(call: PendingCallView): HTMLElement {
     bridge.send({ type: 'decide', callId: call.callId, argsHash: call.argsHash, action, ...extra });
   };
   const preview = call.preview;
-  // Hunks can be chosen where the host lets the person choose the content it writes (built-in writes and edits).
-  const review = preview.kind === 'diff' && preview.hunks.length > 0 && call.editable?.kind === 'content'
-    ? new HunkReview(preview.hunks.length)
-    : undefined;
+  // Hunks can be chosen where the host holds hunk choices for the call (built-in writes and edits).
+  const review = hunkReviewOf(call, bridge);
   if (review) {
     reviews.set(call.callId, review);
   }
@@ -162,8 +163,8 @@ function renderCall(call: PendingCallView): HTMLElement {
     if (review?.allRejected) {
       return;
     }
-    const hunks = review?.decisions();
-    decide('allow-once', hunks ? { hunks } : {});
+    // The host settles with the hunk choices it holds (made here, in the chat or in the diff editor).
+    decide('allow-once');
   });
   const noGrant = call.grantable ? {} : { disabled: true, title: 'No grant can cover this call: allow it once' };
   const allowSession = button('allow-session', 'Allow for session', 'history', { secondary: true, ...noGrant });
