@@ -6,6 +6,7 @@
  */
 import type { DecideMessage, PendingCallView } from '../../src/shared/approvals';
 import { renderDiff } from '../approvals/diffView';
+import { hunkReviewOf, type HunkReview } from '../approvals/hunkReview';
 import type { Bridge } from '../shared/bridge';
 import { h } from '../shared/bridge';
 import { actionButton, commandPreview, warningNotes } from '../shared/callParts';
@@ -18,6 +19,8 @@ type Decision = Pick<DecideMessage, 'action'> & Partial<Pick<DecideMessage, 'rea
 interface Card {
   element: HTMLElement;
   allowOnce: HTMLElement;
+  /** A diff decided hunk by hunk: the host's hunk choices, shared with the panel and the diff editor. */
+  review?: HunkReview;
 }
 
 /** What the card names as the call's target: the file, the command, else the compact arguments. */
@@ -67,6 +70,9 @@ export class InlineCards {
     let previous: HTMLElement | undefined;
     for (const call of pending) {
       let card = this.cards.get(call.callId);
+      if (card?.review && call.hunkChoices) {
+        card.review.apply(call.hunkChoices);
+      }
       if (!card) {
         card = this.renderCard(call);
         this.cards.set(call.callId, card);
@@ -129,8 +135,10 @@ export class InlineCards {
     const scope = h('select', { 'data-field': 'grant-scope', 'aria-label': `What a grant for ${which} covers` },
       ...call.grantOptions.map((option) => h('option', { value: option.id }, option.label)));
 
+    // A diff decided hunk by hunk: Allow once writes only the accepted hunks (the host holds the choices).
+    const review = hunkReviewOf(call, this.bridge);
     const allowOnce = actionButton('allow-once', 'Allow once', 'check', { 'aria-label': `Allow once: ${which}` });
-    allowOnce.addEventListener('click', () => decide({ action: 'allow-once' }));
+    allowOnce.addEventListener('click', () => !review?.allRejected && decide({ action: 'allow-once' }));
     const grantButtons: HTMLElement[] = [];
     if (call.grantable) {
       const session = actionButton('allow-session', 'Allow for session', 'history', { secondary: true, 'aria-label': `Allow for this session: ${which}` });
@@ -173,7 +181,17 @@ export class InlineCards {
     const preview = call.preview;
     let previewEl: HTMLElement;
     if (preview.kind === 'diff') {
-      previewEl = renderDiff(preview, () => this.bridge.send({ type: 'openDiff', callId: call.callId }), undefined, inlineDiffRows).element;
+      const diff = renderDiff(preview, () => this.bridge.send({ type: 'openDiff', callId: call.callId }), review, inlineDiffRows);
+      previewEl = diff.element;
+      if (review) {
+        card.addEventListener('keydown', (event) => {
+          const target = event.target;
+          const typing = target instanceof HTMLTextAreaElement || target instanceof HTMLInputElement || target instanceof HTMLSelectElement;
+          if (!typing && diff.handleKey(event)) {
+            event.preventDefault();
+          }
+        });
+      }
     } else if (preview.kind === 'command') {
       previewEl = commandPreview(preview);
     } else {
@@ -189,9 +207,28 @@ export class InlineCards {
       previewEl,
       call.grantable ? h('label', { class: 'scope-label' }, 'A grant covers ', scope) : '',
       reasonArea,
+      review ? hunkSummary(review, allowOnce, grantButtons) : '',
       h('div', { class: 'actions' }, allowOnce, ...grantButtons, deny),
       h('p', { class: 'more' }, openPanel),
     );
-    return { element: card, allowOnce };
+    return { element: card, allowOnce, ...(review ? { review } : {}) };
   }
+}
+
+/**
+ * "2 of 3 hunks accepted" on the card, in step with the host's choices: with every hunk rejected Allow once is off
+ * (Deny refuses the call); with any rejected the grants are off, since a grant allows the whole change.
+ */
+function hunkSummary(review: HunkReview, allowOnce: HTMLElement, grantButtons: HTMLElement[]): HTMLElement {
+  const summary = h('p', { class: 'hunk-status', role: 'status', 'data-field': 'hunk-summary' });
+  const sync = (): void => {
+    summary.textContent = review.allRejected ? `${review.summary()}: use Deny to refuse the whole call` : review.summary();
+    allowOnce.toggleAttribute('disabled', review.allRejected);
+    for (const button of grantButtons) {
+      button.toggleAttribute('disabled', review.acceptedCount < review.count);
+    }
+  };
+  review.onDidChange(sync);
+  sync();
+  return summary;
 }
