@@ -17,6 +17,7 @@ import { ApprovalsPanel } from './approvalsPanel';
 import { Attention } from './attention';
 import { ChatViewProvider } from './chatViewProvider';
 import { createCommands, type CommandHandlers } from './commands';
+import { createDiffCommands } from './diffActions';
 import { createGateParts } from './gateParts';
 import { createLog } from './log';
 import { McpServers } from './mcpServers';
@@ -146,6 +147,9 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     }
     lastWaiting = waiting;
     void proposed.closeDecided((callId) => gate.isWaiting(callId)).catch((error: unknown) => log.warn(`could not close a decided diff: ${String(error)}`));
+    // The diff editor's title-bar actions show only on a waiting call's proposed side.
+    const waitingDiffs = gate.pendingViews().flatMap((call) => proposed.proposedUri(call.callId)?.toString() ?? []);
+    void vscode.commands.executeCommand('setContext', 'toolgate.waitingDiffs', waitingDiffs);
     chat.refresh();
     approvals.refresh();
   };
@@ -157,7 +161,9 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   );
   store.add(audit.onDidRecord(onDecide));
   store.add(gate.onDidChange(refreshViews));
-  store.add(vscode.workspace.registerTextDocumentContentProvider(ProposedContentProvider.scheme, proposed));
+  store.add(proposed);
+  // In memory: saving the proposed side keeps it for an Allow and never writes the real file.
+  store.add(vscode.workspace.registerFileSystemProvider(ProposedContentProvider.scheme, proposed, { isCaseSensitive: true }));
   store.add(settings.onDidChange(refreshViews));
   store.add(vscode.workspace.onDidGrantWorkspaceTrust(refreshViews));
   store.add(watchTerminalRules(settings, log, shellParserReady));
@@ -190,6 +196,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     commands: {
       ...createCommands({ agent, gate, chat, approvals, apiKeys, audit, auditFile, grants, mcp }),
       ...createUndoCommands({ store: checkpoints.store, audit, activeChatId: () => agent.chatId, log, disposables: store }),
+      ...createDiffCommands({ gate, proposed }),
     },
     chat,
     approvals,

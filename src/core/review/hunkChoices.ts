@@ -5,6 +5,7 @@
  * not a hunk of the shown diff is refused with a typed kind. The gate opens a call's entry when it starts waiting and
  * closes it when the call settles.
  */
+import type { DiffRow } from '../../shared/approvals';
 import type { HunkDecision } from './hunks';
 
 /** One hunk's current choice; a hunk starts accepted. The reason is kept while accepted, for a later reject. */
@@ -80,3 +81,15 @@ export class HunkChoices {
     return rejected.length === 0 ? undefined : rejected;
   }
 }
+
+/**
+ * The 0-based line of the proposed text where a shown hunk's change starts (for a pure removal, the line after the
+ * removed lines, else the one before): where the diff editor puts the cursor and a hunk's CodeLens.
+ */
+export function hunkAnchorLine(rows: readonly DiffRow[]): number {
+  const first = Math.max(rows.findIndex((row) => row[0] !== 'c'), 0);
+  const added = rows.slice(first).find((row) => row[0] !== 'd' && row[2] !== null);
+  const before = rows.slice(0, first).reverse().find((row) => row[2] !== null);
+  return Math.max(0, (added?.[2] ?? before?.[2] ?? 1) - 1);
+}
+
