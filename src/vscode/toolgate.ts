@@ -17,7 +17,7 @@ import { ApprovalsPanel } from './approvalsPanel';
 import { Attention } from './attention';
 import { ChatViewProvider } from './chatViewProvider';
 import { createCommands, type CommandHandlers } from './commands';
-import { createDiffCommands } from './diffActions';
+import { createDiffCommands, HunkLenses, HunkMarks } from './diffActions';
 import { createGateParts } from './gateParts';
 import { createLog } from './log';
 import { McpServers } from './mcpServers';
@@ -164,6 +164,10 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   store.add(proposed);
   // In memory: saving the proposed side keeps it for an Allow and never writes the real file.
   store.add(vscode.workspace.registerFileSystemProvider(ProposedContentProvider.scheme, proposed, { isCaseSensitive: true }));
+  // Accept / Reject over each hunk of a waiting call's proposed side: the same live choices as the panel and the chat.
+  // CodeLens is off in diff editors unless `diffEditor.codeLens` is on: each hunk also gets a mark with the choice.
+  store.add(vscode.languages.registerCodeLensProvider({ scheme: ProposedContentProvider.scheme }, store.add(new HunkLenses({ gate, proposed }))));
+  store.add(new HunkMarks({ gate, proposed }));
   store.add(settings.onDidChange(refreshViews));
   store.add(vscode.workspace.onDidGrantWorkspaceTrust(refreshViews));
   store.add(watchTerminalRules(settings, log, shellParserReady));

@@ -6,16 +6,26 @@ import { Control } from './harness/control';
 import { ApprovalsPanelDriver } from './harness/panel';
 import { useCodeServer } from './harness/session';
 
+/** 40 lines; changing lines 5, 20 and 35 makes three hunks (three lines of context each, far apart). */
+const base = Array.from({ length: 40 }, (_, i) => `export const line${i + 1} = ${i + 1};\n`).join('');
+const edits = [5, 20, 35].map((n) => ({ old: `export const line${n} = ${n};`, new: `export const line${n} = ${n * 100};` }));
+
 describe("decisions in VS Code's diff editor", function () {
   this.timeout(180_000);
   const control = new Control();
-  const session = useCodeServer({ env: control.env, extraExtensions: [control.vsix], files: { 'edit-me.txt': 'one\ntwo\nthree\n' } });
+  // CodeLens is off in diff editors by default (each hunk then has a mark with its choice, and the context menu).
+  const session = useCodeServer({
+    env: control.env,
+    extraExtensions: [control.vsix],
+    files: { 'edit-me.txt': 'one\ntwo\nthree\n', 'three.ts': base },
+    settings: { 'diffEditor.codeLens': true },
+  });
   const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
   const file = (relative: string): string => path.join(session.server.workspace, relative);
 
   /** Opens a waiting write's diff from its panel card; returns the diff's tab. */
-  async function openDiff(relative: string): Promise<Locator> {
-    const card = await panel().waitForCall('write_file', relative);
+  async function openDiff(relative: string, tool = 'write_file'): Promise<Locator> {
+    const card = await panel().waitForCall(tool, relative);
     await card.locator('[data-action="open-diff"]').click();
     const tab = session.workbench.page.locator('.tabs-container .tab', { hasText: 'proposed by the agent' });
     await tab.waitFor();
@@ -33,10 +43,6 @@ describe("decisions in VS Code's diff editor", function () {
     for (const title of ['Allow the Proposed Change', 'Deny the Proposed Change', 'Edit the Proposed Change']) {
       await titleAction(title).waitFor({ state: 'visible' });
     }
-    const page = session.workbench.page;
-    await page.setViewportSize({ width: 1400, height: 900 });
-    await page.waitForTimeout(400);
-    await session.workbench.screenshot('diff-editor-actions');
     await titleAction('Allow the Proposed Change').click();
     const outcome = await result;
     assert.equal(outcome.ok, true, outcome.output);
@@ -79,6 +85,52 @@ describe("decisions in VS Code's diff editor", function () {
     assert.equal(outcome.ok, false);
     assert.match(outcome.output, /not this file/);
     assert.equal(existsSync(file('denied.txt')), false);
+    await tab.waitFor({ state: 'detached', timeout: 10_000 });
+  });
+
+  it('per hunk: a CodeLens over each hunk shows the host-held choice; a choice there shows in the panel and back; Allow writes the accepted hunks', async () => {
+    const result = control.invoke('edit_file', { path: 'three.ts', edits });
+    const tab = await openDiff('three.ts', 'edit_file');
+    const card = await panel().waitForCall('edit_file', 'three.ts');
+    const page = session.workbench.page;
+    const lens = (text: string): Locator => page.locator('.monaco-diff-editor .editor.modified .codelens-decoration', { hasText: text }).first();
+    const inPanel = (index: number, state: 'accepted' | 'rejected'): Promise<void> =>
+      card.locator(`[data-hunk-index="${index}"][data-state="${state}"]`).waitFor({ timeout: 5_000 });
+    await lens('Hunk 2 of 3: accepted').waitFor();
+
+    // Rejected in the diff editor, with a reason: the panel shows it.
+    await lens('Hunk 2 of 3').locator('a', { hasText: 'Reject hunk' }).click();
+    await session.workbench.answerInputBox('keep line 20');
+    await inPanel(1, 'rejected');
+    assert.equal(await card.locator('[data-hunk-index="1"] [data-field="hunk-reason"]').inputValue(), 'keep line 20');
+    await lens('Hunk 2 of 3: rejected (keep line 20)').waitFor();
+
+    // Rejected in the panel: the lens shows it. Accepted again from the palette, with the cursor in that hunk.
+    await page.locator('.tabs-container .tab', { hasText: 'Toolgate Approvals' }).click();
+    await card.locator('[data-hunk-index="2"] [data-action="reject-hunk"]').click();
+    await tab.click();
+    await lens('Hunk 3 of 3: rejected').waitFor();
+    await titleAction('Edit the Proposed Change').click();
+    await page.locator('.monaco-diff-editor .editor.modified .monaco-editor.focused').waitFor();
+    await page.keyboard.press('Control+G');
+    await page.keyboard.type('35');
+    await page.keyboard.press('Enter');
+    await session.workbench.runCommand('Toolgate: Accept This Hunk');
+    await lens('Hunk 3 of 3: accepted').waitFor();
+    await inPanel(2, 'accepted');
+
+    await page.setViewportSize({ width: 1400, height: 900 });
+    // Away from the tab, so its tooltip does not cover the editor.
+    await page.mouse.move(1100, 800);
+    await page.waitForTimeout(600);
+    await session.workbench.screenshot('diff-editor-actions');
+
+    // Allow in the title bar: hunks 1 and 3 are written; the model is told of hunk 2 and why.
+    await titleAction('Allow the Proposed Change').click();
+    const outcome = await result;
+    assert.equal(outcome.ok, true, outcome.output);
+    assert.equal(readFileSync(file('three.ts'), 'utf8'), base.replace('line5 = 5;', 'line5 = 500;').replace('line35 = 35;', 'line35 = 3500;'));
+    assert.match(outcome.output, /Hunk 2 rejected: line 20 \(originally line 20\)\. Reason: keep line 20/);
     await tab.waitFor({ state: 'detached', timeout: 10_000 });
   });
 });

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { HunkChoices, hunkAnchorLine } from '../../src/core/review/hunkChoices';
+import { HunkChoices, hunkAnchorLine, hunkAtLine } from '../../src/core/review/hunkChoices';
 import type { DiffRow } from '../../src/shared/approvals';
 
 describe('host-held hunk choices (the state behind every view)', () => {
@@ -60,4 +60,26 @@ describe("where the diff editor anchors a hunk (0-based line of the proposed sid
       assert.equal(hunkAnchorLine(hunkRows), line);
     });
   }
+});
+
+describe('the hunk under the cursor of the proposed side', () => {
+  const hunks: { rows: DiffRow[] }[] = [
+    { rows: [['c', 2, 2, 'x'], ['a', null, 3, 'new'], ['c', 3, 4, 'y']] },
+    { rows: [['c', 20, 21, 'x'], ['d', 21, null, 'old'], ['c', 22, 22, 'y']] },
+  ];
+  const rows: [string, number, number | undefined][] = [
+    ['above the first hunk: the first', 0, 0],
+    ['in the first hunk', 2, 0],
+    ['between the hunks: the one before', 10, 0],
+    ['on the second hunk\'s first context line', 20, 1],
+    ['below the last hunk: the last', 100, 1],
+  ];
+  for (const [name, line, index] of rows) {
+    it(name, () => {
+      assert.equal(hunkAtLine(hunks, line), index);
+    });
+  }
+  it('none without hunks', () => {
+    assert.equal(hunkAtLine([], 3), undefined);
+  });
 });

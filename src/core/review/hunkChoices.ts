@@ -93,3 +93,18 @@ export function hunkAnchorLine(rows: readonly DiffRow[]): number {
   return Math.max(0, (added?.[2] ?? before?.[2] ?? 1) - 1);
 }
 
+/**
+ * The hunk a cursor on 0-based line `line` of the proposed text is in: the one whose lines (context included) hold it,
+ * else the nearest before it, else the first. Undefined for no hunks.
+ */
+export function hunkAtLine(hunks: readonly { rows: readonly DiffRow[] }[], line: number): number | undefined {
+  let found: number | undefined;
+  hunks.forEach((hunk, index) => {
+    const first = hunk.rows.find((row) => row[2] !== null)?.[2] ?? null;
+    const start = first !== null ? first - 1 : hunkAnchorLine(hunk.rows);
+    if (start <= line) {
+      found = index;
+    }
+  });
+  return found ?? (hunks.length > 0 ? 0 : undefined);
+}
