@@ -96,14 +96,15 @@ export function createDiffCommands({ gate, proposed }: DiffActionDeps): Record<D
       if (callOf(undefined) !== call.callId) {
         await proposed.openDiff(call.callId);
       }
-      await vscode.commands.executeCommand('workbench.action.compareEditor.focusPrimarySide');
-      const editor = vscode.window.activeTextEditor;
+      // The cursor goes on the first change before the focus moves there, so typing can start once it has.
+      const editor = vscode.window.visibleTextEditors.find((candidate) => candidate.document.uri.toString() === uri.toString());
       const firstHunk = call.preview.kind === 'diff' ? call.preview.hunks[0] : undefined;
-      if (editor?.document.uri.toString() === uri.toString() && firstHunk) {
+      if (editor && firstHunk) {
         const position = new vscode.Position(hunkAnchorLine(firstHunk.rows), 0);
         editor.selection = new vscode.Selection(position, position);
         editor.revealRange(new vscode.Range(position, position), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
       }
+      await vscode.commands.executeCommand('workbench.action.compareEditor.focusPrimarySide');
       return { done: true, callId: call.callId };
     },
     'toolgate.diff.acceptHunk': (callId?: unknown, index?: unknown): DiffActionResult => {

@@ -50,7 +50,7 @@ export class ProposedContentProvider implements vscode.FileSystemProvider {
 
   /**
    * What the person made of the proposed side: the edited text if they changed it (an open document's unsaved text
-   * is saved here first), else undefined. Saving never writes the real file.
+   * is saved here first, in memory), else undefined. Saving never writes the real file.
    */
   async editedText(callId: string): Promise<string | undefined> {
     const proposal = this.proposal(callId);
@@ -58,8 +58,9 @@ export class ProposedContentProvider implements vscode.FileSystemProvider {
     if (!proposal || !uri) {
       return undefined;
     }
+    // Saved whether or not this side knows it is dirty: the editor may have a keystroke this host has not heard of yet.
     const document = vscode.workspace.textDocuments.find((candidate) => candidate.uri.toString() === uri.toString());
-    if (document?.isDirty === true) {
+    if (document && !document.isClosed) {
       await document.save();
     }
     const saved = this.saved.get(callId)?.text;

@@ -54,11 +54,14 @@ describe("decisions in VS Code's diff editor", function () {
   it('Edit puts the cursor in the proposed side; Allow then writes the edited text, saving it never writes the file, and the model is told', async () => {
     const result = control.invoke('write_file', { path: 'edit-me.txt', content: 'one\nTWO\nthree\n' });
     const tab = await openDiff('edit-me.txt');
-    await titleAction('Edit the Proposed Change').click();
     const page = session.workbench.page;
+    // The cursor starts elsewhere (on line 3 of the proposed side), so the test sees Edit move it.
+    await page.locator('.monaco-diff-editor .editor.modified .view-line', { hasText: 'three' }).click();
+    await page.locator('.statusbar-item', { hasText: 'Ln 3, Col' }).first().waitFor();
+    await titleAction('Edit the Proposed Change').click();
     // The cursor is in the proposed (modified) side, on its first changed line: replace that line.
     await page.locator('.monaco-diff-editor .editor.modified .monaco-editor.focused').waitFor();
-    await page.locator('.monaco-diff-editor .editor.modified .cursor-line-number, .monaco-diff-editor .editor.modified .line-numbers.active-line-number', { hasText: /^2$/ }).first().waitFor();
+    await page.locator('.statusbar-item', { hasText: 'Ln 2, Col 1' }).first().waitFor();
     await page.keyboard.press('Home');
     await page.keyboard.press('Shift+End');
     await page.keyboard.type('two, as I want it');
@@ -110,11 +113,8 @@ describe("decisions in VS Code's diff editor", function () {
     await card.locator('[data-hunk-index="2"] [data-action="reject-hunk"]').click();
     await tab.click();
     await lens('Hunk 3 of 3: rejected').waitFor();
-    await titleAction('Edit the Proposed Change').click();
-    await page.locator('.monaco-diff-editor .editor.modified .monaco-editor.focused').waitFor();
-    await page.keyboard.press('Control+G');
-    await page.keyboard.type('35');
-    await page.keyboard.press('Enter');
+    await page.locator('.monaco-diff-editor .editor.modified .view-line', { hasText: 'line35 = 3500;' }).click();
+    await page.locator('.statusbar-item', { hasText: 'Ln 35, Col' }).first().waitFor();
     await session.workbench.runCommand('Toolgate: Accept This Hunk');
     await lens('Hunk 3 of 3: accepted').waitFor();
     await inPanel(2, 'accepted');
