@@ -5,6 +5,7 @@
  * the host holds. No DOM here, so the state and the key map are tested in plain Node.
  */
 import type { DiffHunkView, HunkDecision, HunkChoiceMessage, PendingCallView } from '../../src/shared/approvals';
+import { whenAnswered } from '../shared/bridge';
 
 export type HunkKeyAction = 'next' | 'previous' | 'accept' | 'reject';
 
@@ -17,10 +18,16 @@ export class HunkReview {
   private readonly states: HunkState[];
   private readonly listeners: ((index: number) => void)[] = [];
 
+  /** Choices reported to the host and not yet answered, by hunk: a state pushed meanwhile may predate them. */
+  private readonly unanswered = new Map<number, number>();
+
   constructor(
     readonly count: number,
-    /** Tells the host of a choice made here (a hunk accepted or rejected, a reason typed). */
-    private readonly report?: (index: number, accepted: boolean, reason: string) => void,
+    /**
+     * Tells the host of a choice made here (a hunk accepted or rejected, a reason typed); calls `answered` once the
+     * host has answered it.
+     */
+    private readonly report?: (index: number, accepted: boolean, reason: string, answered: () => void) => void,
   ) {
     this.states = Array.from({ length: count }, () => ({ accepted: true, reason: '' }));
   }
@@ -29,10 +36,26 @@ export class HunkReview {
   apply(choices: readonly { accepted: boolean; reason: string }[]): void {
     choices.forEach((choice, index) => {
       const state = this.states[index];
-      if (state && (state.accepted !== choice.accepted || state.reason !== choice.reason)) {
+      // A hunk changed here and not yet answered keeps its choice: this state may be from before the host had it.
+      if (state && !this.unanswered.has(index) && (state.accepted !== choice.accepted || state.reason !== choice.reason)) {
         state.accepted = choice.accepted;
         state.reason = choice.reason;
         this.fire(index);
+      }
+    });
+  }
+
+  private send(index: number, accepted: boolean, reason: string): void {
+    if (!this.report) {
+      return;
+    }
+    this.unanswered.set(index, (this.unanswered.get(index) ?? 0) + 1);
+    this.report(index, accepted, reason, () => {
+      const left = (this.unanswered.get(index) ?? 1) - 1;
+      if (left > 0) {
+        this.unanswered.set(index, left);
+      } else {
+        this.unanswered.delete(index);
       }
     });
   }
@@ -57,7 +80,7 @@ export class HunkReview {
     if (state && state.accepted !== accepted) {
       state.accepted = accepted;
       this.fire(index);
-      this.report?.(index, accepted, state.reason);
+      this.send(index, accepted, state.reason);
     }
   }
 
@@ -65,7 +88,7 @@ export class HunkReview {
     const state = this.states[index];
     if (state && state.reason !== reason) {
       state.reason = reason;
-      this.report?.(index, state.accepted, reason);
+      this.send(index, state.accepted, reason);
     }
   }
 
@@ -108,13 +131,13 @@ export class HunkReview {
  */
 export function hunkReviewOf(
   call: PendingCallView,
-  bridge: { send(message: Omit<HunkChoiceMessage, 'requestId'>): unknown },
+  bridge: { send(message: Omit<HunkChoiceMessage, 'requestId'>): string },
 ): HunkReview | undefined {
   if (call.hunkChoices === undefined || call.preview.kind !== 'diff' || call.preview.hunks.length === 0) {
     return undefined;
   }
-  const review = new HunkReview(call.preview.hunks.length, (index, accepted, reason) => {
-    bridge.send({
+  const review = new HunkReview(call.preview.hunks.length, (index, accepted, reason, answered) => {
+    const requestId = bridge.send({
       type: 'chooseHunk',
       callId: call.callId,
       argsHash: call.argsHash,
@@ -122,6 +145,7 @@ export function hunkReviewOf(
       choice: accepted ? 'accept' : 'reject',
       reason,
     });
+    whenAnswered(requestId, answered);
   });
   review.apply(call.hunkChoices);
   return review;
