@@ -62,6 +62,11 @@ export const PendingCallView = z.strictObject({
   editable: z.strictObject({ kind: z.enum(['content', 'command']), text: z.string() }).optional(),
   /** MCP calls: the server, the tool's description and annotations, shown but never trusted. */
   toolInfo: z.strictObject({ server: z.string(), description: z.string(), annotations: z.array(z.string()) }).optional(),
+  /**
+   * A diff the person may decide hunk by hunk: the host-held choice of each hunk, in file order (the same live state
+   * in the panel, the chat and the diff editor). Absent when the call cannot be decided hunk by hunk.
+   */
+  hunkChoices: z.array(z.strictObject({ accepted: z.boolean(), reason: z.string().max(4000) })).max(10_000).optional(),
   waitingSince: z.string(),
   /** ISO time at which the call is denied for waiting too long, if a timeout is set. */
   timesOutAt: z.string().optional(),
@@ -143,6 +148,21 @@ export const DecideMessage = z
     }
   });
 export type DecideMessage = z.infer<typeof DecideMessage>;
+
+/**
+ * One hunk accepted or rejected in a view: the host holds the choice (bound to the call's hash) and publishes it to
+ * every view; the call's `allow-once` then settles with the held choices. `reason`: a rejected hunk's reason so far.
+ */
+export const HunkChoiceMessage = z.strictObject({
+  type: z.literal('chooseHunk'),
+  requestId: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/),
+  callId: CallId,
+  argsHash: ArgsHash,
+  index: z.number().int().nonnegative().max(10_000),
+  choice: z.enum(['accept', 'reject']),
+  reason: z.string().max(4000).optional(),
+});
+export type HunkChoiceMessage = z.infer<typeof HunkChoiceMessage>;
 
 export const BatchMessage = z.strictObject({
   type: z.literal('decideAll'),

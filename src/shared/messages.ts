@@ -3,7 +3,7 @@
  * a message that does not validate is dropped (and the host logs it). Types are inferred, never cast.
  */
 import * as z from 'zod';
-import { AllowedByView, BatchMessage, CallId, DecideMessage, DiffMode, GrantView, OpenDiffMessage, PendingCallView, RevokeGrantMessage, SetDiffModeMessage } from './approvals';
+import { AllowedByView, BatchMessage, CallId, DecideMessage, DiffMode, GrantView, HunkChoiceMessage, OpenDiffMessage, PendingCallView, RevokeGrantMessage, SetDiffModeMessage } from './approvals';
 import { AcceptSuggestionMessage, SuggestionsState } from './suggestions';
 
 export const viewKinds = ['chat', 'approvals', 'suggestions'] as const;
@@ -73,6 +73,7 @@ export const WebviewToHost = z.discriminatedUnion('type', [
   RetryMessage,
   FocusCallMessage,
   DecideMessage,
+  HunkChoiceMessage,
   BatchMessage,
   OpenDiffMessage,
   RevokeGrantMessage,
@@ -85,8 +86,9 @@ export type WebviewToHost = z.infer<typeof WebviewToHost>;
 export const inboundTypes = {
   // 'decide' and 'openDiff': the inline cards of the chat's own waiting calls (the host checks id and hash as for the panel).
   // 'revokeGrant': the grant an auto-approved call of the chat names (the host revokes only a grant that exists).
-  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'retry', 'decide', 'openDiff', 'focusCall', 'revokeGrant'],
-  approvals: ['ready', 'command', 'decide', 'decideAll', 'openDiff', 'revokeGrant', 'focusCall', 'setDiffMode'],
+  // 'chooseHunk': a hunk of a waiting diff accepted or rejected; the host holds the choice for every view.
+  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'retry', 'decide', 'chooseHunk', 'openDiff', 'focusCall', 'revokeGrant'],
+  approvals: ['ready', 'command', 'decide', 'chooseHunk', 'decideAll', 'openDiff', 'revokeGrant', 'focusCall', 'setDiffMode'],
   suggestions: ['ready', 'command', 'acceptSuggestion'],
 } as const satisfies Record<ViewKind, readonly WebviewToHost['type'][]>;
 export type InboundFor<V extends ViewKind> = Extract<WebviewToHost, { type: (typeof inboundTypes)[V][number] }>;

@@ -2,6 +2,10 @@
 export const undoCommandIds = ['toolgate.undoTurn', 'toolgate.undoTask'] as const;
 export type UndoCommandId = (typeof undoCommandIds)[number];
 
+/** The native diff editor's actions: handled by `createDiffCommands` (diffActions.ts). */
+export const diffCommandIds = ['toolgate.diff.allow', 'toolgate.diff.deny', 'toolgate.diff.edit', 'toolgate.diff.acceptHunk', 'toolgate.diff.rejectHunk'] as const;
+export type DiffCommandId = (typeof diffCommandIds)[number];
+
 /** The commands Toolgate contributes (package.json), registered at activation by src/extension.ts. */
 export const commandIds = [
   'toolgate.runTask',
@@ -20,6 +24,7 @@ export const commandIds = [
   'toolgate.focusPrompt',
   'toolgate.showSuggestions',
   ...undoCommandIds,
+  ...diffCommandIds,
 ] as const;
 
 export type CommandId = (typeof commandIds)[number];

@@ -10,7 +10,7 @@ import type { AuditLog } from '../core/audit/auditLog';
 import { auditTable } from '../core/audit/auditTable';
 import type { ApprovalsPanel } from './approvalsPanel';
 import type { ChatViewProvider } from './chatViewProvider';
-import type { CommandId, UndoCommandId } from './commandIds';
+import type { CommandId, DiffCommandId, UndoCommandId } from './commandIds';
 import type { McpServers } from './mcpServers';
 import type { ApiKeyStore } from './secrets';
 import type { SuggestionsPanel } from './suggestionsPanel';
@@ -32,8 +32,8 @@ export interface CommandDeps {
 
 export type CommandHandlers = Record<CommandId, (...args: unknown[]) => unknown>;
 
-/** The commands handled here (the undo commands are in undoCommands.ts). */
-type CoreCommandId = Exclude<CommandId, UndoCommandId>;
+/** The commands handled here (the undo commands are in undoCommands.ts, the diff editor's in diffActions.ts). */
+type CoreCommandId = Exclude<CommandId, UndoCommandId | DiffCommandId>;
 
 /** The server a context-menu command was invoked on (a node of the MCP Servers view), if any. */
 function serverOf(item: unknown): string | undefined {

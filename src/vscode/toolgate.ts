@@ -21,6 +21,7 @@ import { ApprovalsPanel } from './approvalsPanel';
 import { Attention, type WaitNoticeHandlers } from './attention';
 import { ChatViewProvider } from './chatViewProvider';
 import { createCommands, type CommandHandlers } from './commands';
+import { createDiffCommands, HunkLenses, HunkMarks } from './diffActions';
 import { createGateParts } from './gateParts';
 import { createLog } from './log';
 import { McpServers } from './mcpServers';
@@ -208,6 +209,9 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     }
     lastWaiting = waiting;
     void proposed.closeDecided((callId) => gate.isWaiting(callId)).catch((error: unknown) => log.warn(`could not close a decided diff: ${String(error)}`));
+    // The diff editor's title-bar actions show only on a waiting call's proposed side.
+    const waitingDiffs = gate.pendingViews().flatMap((call) => proposed.proposedUri(call.callId)?.toString() ?? []);
+    void vscode.commands.executeCommand('setContext', 'toolgate.waitingDiffs', waitingDiffs);
     chat.refresh();
     approvals.refresh();
   };
@@ -220,7 +224,13 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   );
   store.add(audit.onDidRecord(onDecide));
   store.add(gate.onDidChange(refreshViews));
-  store.add(vscode.workspace.registerTextDocumentContentProvider(ProposedContentProvider.scheme, proposed));
+  store.add(proposed);
+  // In memory: saving the proposed side keeps it for an Allow and never writes the real file.
+  store.add(vscode.workspace.registerFileSystemProvider(ProposedContentProvider.scheme, proposed, { isCaseSensitive: true }));
+  // Accept / Reject over each hunk of a waiting call's proposed side: the same live choices as the panel and the chat.
+  // CodeLens is off in diff editors unless `diffEditor.codeLens` is on: each hunk also gets a mark with the choice.
+  store.add(vscode.languages.registerCodeLensProvider({ scheme: ProposedContentProvider.scheme }, store.add(new HunkLenses({ gate, proposed }))));
+  store.add(new HunkMarks({ gate, proposed }));
   store.add(settings.onDidChange(refreshViews));
   store.add(vscode.workspace.onDidGrantWorkspaceTrust(refreshViews));
   store.add(watchTerminalRules(settings, log, shellParserReady));
@@ -253,6 +263,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     commands: {
       ...createCommands({ agent, gate, chat, approvals, apiKeys, audit, auditFile, grants, mcp, suggestions, focus }),
       ...createUndoCommands({ store: checkpoints.store, audit, activeChatId: () => agent.chatId, log, disposables: store }),
+      ...createDiffCommands({ gate, proposed }),
     },
     chat,
     approvals,

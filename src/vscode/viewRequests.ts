@@ -1,6 +1,6 @@
 /** What the chat view and the approvals panel ask of the host, translated into calls on the core (validated already). */
 import type { AgentSession } from '../core/agent/session';
-import type { DecideMessage, DiffMode } from '../shared/approvals';
+import type { DecideMessage, DiffMode, HunkChoiceMessage } from '../shared/approvals';
 import type { FocusedCalls } from '../core/approval/focusedCall';
 import type { Gate } from '../core/approval/gate';
 import type { GrantStore } from '../core/approval/grants';
@@ -21,6 +21,11 @@ function decide(gate: Gate, message: DecideMessage): Outcome {
   });
 }
 
+/** A hunk choice from either view: the gate checks that the call waits, the hash and the index. */
+function chooseHunk(gate: Gate, message: HunkChoiceMessage): Outcome {
+  return gate.chooseHunk(message, message.index, message.choice === 'accept', message.reason);
+}
+
 async function openDiff(proposed: ProposedContentProvider, callId: string): Promise<Outcome> {
   await proposed.openDiff(callId);
   return { ok: true };
@@ -38,6 +43,8 @@ export function chatRequests(agent: AgentSession, gate: Gate, grants: GrantStore
         return { ok: true };
       case 'decide':
         return decide(gate, message);
+      case 'chooseHunk':
+        return chooseHunk(gate, message);
       case 'openDiff':
         return openDiff(proposed, message.callId);
       case 'submit':
@@ -73,6 +80,8 @@ export function panelRequests(
         return { ok: true };
       case 'decide':
         return decide(gate, message);
+      case 'chooseHunk':
+        return chooseHunk(gate, message);
       case 'decideAll': {
         const outcome = gate.settleAll(message.calls, { allow: message.action === 'allow-all', ...(message.reason !== undefined ? { reason: message.reason } : {}) });
         return outcome.errors.length === 0 ? { ok: true } : { ok: false, error: outcome.errors.join('; ') };

@@ -25,7 +25,7 @@ describe('per-hunk review in the real approvals panel', function () {
   const hunk = (card: Locator, index: number): Locator => card.locator(`[data-hunk-index="${index}"]`);
   const summary = async (card: Locator): Promise<string> => (await card.locator('[data-field="hunk-summary"]').innerText()).trim();
 
-  it('a 3-hunk edit: hunks are reviewed by click and by key, and allow-once sends the rejected hunk with its reason', async () => {
+  it('a 3-hunk edit: hunks are reviewed by click and by key, each choice reaches the host, and allow-once writes the accepted ones', async () => {
     const result = control.invoke('edit_file', { path: 'src/three.ts', edits });
     const card = await panel().waitForCall('edit_file', 'src/three.ts');
     const frame = await session.workbench.webviewFrame('[data-hunk-index]');
@@ -106,7 +106,7 @@ describe('per-hunk review in the real approvals panel', function () {
     assert.equal(await summary(card), '2 of 3 hunks accepted');
     assert.equal(await hunk(card, 1).locator('[data-field="hunk-reason"]').inputValue(), 'keep line 20 as it is');
 
-    // Allow once: the decision the host receives carries the rejected hunk and its reason.
+    // Allow once: the host settles with the choices it holds; each choice reached it as a chooseHunk message.
     const callId = await card.getAttribute('data-call-id');
     const argsHash = await card.getAttribute('data-args-hash');
     await panel().act(card, 'allow-once');
@@ -122,18 +122,17 @@ describe('per-hunk review in the real approvals panel', function () {
     const decision = decisions.find((message) => (message as { callId?: unknown }).callId === callId) as Record<string, unknown> | undefined;
     assert.ok(decision, `no decide for ${String(callId)} among ${JSON.stringify(decisions)}`);
     const { requestId, ...shape } = decision;
-    assert.deepEqual(shape, {
-      type: 'decide',
-      callId,
-      argsHash,
-      action: 'allow-once',
-      hunks: [{ index: 1, accepted: false, reason: 'keep line 20 as it is' }],
-    });
+    assert.deepEqual(shape, { type: 'decide', callId, argsHash, action: 'allow-once' });
+    const choices = (await sent()).filter((message) => (message as { type?: unknown }).type === 'chooseHunk') as Record<string, unknown>[];
+    const lastOfHunk1 = choices.filter((message) => message['index'] === 1).pop();
+    assert.ok(lastOfHunk1, `no chooseHunk for hunk 1 among ${JSON.stringify(choices)}`);
+    const choiceShape = Object.fromEntries(Object.entries(lastOfHunk1).filter(([key]) => key !== 'requestId'));
+    assert.deepEqual(choiceShape, { type: 'chooseHunk', callId, argsHash, index: 1, choice: 'reject', reason: 'keep line 20 as it is' });
     // The host's channel validated that very message (by its request id) and handed it on.
     await session.workbench.waitForLog(`[approvals] received 'decide' (request ${String(requestId)})`);
   });
 
-  it('allow-once with no hunk rejected sends no hunks, as before', async () => {
+  it('allow-once with no hunk rejected sends no hunk choice and writes the whole change', async () => {
     const sent = await panel().recordMessages();
     const result = control.invoke('edit_file', { path: 'src/three.ts', edits: [{ old: 'export const line1 = 1;', new: 'export const line1 = 0;' }] });
     const card = await panel().waitForCall('edit_file', 'line1 = 0');
@@ -146,5 +145,6 @@ describe('per-hunk review in the real approvals panel', function () {
     assert.ok(typeof decision === 'object' && decision !== null, `no decide for ${String(callId)}`);
     assert.equal((decision as { action?: unknown }).action, 'allow-once');
     assert.equal('hunks' in decision, false, JSON.stringify(decision));
+    assert.equal((await sent()).filter((message) => (message as { type?: unknown; callId?: unknown }).type === 'chooseHunk' && (message as { callId?: unknown }).callId === callId).length, 0);
   });
 });

@@ -88,4 +88,34 @@ describe('the review keys', () => {
       assert.equal(hunkKeyAction(event), expected);
     });
   }
+
+  it('reports each choice made in the view to the host, and takes the host\'s state without reporting it back', () => {
+    const sent: [number, boolean, string][] = [];
+    const review = new HunkReview(3, (index, accepted, reason, answered) => {
+      sent.push([index, accepted, reason]);
+      answered();
+    });
+    const heard: number[] = [];
+    review.onDidChange((index) => heard.push(index));
+    review.set(1, false);
+    review.setReason(1, 'keep');
+    review.setReason(1, 'keep');
+    assert.deepEqual(sent, [[1, false, ''], [1, false, 'keep']]);
+    review.apply([{ accepted: false, reason: 'from the chat' }, { accepted: false, reason: 'keep' }, { accepted: true, reason: '' }]);
+    assert.deepEqual(sent.length, 2, 'the host\'s own state is not sent back');
+    assert.deepEqual(heard, [1, 0]);
+    assert.deepEqual(review.decisions(), [{ index: 0, accepted: false, reason: 'from the chat' }, { index: 1, accepted: false, reason: 'keep' }]);
+  });
+
+  it('keeps a choice made here until the host has answered it: a state pushed meanwhile may predate it', () => {
+    const answers: (() => void)[] = [];
+    const review = new HunkReview(2, (_index, _accepted, _reason, answered) => answers.push(answered));
+    review.set(0, false);
+    review.apply([{ accepted: true, reason: '' }, { accepted: false, reason: 'from the panel' }]);
+    assert.equal(review.isAccepted(0), false, 'the stale push does not undo the reject');
+    assert.equal(review.isAccepted(1), false, 'another hunk takes the host state');
+    answers.forEach((answered) => answered());
+    review.apply([{ accepted: true, reason: '' }, { accepted: false, reason: 'from the panel' }]);
+    assert.equal(review.isAccepted(0), true, 'once answered, the host state counts again');
+  });
 });

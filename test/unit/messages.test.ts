@@ -38,6 +38,41 @@ describe('the host <-> webview contract', () => {
     });
   }
 
+  describe('a hunk choice (chooseHunk)', () => {
+    const choose = (extra: Record<string, unknown>): Record<string, unknown> => ({
+      type: 'chooseHunk',
+      requestId: 'chat-3',
+      callId: 'c1',
+      argsHash: 'a'.repeat(64),
+      index: 2,
+      choice: 'reject',
+      ...extra,
+    });
+    const rows: [string, Record<string, unknown>, boolean][] = [
+      ['valid: a reject with a reason', choose({ reason: 'keep the old name' }), true],
+      ['valid: an accept without a reason', choose({ choice: 'accept' }), true],
+      ['valid: an empty reason (the box was cleared)', choose({ reason: '' }), true],
+      ['a choice that is not accept or reject', choose({ choice: 'allow' }), false],
+      ['a negative index', choose({ index: -1 }), false],
+      ['a fractional index', choose({ index: 1.5 }), false],
+      ['an index past 10,000', choose({ index: 10_001 }), false],
+      ['a too long reason', choose({ reason: 'x'.repeat(4001) }), false],
+      ['a hash that is not a SHA-256', choose({ argsHash: 'abc' }), false],
+      ['an extra field (the hunk\'s text)', choose({ text: 'rewrite' }), false],
+    ];
+    for (const [label, message, ok] of rows) {
+      it(`${ok ? 'accepts' : 'rejects'} ${label}`, () => {
+        const result = WebviewToHost.safeParse(message);
+        assert.equal(result.success, ok, result.error ? describeIssues(result.error) : 'parsed');
+      });
+    }
+    it('is sent by both views', () => {
+      for (const view of ['chat', 'approvals'] as const) {
+        assert.ok((inboundTypes[view] as readonly string[]).includes('chooseHunk'), view);
+      }
+    });
+  });
+
   describe('per-hunk decisions on decide', () => {
     const decide = (extra: Record<string, unknown>): Record<string, unknown> => ({
       type: 'decide',

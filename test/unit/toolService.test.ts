@@ -292,6 +292,116 @@ describe('per-hunk decisions through the tool service and the gate', () => {
   });
 });
 
+describe('host-held hunk choices: one live state for every view', () => {
+  const base = Array.from({ length: 40 }, (_, i) => `line ${i + 1}\n`).join('');
+  const edits = [5, 20, 35].map((n) => ({ old: `line ${n}\n`, new: `LINE ${n}\n` }));
+  const request: ToolCallRequest = { tool: 'edit_file', args: JSON.stringify({ path: 'three.txt', edits }) };
+
+  before(() => initShellParser());
+
+  /** A waiting 3-hunk edit, with its view (as the panel and the chat get it). */
+  async function waitingEdit() {
+    const files = new MemoryFiles({ '/ws/three.txt': base });
+    const context = setup({}, files);
+    const promise = context.service.runBatch([request], { chatId: 'chat' });
+    const waiting = await waitFor(() => context.gate.pendingViews()[0]);
+    return { ...context, files, promise, waiting };
+  }
+
+  it('publishes every hunk accepted to start with, then each choice to the panel and the chat alike, with its reason', async () => {
+    const { gate, waiting, promise } = await waitingEdit();
+    assert.deepEqual(waiting.hunkChoices, [0, 1, 2].map(() => ({ accepted: true, reason: '' })));
+    let changes = 0;
+    gate.onDidChange(() => changes++);
+    assert.deepEqual(gate.chooseHunk(waiting, 1, false, 'keep 20'), { ok: true });
+    assert.deepEqual(gate.chooseHunk(waiting, 1, false, 'keep 20'), { ok: true });
+    assert.equal(changes, 1, 'the same choice again changes nothing');
+    for (const views of [gate.pendingViews(), gate.pendingViews('chat')]) {
+      assert.deepEqual(views[0]?.hunkChoices, [{ accepted: true, reason: '' }, { accepted: false, reason: 'keep 20' }, { accepted: true, reason: '' }]);
+    }
+    gate.settle(waiting, { action: 'deny' });
+    await promise;
+  });
+
+  it('allow-once without hunks of its own settles with the held choices: the file holds the accepted two, the model is told the third', async () => {
+    const { gate, waiting, promise, files } = await waitingEdit();
+    gate.chooseHunk(waiting, 2, false);
+    gate.chooseHunk(waiting, 2, false, 'not 35');
+    assert.deepEqual(gate.settle(waiting, { action: 'allow-once' }), { ok: true });
+    const [result] = await promise;
+    assert.equal(files.files.get('/ws/three.txt'), base.replace('line 5\n', 'LINE 5\n').replace('line 20\n', 'LINE 20\n'));
+    assert.match(result?.output ?? '', /Hunk 3 rejected: line 35 \(originally line 35\)\. Reason: not 35/);
+    assert.equal(result?.decision?.reason, 'allowed once by the person: 2 of 3 hunks');
+  });
+
+  it('a hunk accepted again is written, and its reason is kept for a later reject', async () => {
+    const { gate, waiting, promise, files } = await waitingEdit();
+    gate.chooseHunk(waiting, 0, false, 'no');
+    gate.chooseHunk(waiting, 0, true);
+    assert.deepEqual(gate.pendingViews()[0]?.hunkChoices?.[0], { accepted: true, reason: 'no' });
+    gate.settle(waiting, { action: 'allow-once' });
+    const [result] = await promise;
+    assert.equal(result?.output, 'Updated three.txt.');
+    assert.equal(files.files.get('/ws/three.txt'), base.replace(/line (5|20|35)\n/g, 'LINE $1\n'));
+  });
+
+  const refusedSettles: { name: string; reject: number[]; choice: Parameters<ReturnType<typeof setup>['gate']['settle']>[1]; error: RegExp }[] = [
+    { name: 'allow-once with every hunk rejected', reject: [0, 1, 2], choice: { action: 'allow-once' }, error: /every hunk was rejected; deny the call instead/ },
+    { name: 'a session grant while a hunk is rejected', reject: [1], choice: { action: 'allow-session' }, error: /hunks are rejected and a grant allows the whole change/ },
+    { name: 'a workspace grant while a hunk is rejected', reject: [0], choice: { action: 'allow-workspace' }, error: /hunks are rejected and a grant allows the whole change/ },
+  ];
+  for (const row of refusedSettles) {
+    it(`refuses ${row.name}; the call keeps waiting and nothing is written`, async () => {
+      const { gate, waiting, promise, files } = await waitingEdit();
+      for (const index of row.reject) {
+        gate.chooseHunk(waiting, index, false);
+      }
+      const outcome = gate.settle(waiting, row.choice);
+      assert.match(outcome.ok ? '' : outcome.error, row.error);
+      assert.equal(gate.waitingCount, 1);
+      gate.settle(waiting, { action: 'deny' });
+      await promise;
+      assert.equal(files.files.get('/ws/three.txt'), base);
+    });
+  }
+
+  it('Allow all settles each call with its held choices, and refuses one whose hunks are all rejected', async () => {
+    const { gate, waiting, promise, files } = await waitingEdit();
+    gate.chooseHunk(waiting, 0, false);
+    assert.deepEqual(gate.settleAll([waiting], { allow: true }), { decided: 1, errors: [] });
+    await promise;
+    assert.equal(files.files.get('/ws/three.txt'), base.replace('line 20\n', 'LINE 20\n').replace('line 35\n', 'LINE 35\n'));
+  });
+
+  const forged: { name: string; ref: (view: { callId: string; argsHash: string }) => { callId: string; argsHash: string }; index: number; error: RegExp }[] = [
+    { name: 'an unknown call', ref: (view) => ({ ...view, callId: 'c-nope' }), index: 0, error: /c-nope is not waiting/ },
+    { name: 'a stale hash', ref: (view) => ({ ...view, argsHash: 'f'.repeat(64) }), index: 0, error: /hash does not match/ },
+    { name: 'an index past the last hunk', ref: (view) => view, index: 3, error: /no hunk 3, the diff has 3/ },
+    { name: 'a fractional index', ref: (view) => view, index: 0.5, error: /no hunk 0\.5/ },
+  ];
+  for (const row of forged) {
+    it(`ignores a hunk choice for ${row.name}, and the held state is unchanged`, async () => {
+      const { gate, waiting, promise } = await waitingEdit();
+      const outcome = gate.chooseHunk(row.ref(waiting), row.index, false);
+      assert.match(outcome.ok ? '' : outcome.error, row.error);
+      assert.ok(gate.pendingViews()[0]?.hunkChoices?.every((choice) => choice.accepted));
+      gate.settle(waiting, { action: 'deny' });
+      await promise;
+    });
+  }
+
+  it('ignores hunk choices for a command (no diff), and for a call once it is settled', async () => {
+    const { service, gate } = setup();
+    const promise = service.runBatch([{ tool: 'run_in_terminal', args: '{"command":"make"}' }], { chatId: 'chat' });
+    const waiting = await waitFor(() => gate.pendingViews()[0]);
+    assert.equal(waiting.hunkChoices, undefined);
+    assert.match(((outcome) => (outcome.ok ? '' : outcome.error))(gate.chooseHunk(waiting, 0, false)), /has no diff waiting to be decided hunk by hunk/);
+    gate.settle(waiting, { action: 'deny' });
+    await promise;
+    assert.match(((outcome) => (outcome.ok ? '' : outcome.error))(gate.chooseHunk(waiting, 0, false)), /is not waiting/);
+  });
+});
+
 describe('a write that would change nothing', () => {
   const rows: { name: string; request: ToolCallRequest }[] = [
     { name: 'write_file with the same content', request: { tool: 'write_file', args: JSON.stringify({ path: 'a.txt', content: 'one\ntwo\n' }) } },

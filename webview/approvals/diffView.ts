@@ -153,10 +153,14 @@ function hunkControls(review: HunkReview, index: number, lines: string): HunkCon
   };
 }
 
-function syncControls(block: HunkBlock, accepted: boolean): void {
+function syncControls(block: HunkBlock, accepted: boolean, reason?: string): void {
   const controls = block.controls;
   if (!controls) {
     return;
+  }
+  // A reason chosen in another view shows here, unless the person is typing in this box.
+  if (reason !== undefined && controls.reasonBox.value !== reason && document.activeElement !== controls.reasonBox) {
+    controls.reasonBox.value = reason;
   }
   block.element.dataset['state'] = accepted ? 'accepted' : 'rejected';
   controls.accept.setAttribute('aria-pressed', String(accepted));
@@ -268,7 +272,7 @@ export function renderDiff(
   review?.onDidChange((index) => {
     const block = list?.blocks[index];
     if (block) {
-      syncControls(block, review.isAccepted(index));
+      syncControls(block, review.isAccepted(index), review.reason(index));
     }
     list?.repaint?.();
   });

@@ -1,9 +1,11 @@
 /**
  * Per-hunk review of a waiting edit: which hunks of the shown diff the person accepts and which they reject (with an
- * optional reason each). The panel only collects this and reports it with `allow-once`; the host decides what is
- * written. No DOM here, so the state and the key map are tested in plain Node.
+ * optional reason each). The host holds the choices (one live state for the panel, the chat and the diff editor): a
+ * view reports each change with `report` and takes the host's state with `apply`; `allow-once` then settles with what
+ * the host holds. No DOM here, so the state and the key map are tested in plain Node.
  */
-import type { DiffHunkView, HunkDecision } from '../../src/shared/approvals';
+import type { DiffHunkView, HunkDecision, HunkChoiceMessage, PendingCallView } from '../../src/shared/approvals';
+import { whenAnswered } from '../shared/bridge';
 
 export type HunkKeyAction = 'next' | 'previous' | 'accept' | 'reject';
 
@@ -16,8 +18,52 @@ export class HunkReview {
   private readonly states: HunkState[];
   private readonly listeners: ((index: number) => void)[] = [];
 
-  constructor(readonly count: number) {
+  /** Choices reported to the host and not yet answered, by hunk: a state pushed meanwhile may predate them. */
+  private readonly unanswered = new Map<number, number>();
+
+  constructor(
+    readonly count: number,
+    /**
+     * Tells the host of a choice made here (a hunk accepted or rejected, a reason typed); calls `answered` once the
+     * host has answered it.
+     */
+    private readonly report?: (index: number, accepted: boolean, reason: string, answered: () => void) => void,
+  ) {
     this.states = Array.from({ length: count }, () => ({ accepted: true, reason: '' }));
+  }
+
+  /** The host's state (made here or in another view): listeners hear of each hunk whose choice or reason changed. */
+  apply(choices: readonly { accepted: boolean; reason: string }[]): void {
+    choices.forEach((choice, index) => {
+      const state = this.states[index];
+      // A hunk changed here and not yet answered keeps its choice: this state may be from before the host had it.
+      if (state && !this.unanswered.has(index) && (state.accepted !== choice.accepted || state.reason !== choice.reason)) {
+        state.accepted = choice.accepted;
+        state.reason = choice.reason;
+        this.fire(index);
+      }
+    });
+  }
+
+  private send(index: number, accepted: boolean, reason: string): void {
+    if (!this.report) {
+      return;
+    }
+    this.unanswered.set(index, (this.unanswered.get(index) ?? 0) + 1);
+    this.report(index, accepted, reason, () => {
+      const left = (this.unanswered.get(index) ?? 1) - 1;
+      if (left > 0) {
+        this.unanswered.set(index, left);
+      } else {
+        this.unanswered.delete(index);
+      }
+    });
+  }
+
+  private fire(index: number): void {
+    for (const listener of this.listeners) {
+      listener(index);
+    }
   }
 
   isAccepted(index: number): boolean {
@@ -33,16 +79,16 @@ export class HunkReview {
     const state = this.states[index];
     if (state && state.accepted !== accepted) {
       state.accepted = accepted;
-      for (const listener of this.listeners) {
-        listener(index);
-      }
+      this.fire(index);
+      this.send(index, accepted, state.reason);
     }
   }
 
   setReason(index: number, reason: string): void {
     const state = this.states[index];
-    if (state) {
+    if (state && state.reason !== reason) {
       state.reason = reason;
+      this.send(index, state.accepted, reason);
     }
   }
 
@@ -77,6 +123,32 @@ export class HunkReview {
     });
     return rejected.length === 0 ? undefined : rejected;
   }
+}
+
+/**
+ * The review of a waiting call whose hunks the host lets the person choose (it publishes `hunkChoices`), starting
+ * from the host's state and reporting each choice made in this view with `chooseHunk`; undefined for other calls.
+ */
+export function hunkReviewOf(
+  call: PendingCallView,
+  bridge: { send(message: Omit<HunkChoiceMessage, 'requestId'>): string },
+): HunkReview | undefined {
+  if (call.hunkChoices === undefined || call.preview.kind !== 'diff' || call.preview.hunks.length === 0) {
+    return undefined;
+  }
+  const review = new HunkReview(call.preview.hunks.length, (index, accepted, reason, answered) => {
+    const requestId = bridge.send({
+      type: 'chooseHunk',
+      callId: call.callId,
+      argsHash: call.argsHash,
+      index,
+      choice: accepted ? 'accept' : 'reject',
+      reason,
+    });
+    whenAnswered(requestId, answered);
+  });
+  review.apply(call.hunkChoices);
+  return review;
 }
 
 /** The changed lines of a hunk, for its label: "lines 10–14" of the proposed file, or of the old one for a removal. */

@@ -6,7 +6,7 @@ import { connect, h, markConnected, requireElement } from '../shared/bridge';
 import { actionButton as button, commandPreview, denyWithReason, grantControls, reasonLine, reportFocus, warningNotes } from '../shared/callParts';
 import { editOfProposal, syncEditPending } from './editPreview';
 import { renderDiff, type DiffView } from './diffView';
-import { HunkReview } from './hunkReview';
+import { hunkReviewOf, type HunkReview } from './hunkReview';
 
 const root = requireElement('root');
 /** The person's unified / side-by-side choice: the host keeps it in workspace state (across calls and reloads). */
@@ -99,6 +99,9 @@ function render(state: ApprovalsState): void {
   let previous: HTMLElement | undefined;
   for (const call of state.pending) {
     let card = cards.get(call.callId);
+    if (call.hunkChoices) {
+      reviews.get(call.callId)?.apply(call.hunkChoices);
+    }
     if (!card) {
       card = renderCall(call);
       cards.set(call.callId, card);
@@ -203,10 +206,8 @@ function renderCall(call: PendingCallView): HTMLElement {
     bridge.send({ type: 'decide', callId: call.callId, argsHash: call.argsHash, action, ...extra });
   };
   const preview = call.preview;
-  // Hunks can be chosen where the host lets the person choose the content it writes (built-in writes and edits).
-  const review = preview.kind === 'diff' && preview.hunks.length > 0 && call.editable?.kind === 'content'
-    ? new HunkReview(preview.hunks.length)
-    : undefined;
+  // Hunks can be chosen where the host holds hunk choices for the call (built-in writes and edits).
+  const review = hunkReviewOf(call, bridge);
   if (review) {
     reviews.set(call.callId, review);
   }
@@ -218,8 +219,8 @@ function renderCall(call: PendingCallView): HTMLElement {
     if (review?.allRejected || editPending) {
       return;
     }
-    const hunks = review?.decisions();
-    decide('allow-once', hunks ? { hunks } : {});
+    // The host settles with the hunk choices it holds (made here, in the chat or in the diff editor).
+    decide('allow-once');
   });
   let grantGroup: HTMLElement;
   let grantButtons: HTMLElement[];

@@ -6,6 +6,7 @@
  */
 import type { DecideMessage, PendingCallView } from '../../src/shared/approvals';
 import { renderDiff } from '../approvals/diffView';
+import { hunkReviewOf, type HunkReview } from '../approvals/hunkReview';
 import type { Bridge } from '../shared/bridge';
 import { h } from '../shared/bridge';
 import { actionButton, commandPreview, denyWithReason, grantControls, reasonLine, reportFocus, warningNotes } from '../shared/callParts';
@@ -18,6 +19,8 @@ type Decision = Pick<DecideMessage, 'action'> & Partial<Pick<DecideMessage, 'rea
 interface Card {
   element: HTMLElement;
   allowOnce: HTMLElement;
+  /** A diff decided hunk by hunk: the host's hunk choices, shared with the panel and the diff editor. */
+  review?: HunkReview;
 }
 
 /** What the card names as the call's target: the file, the command, else the compact arguments. */
@@ -67,6 +70,9 @@ export class InlineCards {
     let previous: HTMLElement | undefined;
     for (const call of pending) {
       let card = this.cards.get(call.callId);
+      if (card?.review && call.hunkChoices) {
+        card.review.apply(call.hunkChoices);
+      }
       if (!card) {
         card = this.renderCard(call);
         this.cards.set(call.callId, card);
@@ -120,9 +126,12 @@ export class InlineCards {
       this.bridge.send({ type: 'decide', callId: call.callId, argsHash: call.argsHash, ...decision });
     };
 
+    // A diff decided hunk by hunk: Allow once writes only the accepted hunks (the host holds the choices).
+    const review = hunkReviewOf(call, this.bridge);
     const allowOnce = actionButton('allow-once', 'Allow once', 'check', { 'aria-label': `Allow once: ${which}` });
-    allowOnce.addEventListener('click', () => decide({ action: 'allow-once' }));
-    const grants = call.grantable ? grantControls(call, which, (action, grantOption) => decide({ action, grantOption })).element : '';
+    allowOnce.addEventListener('click', () => !review?.allRejected && decide({ action: 'allow-once' }));
+    const grantGroup = call.grantable ? grantControls(call, which, (action, grantOption) => decide({ action, grantOption })) : undefined;
+    const grantButtons = grantGroup?.buttons ?? [];
     const { deny, reasonArea } = denyWithReason(which, (reason) => decide({ action: 'deny', ...(reason === undefined ? {} : { reason }) }));
     const openPanel = h('a', { href: '#', class: 'open-panel', 'data-action': 'open-approvals' }, 'Open in the Approvals panel');
     openPanel.addEventListener('click', (event) => {
@@ -133,7 +142,17 @@ export class InlineCards {
     const preview = call.preview;
     let previewEl: HTMLElement;
     if (preview.kind === 'diff') {
-      previewEl = renderDiff(preview, () => this.bridge.send({ type: 'openDiff', callId: call.callId }), undefined, inlineDiffRows).element;
+      const diff = renderDiff(preview, () => this.bridge.send({ type: 'openDiff', callId: call.callId }), review, inlineDiffRows);
+      previewEl = diff.element;
+      if (review) {
+        card.addEventListener('keydown', (event) => {
+          const target = event.target;
+          const typing = target instanceof HTMLTextAreaElement || target instanceof HTMLInputElement || target instanceof HTMLSelectElement;
+          if (!typing && diff.handleKey(event)) {
+            event.preventDefault();
+          }
+        });
+      }
     } else if (preview.kind === 'command') {
       previewEl = commandPreview(preview);
     } else {
@@ -147,11 +166,30 @@ export class InlineCards {
       reasonLine(call.reason),
       ...warningNotes(call.warnings),
       previewEl,
+      review ? hunkSummary(review, allowOnce, grantButtons) : '',
       h('div', { class: 'actions' }, allowOnce, deny),
       reasonArea,
-      grants,
+      grantGroup?.element ?? '',
       h('p', { class: 'more' }, openPanel),
     );
-    return { element: card, allowOnce };
+    return { element: card, allowOnce, ...(review ? { review } : {}) };
   }
+}
+
+/**
+ * "2 of 3 hunks accepted" on the card, in step with the host's choices: with every hunk rejected Allow once is off
+ * (Deny refuses the call); with any rejected the grants are off, since a grant allows the whole change.
+ */
+function hunkSummary(review: HunkReview, allowOnce: HTMLElement, grantButtons: HTMLElement[]): HTMLElement {
+  const summary = h('p', { class: 'hunk-status', role: 'status', 'data-field': 'hunk-summary' });
+  const sync = (): void => {
+    summary.textContent = review.allRejected ? `${review.summary()}: use Deny to refuse the whole call` : review.summary();
+    allowOnce.toggleAttribute('disabled', review.allRejected);
+    for (const button of grantButtons) {
+      button.toggleAttribute('disabled', review.acceptedCount < review.count);
+    }
+  };
+  review.onDidChange(sync);
+  sync();
+  return summary;
 }

@@ -30,6 +30,14 @@ export interface BridgeHandlers {
   onFocus?(field: 'prompt'): void;
 }
 
+/** Callbacks waiting for the host's answer to one request, by request id (see `whenAnswered`). */
+const answerWaiters = new Map<string, () => void>();
+
+/** Runs `callback` once the host has answered the request (after any state it pushed while handling it). */
+export function whenAnswered(requestId: string, callback: () => void): void {
+  answerWaiters.set(requestId, callback);
+}
+
 export function connect(view: ViewKind, handlers: BridgeHandlers): Bridge {
   const api = acquireVsCodeApi();
   let counter = 0;
@@ -53,6 +61,8 @@ export function connect(view: ViewKind, handlers: BridgeHandlers): Bridge {
         }
         break;
       case 'result':
+        answerWaiters.get(message.requestId)?.();
+        answerWaiters.delete(message.requestId);
         handlers.onResult?.(message.requestId, message.ok, message.error);
         break;
       case 'focus':

@@ -10,6 +10,7 @@ import { Broker, newCallId, type Resolution, type Waiting } from './broker';
 import { TaskCaps } from './caps';
 import { grantOptions, type GrantOption } from './grantOptions';
 import { describeGrant, grantInForce, grantMinutes, newGrantId, type Grant, type GrantScope, type GrantStore } from './grants';
+import { HunkChoices } from '../review/hunkChoices';
 import { checkHunkDecisions, type HunkDecision } from '../review/hunks';
 import { judge, type AllowedBy, type Judgement, type GateCall, type PolicyContext } from './policy';
 import { grantView, pendingCallView } from './views';
@@ -112,6 +113,8 @@ const grantScopes: Readonly<Partial<Record<DecisionAction, GrantScope>>> & Recor
 export class Gate implements Disposable {
   private readonly store = new DisposableStore();
   private readonly broker = this.store.add(new Broker<PendingEntry, PersonChoice>());
+  /** Per-hunk choices of waiting edits: one live state for every surface, cleared when the call settles. */
+  private readonly hunkChoices = new HunkChoices();
   private readonly onDidChangeEmitter = this.store.add(new Emitter<void>());
   private readonly caps = new TaskCaps();
   /** The task each chat's calls last came from: its task grants are the ones the panel lists. */
@@ -195,6 +198,9 @@ export class Gate implements Disposable {
         source: input.source,
         ...auditTarget(input),
       });
+      if (hunkReviewable(input)) {
+        this.hunkChoices.open(callId, input.call.argsHash, input.preview.kind === 'diff' ? input.preview.hunks.length : 0);
+      }
       asking.push(entry);
       askingIndex.push(index);
     });
@@ -216,6 +222,7 @@ export class Gate implements Disposable {
 
   private async conclude(entry: PendingEntry, resolution: Resolution<PersonChoice>): Promise<GateResult> {
     const { callId, input } = entry;
+    this.hunkChoices.close(callId);
     let result: GateResult;
     let scope: 'once' | GrantScope | undefined;
     switch (resolution.kind) {
@@ -354,13 +361,43 @@ export class Gate implements Disposable {
    */
   settle(ref: CallRef, choice: PersonChoice): { ok: true } | { ok: false; error: string } {
     const entry = this.broker.get(ref.callId);
-    if (entry) {
-      const problem = this.checkChoice(entry, choice);
+    let settled = choice;
+    if (entry && entry.argsHash === ref.argsHash) {
+      settled = this.withHeldHunks(entry, choice);
+      const problem = this.checkChoice(entry, settled);
       if (problem !== undefined) {
         return { ok: false, error: problem };
       }
     }
-    return this.broker.resolveByPerson(ref.callId, ref.argsHash, choice);
+    return this.broker.resolveByPerson(ref.callId, ref.argsHash, settled);
+  }
+
+  /** allow-once without hunks of its own settles with the hunk choices held for the call (from any surface). */
+  private withHeldHunks(entry: PendingEntry, choice: PersonChoice): PersonChoice {
+    if (choice.action !== 'allow-once' || choice.hunks !== undefined) {
+      return choice;
+    }
+    const held = this.hunkChoices.decisions(entry.callId);
+    return held === undefined ? choice : { ...choice, hunks: held };
+  }
+
+  /**
+   * The person accepts or rejects one hunk of a waiting edit's diff (from the panel, the chat or the diff editor).
+   * Refused (and left to the caller to log) for a call that is not waiting, a hash that is not the one shown, a call
+   * with no diff to decide hunk by hunk, or an index that is not a hunk of it.
+   */
+  chooseHunk(ref: CallRef, index: number, accepted: boolean, reason?: string): { ok: true } | { ok: false; error: string } {
+    if (!this.broker.get(ref.callId)) {
+      return { ok: false, error: `call ${ref.callId} is not waiting` };
+    }
+    const outcome = this.hunkChoices.choose(ref, index, accepted, reason);
+    if (!outcome.ok) {
+      return { ok: false, error: outcome.error };
+    }
+    if (outcome.changed) {
+      this.onDidChangeEmitter.fire();
+    }
+    return { ok: true };
   }
 
   private checkChoice(entry: PendingEntry, choice: PersonChoice): string | undefined {
@@ -376,6 +413,9 @@ export class Gate implements Disposable {
       }
       if (choice.grantOption !== undefined && !entry.options.some((option) => option.id === choice.grantOption)) {
         return `call ${entry.callId}: '${choice.grantOption}' is not one of the offered grant scopes`;
+      }
+      if (this.hunkChoices.decisions(entry.callId) !== undefined) {
+        return `call ${entry.callId}: hunks are rejected and a grant allows the whole change; allow it once instead`;
       }
     }
     if (choice.hunks !== undefined) {
@@ -410,7 +450,7 @@ export class Gate implements Disposable {
     let decided = 0;
     const errors: string[] = [];
     for (const { callId, argsHash } of refs) {
-      const outcome = this.broker.resolveByPerson(callId, argsHash, {
+      const outcome = this.settle({ callId, argsHash }, {
         action: choice.allow ? 'allow-once' : 'deny',
         ...(choice.reason !== undefined ? { reason: choice.reason } : {}),
       });
@@ -437,7 +477,10 @@ export class Gate implements Disposable {
     return this.broker
       .waiting()
       .filter((entry) => chatId === undefined || entry.chatId === chatId)
-      .map((entry) => entry.view);
+      .map((entry) => {
+        const hunkChoices = this.hunkChoices.view(entry.callId);
+        return hunkChoices === undefined ? entry.view : { ...entry.view, hunkChoices };
+      });
   }
 
   /** Whether a call is waiting for the person. */
@@ -459,6 +502,11 @@ export class Gate implements Disposable {
     this.store.dispose();
   }
 
+}
+
+/** Whether a waiting call's diff can be decided hunk by hunk: a file's content the host writes, with hunks. */
+function hunkReviewable(input: GateInput): boolean {
+  return input.preview.kind === 'diff' && input.preview.hunks.length > 0 && input.editable?.kind === 'content';
 }
 
 /** What a call was about, for the audit log's reader: the command (cut), the MCP server's tool, or the path. */

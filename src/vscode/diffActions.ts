@@ -1,0 +1,276 @@
+/**
+ * Decisions from VS Code's own diff editor, for the waiting call whose proposal it shows: Allow, Deny (with an
+ * optional reason) and Edit in its title bar, and a CodeLens over each hunk of the proposed side to accept or reject
+ * it. Each is translated into the gate's own calls (`settle`, `chooseHunk`), with the id and hash of the call shown:
+ * the hunk choices are the same live state as the panel's and the chat's. Allowing after the proposed side was edited
+ * allows the edited text (`allow-edited`), so the model is told.
+ */
+import * as vscode from 'vscode';
+import type { Gate } from '../core/approval/gate';
+import type { Disposable } from '../core/disposable';
+import { hunkAnchorLine, hunkAtLine } from '../core/review/hunkChoices';
+import type { PendingCallView } from '../shared/approvals';
+import type { DiffCommandId } from './commandIds';
+import { ProposedContentProvider } from './proposedContent';
+
+/** What a diff editor action did: the call it settled or changed, or why nothing. */
+export type DiffActionResult = { done: true; callId: string; edited?: boolean } | { done: false; why: string };
+
+export interface DiffActionDeps {
+  gate: Pick<Gate, 'pendingViews' | 'settle' | 'chooseHunk' | 'onDidChange'>;
+  proposed: ProposedContentProvider;
+}
+
+/** The call whose proposal a command is about: its URI argument (from the title bar), else the active diff editor. */
+function callOf(arg: unknown): string | undefined {
+  if (arg instanceof vscode.Uri) {
+    return ProposedContentProvider.parse(arg)?.callId;
+  }
+  const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+  if (input instanceof vscode.TabInputTextDiff) {
+    return ProposedContentProvider.parse(input.modified)?.callId;
+  }
+  const document = vscode.window.activeTextEditor?.document;
+  return document ? ProposedContentProvider.parse(document.uri)?.callId : undefined;
+}
+
+function waitingCall(gate: DiffActionDeps['gate'], arg: unknown): PendingCallView | string {
+  const callId = callOf(arg);
+  if (callId === undefined) {
+    return 'no proposed diff is active';
+  }
+  return gate.pendingViews().find((call) => call.callId === callId) ?? `call ${callId} is no longer waiting`;
+}
+
+function refused(why: string): DiffActionResult {
+  void vscode.window.showWarningMessage(`Toolgate: ${why}`);
+  return { done: false, why };
+}
+
+function targetOf(call: PendingCallView): string {
+  return call.preview.kind === 'diff' ? call.preview.path : call.tool;
+}
+
+export function createDiffCommands({ gate, proposed }: DiffActionDeps): Record<DiffCommandId, (...args: unknown[]) => unknown> {
+  return {
+    'toolgate.diff.allow': async (arg?: unknown): Promise<DiffActionResult> => {
+      const call = waitingCall(gate, arg);
+      if (typeof call === 'string') {
+        return refused(call);
+      }
+      const edited = await proposed.editedText(call.callId);
+      const outcome = gate.settle(call, edited !== undefined ? { action: 'allow-edited', edited } : { action: 'allow-once' });
+      return outcome.ok ? { done: true, callId: call.callId, edited: edited !== undefined } : refused(outcome.error);
+    },
+    'toolgate.diff.deny': async (arg?: unknown, reasonArg?: unknown): Promise<DiffActionResult> => {
+      const call = waitingCall(gate, arg);
+      if (typeof call === 'string') {
+        return refused(call);
+      }
+      const reason =
+        typeof reasonArg === 'string'
+          ? reasonArg
+          : await vscode.window.showInputBox({
+              title: `Toolgate: deny ${call.tool} ${targetOf(call)}`,
+              prompt: 'Why? The reason goes back to the model (optional). Escape keeps the call waiting.',
+              ignoreFocusOut: true,
+            });
+      if (reason === undefined) {
+        return { done: false, why: 'the deny was cancelled' };
+      }
+      // An edited, unsaved proposed side is kept in memory, so closing its tab asks nothing.
+      await proposed.editedText(call.callId);
+      const trimmed = reason.trim();
+      const outcome = gate.settle(call, { action: 'deny', ...(trimmed ? { reason: trimmed } : {}) });
+      return outcome.ok ? { done: true, callId: call.callId } : refused(outcome.error);
+    },
+    'toolgate.diff.edit': async (arg?: unknown): Promise<DiffActionResult> => {
+      const call = waitingCall(gate, arg);
+      if (typeof call === 'string') {
+        return refused(call);
+      }
+      const uri = proposed.proposedUri(call.callId);
+      if (!uri || call.editable?.kind !== 'content') {
+        return refused(`call ${call.callId} cannot be edited`);
+      }
+      if (callOf(undefined) !== call.callId) {
+        await proposed.openDiff(call.callId);
+      }
+      // The cursor goes on the first change before the focus moves there, so typing can start once it has.
+      const editor = vscode.window.visibleTextEditors.find((candidate) => candidate.document.uri.toString() === uri.toString());
+      const firstHunk = call.preview.kind === 'diff' ? call.preview.hunks[0] : undefined;
+      if (editor && firstHunk) {
+        const position = new vscode.Position(hunkAnchorLine(firstHunk.rows), 0);
+        editor.selection = new vscode.Selection(position, position);
+        editor.revealRange(new vscode.Range(position, position), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+      }
+      await vscode.commands.executeCommand('workbench.action.compareEditor.focusPrimarySide');
+      return { done: true, callId: call.callId };
+    },
+    'toolgate.diff.acceptHunk': (callId?: unknown, index?: unknown): DiffActionResult => {
+      const target = hunkTarget(gate, callId, index);
+      return typeof target === 'string' ? refused(target) : chooseHunk(gate, target, true, '');
+    },
+    'toolgate.diff.rejectHunk': async (callId?: unknown, index?: unknown, reasonArg?: unknown): Promise<DiffActionResult> => {
+      const target = hunkTarget(gate, callId, index);
+      if (typeof target === 'string') {
+        return refused(target);
+      }
+      let reason = typeof reasonArg === 'string' ? reasonArg : undefined;
+      if (reason === undefined) {
+        reason = await vscode.window.showInputBox({
+          title: `Toolgate: reject hunk ${target.index + 1} of ${targetOf(target.call)}`,
+          prompt: 'Why not this hunk? (optional, sent to the model). Escape leaves it as it is.',
+          value: target.call.hunkChoices?.[target.index]?.reason ?? '',
+          ignoreFocusOut: true,
+        });
+        if (reason === undefined) {
+          return { done: false, why: 'the reject was cancelled' };
+        }
+      }
+      return chooseHunk(gate, target, false, reason);
+    },
+  };
+}
+
+/**
+ * The hunk a command is about: the call and index it was given (from a CodeLens or a hover link), else the hunk under
+ * the cursor of the active proposed side (from the context menu or the palette).
+ */
+function hunkTarget(gate: DiffActionDeps['gate'], callId: unknown, index: unknown): { call: PendingCallView; index: number } | string {
+  if (typeof callId === 'string' && typeof index === 'number') {
+    const call = gate.pendingViews().find((candidate) => candidate.callId === callId);
+    return call ? { call, index } : `call ${callId} is no longer waiting`;
+  }
+  const editor = vscode.window.activeTextEditor;
+  const parsed = editor ? ProposedContentProvider.parse(editor.document.uri) : undefined;
+  if (!editor || parsed?.side !== 'proposed') {
+    return "put the cursor in a waiting call's proposed side first";
+  }
+  const call = gate.pendingViews().find((candidate) => candidate.callId === parsed.callId);
+  if (!call || call.preview.kind !== 'diff') {
+    return `call ${parsed.callId} is no longer waiting`;
+  }
+  const at = hunkAtLine(call.preview.hunks, editor.selection.active.line);
+  return at === undefined ? 'this diff has no hunks' : { call, index: at };
+}
+
+function chooseHunk(gate: DiffActionDeps['gate'], target: { call: PendingCallView; index: number }, accepted: boolean, reason: string): DiffActionResult {
+  const outcome = gate.chooseHunk(target.call, target.index, accepted, accepted ? undefined : reason.trim());
+  return outcome.ok ? { done: true, callId: target.call.callId } : refused(outcome.error);
+}
+
+/**
+ * A CodeLens over each hunk of a waiting call's proposed side: its current (host-held) choice, Accept hunk and Reject
+ * hunk. None once the proposed side was edited: Allow then writes the edited text as a whole.
+ */
+export class HunkLenses implements vscode.CodeLensProvider, Disposable {
+  private readonly onDidChangeEmitter = new vscode.EventEmitter<void>();
+  readonly onDidChangeCodeLenses = this.onDidChangeEmitter.event;
+  private readonly subscription: Disposable;
+
+  constructor(private readonly deps: DiffActionDeps) {
+    this.subscription = deps.gate.onDidChange(() => this.onDidChangeEmitter.fire());
+  }
+
+  provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
+    const parsed = ProposedContentProvider.parse(document.uri);
+    const call = parsed?.side === 'proposed' ? this.deps.gate.pendingViews().find((candidate) => candidate.callId === parsed.callId) : undefined;
+    if (!call || call.preview.kind !== 'diff' || call.hunkChoices === undefined || document.isDirty || this.deps.proposed.isEdited(call.callId)) {
+      return [];
+    }
+    const count = call.preview.hunks.length;
+    return call.preview.hunks.flatMap((hunk, index) => {
+      const accepted = call.hunkChoices?.[index]?.accepted ?? true;
+      const line = Math.min(hunkAnchorLine(hunk.rows), Math.max(document.lineCount - 1, 0));
+      const range = new vscode.Range(line, 0, line, 0);
+      return [
+        new vscode.CodeLens(range, { title: choiceText(call, index), command: '' }),
+        new vscode.CodeLens(range, {
+          title: `${accepted ? '$(check) ' : ''}Accept hunk`,
+          tooltip: `Accept hunk ${index + 1} of ${count}`,
+          command: 'toolgate.diff.acceptHunk',
+          arguments: [call.callId, index],
+        }),
+        new vscode.CodeLens(range, {
+          title: `${accepted ? '' : '$(close) '}Reject hunk`,
+          tooltip: `Reject hunk ${index + 1} of ${count} (asks an optional reason)`,
+          command: 'toolgate.diff.rejectHunk',
+          arguments: [call.callId, index],
+        }),
+      ];
+    });
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.onDidChangeEmitter.dispose();
+  }
+}
+
+/** What a hunk's mark and lens say of its host-held choice. */
+function choiceText(call: PendingCallView, index: number): string {
+  const count = call.preview.kind === 'diff' ? call.preview.hunks.length : 0;
+  const choice = call.hunkChoices?.[index];
+  const reason = choice && !choice.accepted && choice.reason.trim() !== '' ? ` (${choice.reason.trim()})` : '';
+  return `Hunk ${index + 1} of ${count}: ${choice?.accepted === false ? `rejected${reason}` : 'accepted'}`;
+}
+
+/**
+ * A mark at the end of each hunk's first changed line on a waiting call's proposed side, with the hunk's host-held
+ * choice, and Accept / Reject links in its hover: shown whether or not CodeLens is on in diff editors (off by default).
+ */
+export class HunkMarks implements Disposable {
+  private readonly store: Disposable[] = [];
+  private readonly type = vscode.window.createTextEditorDecorationType({
+    after: { margin: '0 0 0 3em', color: new vscode.ThemeColor('editorCodeLens.foreground'), fontStyle: 'italic' },
+  });
+
+  constructor(private readonly deps: DiffActionDeps) {
+    this.store.push(
+      this.type,
+      deps.gate.onDidChange(() => this.update()),
+      vscode.window.onDidChangeVisibleTextEditors(() => this.update()),
+      vscode.workspace.onDidChangeTextDocument((event) => {
+        if (ProposedContentProvider.parse(event.document.uri)) {
+          this.update();
+        }
+      }),
+    );
+    this.update();
+  }
+
+  update(): void {
+    for (const editor of vscode.window.visibleTextEditors) {
+      const parsed = ProposedContentProvider.parse(editor.document.uri);
+      if (parsed?.side !== 'proposed') {
+        continue;
+      }
+      const call = this.deps.gate.pendingViews().find((candidate) => candidate.callId === parsed.callId);
+      const edited = editor.document.isDirty || this.deps.proposed.isEdited(parsed.callId);
+      if (!call || call.preview.kind !== 'diff' || call.hunkChoices === undefined || edited) {
+        editor.setDecorations(this.type, []);
+        continue;
+      }
+      const document = editor.document;
+      editor.setDecorations(
+        this.type,
+        call.preview.hunks.map((hunk, index) => {
+          const line = document.lineAt(Math.min(hunkAnchorLine(hunk.rows), Math.max(document.lineCount - 1, 0)));
+          const args = encodeURIComponent(JSON.stringify([call.callId, index]));
+          const hover = new vscode.MarkdownString(
+            `${choiceText(call, index)}. [Accept hunk](command:toolgate.diff.acceptHunk?${args}) · [Reject hunk](command:toolgate.diff.rejectHunk?${args})`,
+          );
+          hover.isTrusted = { enabledCommands: ['toolgate.diff.acceptHunk', 'toolgate.diff.rejectHunk'] };
+          return { range: line.range, hoverMessage: hover, renderOptions: { after: { contentText: choiceText(call, index) } } };
+        }),
+      );
+    }
+  }
+
+  dispose(): void {
+    for (const disposable of this.store.splice(0)) {
+      disposable.dispose();
+    }
+  }
+}

@@ -1,0 +1,136 @@
+import * as assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Locator } from 'playwright-core';
+import { Control } from './harness/control';
+import { ApprovalsPanelDriver } from './harness/panel';
+import { useCodeServer } from './harness/session';
+
+/** 40 lines; changing lines 5, 20 and 35 makes three hunks (three lines of context each, far apart). */
+const base = Array.from({ length: 40 }, (_, i) => `export const line${i + 1} = ${i + 1};\n`).join('');
+const edits = [5, 20, 35].map((n) => ({ old: `export const line${n} = ${n};`, new: `export const line${n} = ${n * 100};` }));
+
+describe("decisions in VS Code's diff editor", function () {
+  this.timeout(180_000);
+  const control = new Control();
+  // CodeLens is off in diff editors by default (each hunk then has a mark with its choice, and the context menu).
+  const session = useCodeServer({
+    env: control.env,
+    extraExtensions: [control.vsix],
+    files: { 'edit-me.txt': 'one\ntwo\nthree\n', 'three.ts': base },
+    settings: { 'diffEditor.codeLens': true },
+  });
+  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
+  const file = (relative: string): string => path.join(session.server.workspace, relative);
+
+  /** Opens a waiting write's diff from its panel card; returns the diff's tab. */
+  async function openDiff(relative: string, tool = 'write_file'): Promise<Locator> {
+    const card = await panel().waitForCall(tool, relative);
+    await card.locator('[data-action="open-diff"]').click();
+    const tab = session.workbench.page.locator('.tabs-container .tab', { hasText: 'proposed by the agent' });
+    await tab.waitFor();
+    return tab;
+  }
+
+  /** A title-bar action of the active editor, by its title. */
+  function titleAction(title: string): Locator {
+    return session.workbench.page.locator(`.editor-actions .action-label[aria-label^="${title}"]`).first();
+  }
+
+  it('Allow in the title bar writes the proposal, and the tab closes', async () => {
+    const result = control.invoke('write_file', { path: 'titled.txt', content: 'from the diff editor\n' });
+    const tab = await openDiff('titled.txt');
+    for (const title of ['Allow the Proposed Change', 'Deny the Proposed Change', 'Edit the Proposed Change']) {
+      await titleAction(title).waitFor({ state: 'visible' });
+    }
+    await titleAction('Allow the Proposed Change').click();
+    const outcome = await result;
+    assert.equal(outcome.ok, true, outcome.output);
+    assert.equal(readFileSync(file('titled.txt'), 'utf8'), 'from the diff editor\n');
+    await tab.waitFor({ state: 'detached', timeout: 10_000 });
+    await titleAction('Allow the Proposed Change').waitFor({ state: 'detached' });
+  });
+
+  it('Edit puts the cursor in the proposed side; Allow then writes the edited text, saving it never writes the file, and the model is told', async () => {
+    const result = control.invoke('write_file', { path: 'edit-me.txt', content: 'one\nTWO\nthree\n' });
+    const tab = await openDiff('edit-me.txt');
+    const page = session.workbench.page;
+    // The cursor starts elsewhere (on line 3 of the proposed side), so the test sees Edit move it.
+    await page.locator('.monaco-diff-editor .editor.modified .view-line', { hasText: 'three' }).click();
+    await page.locator('.statusbar-item', { hasText: 'Ln 3, Col' }).first().waitFor();
+    await titleAction('Edit the Proposed Change').click();
+    // The cursor is in the proposed (modified) side, on its first changed line: replace that line.
+    await page.locator('.monaco-diff-editor .editor.modified .monaco-editor.focused').waitFor();
+    await page.locator('.statusbar-item', { hasText: 'Ln 2, Col 1' }).first().waitFor();
+    await page.keyboard.press('Home');
+    await page.keyboard.press('Shift+End');
+    await page.keyboard.type('two, as I want it');
+    // Saving keeps the edit in memory only: the real file is untouched.
+    await page.keyboard.press('Control+S');
+    await page.locator('.tabs-container .tab.dirty', { hasText: 'proposed by the agent' }).waitFor({ state: 'detached' });
+    assert.equal(readFileSync(file('edit-me.txt'), 'utf8'), 'one\ntwo\nthree\n');
+    await page.keyboard.type('!');
+    await titleAction('Allow the Proposed Change').click();
+    const outcome = await result;
+    assert.equal(outcome.ok, true, outcome.output);
+    assert.equal(readFileSync(file('edit-me.txt'), 'utf8'), 'one\ntwo, as I want it!\nthree\n');
+    assert.match(outcome.output, /The person edited the content before allowing it/);
+    assert.equal(outcome.decision?.reason, 'allowed once by the person, after editing');
+    await tab.waitFor({ state: 'detached', timeout: 10_000 });
+  });
+
+  it('Deny in the title bar asks why; nothing is written and the model gets the reason', async () => {
+    const result = control.invoke('write_file', { path: 'denied.txt', content: 'no\n' });
+    const tab = await openDiff('denied.txt');
+    await titleAction('Deny the Proposed Change').click();
+    await session.workbench.answerInputBox('not this file');
+    const outcome = await result;
+    assert.equal(outcome.ok, false);
+    assert.match(outcome.output, /not this file/);
+    assert.equal(existsSync(file('denied.txt')), false);
+    await tab.waitFor({ state: 'detached', timeout: 10_000 });
+  });
+
+  it('per hunk: a CodeLens over each hunk shows the host-held choice; a choice there shows in the panel and back; Allow writes the accepted hunks', async () => {
+    const result = control.invoke('edit_file', { path: 'three.ts', edits });
+    const tab = await openDiff('three.ts', 'edit_file');
+    const card = await panel().waitForCall('edit_file', 'three.ts');
+    const page = session.workbench.page;
+    const lens = (text: string): Locator => page.locator('.monaco-diff-editor .editor.modified .codelens-decoration', { hasText: text }).first();
+    const inPanel = (index: number, state: 'accepted' | 'rejected'): Promise<void> =>
+      card.locator(`[data-hunk-index="${index}"][data-state="${state}"]`).waitFor({ timeout: 5_000 });
+    await lens('Hunk 2 of 3: accepted').waitFor();
+
+    // Rejected in the diff editor, with a reason: the panel shows it.
+    await lens('Hunk 2 of 3').locator('a', { hasText: 'Reject hunk' }).click();
+    await session.workbench.answerInputBox('keep line 20');
+    await inPanel(1, 'rejected');
+    assert.equal(await card.locator('[data-hunk-index="1"] [data-field="hunk-reason"]').inputValue(), 'keep line 20');
+    await lens('Hunk 2 of 3: rejected (keep line 20)').waitFor();
+
+    // Rejected in the panel: the lens shows it. Accepted again from the palette, with the cursor in that hunk.
+    await page.locator('.tabs-container .tab', { hasText: 'Toolgate Approvals' }).click();
+    await card.locator('[data-hunk-index="2"] [data-action="reject-hunk"]').click();
+    await tab.click();
+    await lens('Hunk 3 of 3: rejected').waitFor();
+    await page.locator('.monaco-diff-editor .editor.modified .view-line', { hasText: 'line35 = 3500;' }).click();
+    await page.locator('.statusbar-item', { hasText: 'Ln 35, Col' }).first().waitFor();
+    await session.workbench.runCommand('Toolgate: Accept This Hunk');
+    await lens('Hunk 3 of 3: accepted').waitFor();
+    await inPanel(2, 'accepted');
+
+    await page.setViewportSize({ width: 1400, height: 900 });
+    // Away from the tab, so its tooltip does not cover the editor.
+    await page.mouse.move(1100, 800);
+    await page.waitForTimeout(600);
+    await session.workbench.screenshot('diff-editor-actions');
+
+    // Allow in the title bar: hunks 1 and 3 are written; the model is told of hunk 2 and why.
+    await titleAction('Allow the Proposed Change').click();
+    const outcome = await result;
+    assert.equal(outcome.ok, true, outcome.output);
+    assert.equal(readFileSync(file('three.ts'), 'utf8'), base.replace('line5 = 5;', 'line5 = 500;').replace('line35 = 35;', 'line35 = 3500;'));
+    assert.match(outcome.output, /Hunk 2 rejected: line 20 \(originally line 20\)\. Reason: keep line 20/);
+    await tab.waitFor({ state: 'detached', timeout: 10_000 });
+  });
+});
