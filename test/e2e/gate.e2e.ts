@@ -91,6 +91,27 @@ describe('the gate, through the real approvals panel', function () {
     assert.equal(readFileSync(file('draft.md'), 'utf8'), 'the version the person wrote\n');
   });
 
+  it('Allow all is off while a card has an edit pending, so the original cannot be allowed by the batch', async () => {
+    const first = control.invoke('write_file', { path: 'batch-a.md', content: 'a\n' });
+    const second = control.invoke('write_file', { path: 'batch-b.md', content: 'b\n' });
+    const card = await panel().waitForCall('write_file', 'batch-a.md');
+    await panel().waitForCall('write_file', 'batch-b.md');
+    const frame = await session.workbench.webviewFrame('[data-action="allow-all"]');
+    const allowAll = (disabled: boolean): Promise<void> =>
+      frame.locator(`[data-action="allow-all"]${disabled ? '[disabled]' : ':not([disabled])'}`).waitFor({ state: 'attached' });
+    await allowAll(false);
+    await panel().act(card, 'edit');
+    await card.locator('[data-field="edited"]').fill('my version\n');
+    await allowAll(true);
+    // Closing the edit (the same button) turns it back on.
+    await panel().act(card, 'edit');
+    await allowAll(false);
+    await frame.locator('[data-action="deny-all"]').click();
+    assert.equal((await first).ok, false);
+    assert.equal((await second).ok, false);
+    assert.equal(existsSync(file('batch-a.md')) || existsSync(file('batch-b.md')), false, 'nothing was written');
+  });
+
   it('a file changed after its diff was shown is not written; the call asks again with a fresh diff', async () => {
     const original = readFileSync(file('README.md'), 'utf8');
     const result = control.invoke('edit_file', { path: 'README.md', edits: [{ old: '# Fixture workspace', new: '# Renamed workspace' }] });

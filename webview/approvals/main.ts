@@ -23,6 +23,8 @@ let updates = 0;
 const cards = new Map<string, HTMLElement>();
 /** The per-hunk review of each waiting edit whose content the host lets the person choose, by call id. */
 const reviews = new Map<string, HunkReview>();
+/** Calls whose card has an edit pending: Allow all would allow their original, so it is off while any has one. */
+const editing = new Set<string>();
 const list = h('div', { class: 'calls', role: 'list', 'aria-label': 'Calls waiting for approval' });
 const batchBar = h('div', { class: 'batch', 'data-field': 'batch' });
 const trustNote = h('div');
@@ -94,6 +96,7 @@ function render(state: ApprovalsState): void {
       card.remove();
       cards.delete(id);
       reviews.delete(id);
+      editing.delete(id);
     }
   }
   let previous: HTMLElement | undefined;
@@ -138,11 +141,16 @@ function renderBatch(pending: PendingCallView[]): void {
     (latest?.pending ?? []).map(({ callId, argsHash }) => ({ callId, argsHash }));
   // Allow all would write every hunk: a call with rejected hunks is settled on its own card, with Allow once.
   const partial = pending.some((call) => (reviews.get(call.callId)?.decisions() ?? []).length > 0);
+  // An edit pending on a card: Allow all would allow the original, not the person's version.
+  const edited = pending.some((call) => editing.has(call.callId));
+  const blocked = partial
+    ? 'Some hunks are rejected: allow those calls once, on their cards'
+    : edited ? 'A call has an edit pending: write or run the edited version on its card, or close its edit first' : undefined;
   const allowAll = h('vscode-button', {
     'data-action': 'allow-all',
-    ...(partial ? { disabled: true, title: 'Some hunks are rejected: allow those calls once, on their cards' } : {}),
+    ...(blocked !== undefined ? { disabled: true, title: blocked } : {}),
   }, `Allow all ${pending.length}`);
-  allowAll.addEventListener('click', () => !partial && bridge.send({ type: 'decideAll', action: 'allow-all', calls: calls() }));
+  allowAll.addEventListener('click', () => blocked === undefined && bridge.send({ type: 'decideAll', action: 'allow-all', calls: calls() }));
   const denyAll = h('vscode-button', { secondary: true, 'data-action': 'deny-all' }, 'Deny all');
   denyAll.addEventListener('click', () => bridge.send({ type: 'decideAll', action: 'deny-all', calls: calls() }));
   batchBar.replaceChildren(h('span', {}, `${pending.length} calls waiting`), h('span', { class: 'spacer' }), allowAll, denyAll);
@@ -255,6 +263,16 @@ function renderCall(call: PendingCallView): HTMLElement {
     const sync = (): void => {
       editPending = !editArea.hidden && editor.value !== editable.text;
       syncEditPending(editPending, allowOnce, call.grantable ? grantButtons : []);
+      if (editPending !== editing.has(call.callId)) {
+        if (editPending) {
+          editing.add(call.callId);
+        } else {
+          editing.delete(call.callId);
+        }
+        if (latest) {
+          renderBatch(latest.pending);
+        }
+      }
       editShown.replaceChildren(...(editPending ? [editOfProposal(call, editable, editor.value, () => bridge.send({ type: 'openDiff', callId: call.callId }))] : []));
     };
     let timer: number | undefined;
