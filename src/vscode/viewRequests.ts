@@ -35,11 +35,14 @@ async function revoke(grants: GrantStore, grantId: string): Promise<Outcome> {
   return (await grants.revoke(grantId)) ? { ok: true } : { ok: false, error: `no grant ${grantId}` };
 }
 
-export function chatRequests(agent: AgentSession, gate: Gate, grants: GrantStore, proposed: ProposedContentProvider, focus: FocusedCalls): (message: ChatRequest) => Outcome | Promise<Outcome> {
+/** The messages a waiting call's card sends, the same from the panel and from the chat's inline cards. */
+type CardRequest = Extract<ChatRequest | PanelRequest, { type: 'focusCall' | 'decide' | 'chooseHunk' | 'openDiff' | 'revokeGrant' }>;
+
+function cardRequests(view: 'chat' | 'approvals', gate: Gate, grants: GrantStore, proposed: ProposedContentProvider, focus: FocusedCalls): (message: CardRequest) => Outcome | Promise<Outcome> {
   return (message) => {
     switch (message.type) {
       case 'focusCall':
-        focus.report('chat', message.callId ?? undefined);
+        focus.report(view, message.callId ?? undefined);
         return { ok: true };
       case 'decide':
         return decide(gate, message);
@@ -47,6 +50,22 @@ export function chatRequests(agent: AgentSession, gate: Gate, grants: GrantStore
         return chooseHunk(gate, message);
       case 'openDiff':
         return openDiff(proposed, message.callId);
+      case 'revokeGrant':
+        return revoke(grants, message.grantId);
+    }
+  };
+}
+
+export function chatRequests(agent: AgentSession, gate: Gate, grants: GrantStore, proposed: ProposedContentProvider, focus: FocusedCalls): (message: ChatRequest) => Outcome | Promise<Outcome> {
+  const card = cardRequests('chat', gate, grants, proposed, focus);
+  return (message) => {
+    switch (message.type) {
+      case 'focusCall':
+      case 'decide':
+      case 'chooseHunk':
+      case 'openDiff':
+      case 'revokeGrant':
+        return card(message);
       case 'submit':
         agent.submit(message.prompt);
         return { ok: true };
@@ -60,8 +79,6 @@ export function chatRequests(agent: AgentSession, gate: Gate, grants: GrantStore
         return agent.answer(message.questionId, message.answer);
       case 'retry':
         return agent.retry();
-      case 'revokeGrant':
-        return revoke(grants, message.grantId);
     }
   };
 }
@@ -73,23 +90,19 @@ export function panelRequests(
   focus: FocusedCalls,
   setDiffMode: (mode: DiffMode) => Thenable<void>,
 ): (message: PanelRequest) => Promise<Outcome> {
+  const card = cardRequests('approvals', gate, grants, proposed, focus);
   return async (message) => {
     switch (message.type) {
       case 'focusCall':
-        focus.report('approvals', message.callId ?? undefined);
-        return { ok: true };
       case 'decide':
-        return decide(gate, message);
       case 'chooseHunk':
-        return chooseHunk(gate, message);
+      case 'openDiff':
+      case 'revokeGrant':
+        return await card(message);
       case 'decideAll': {
         const outcome = gate.settleAll(message.calls, { allow: message.action === 'allow-all', ...(message.reason !== undefined ? { reason: message.reason } : {}) });
         return outcome.errors.length === 0 ? { ok: true } : { ok: false, error: outcome.errors.join('; ') };
       }
-      case 'openDiff':
-        return await openDiff(proposed, message.callId);
-      case 'revokeGrant':
-        return await revoke(grants, message.grantId);
       case 'setDiffMode':
         await setDiffMode(message.mode);
         return { ok: true };
