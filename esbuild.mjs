@@ -28,12 +28,14 @@ const base = {
  *   dist/lazy/openai.js       the model client's package, on the first model request
  *   dist/lazy/mcp-sdk.js      the MCP SDK (with ajv and the protocol's schemas), when the first MCP server starts
  *   dist/lazy/tree-sitter.js  tree-sitter's runtime, when the first terminal command is analysed
+ *   dist/lazy/iconv.js        iconv-lite's encodings, when the first file that is not UTF-8 is read or written
  */
 const splitPoints = [
   { out: 'toolgate', specifier: './vscode/toolgate', importer: /src[\\/]extension\.ts$/, entry: 'src/vscode/toolgate.ts' },
   { out: 'lazy/openai', specifier: 'openai', entry: 'openai' },
   { out: 'lazy/mcp-sdk', specifier: './sdk', importer: /src[\\/]core[\\/]mcp[\\/]manager\.ts$/, entry: 'src/core/mcp/sdk.ts' },
   { out: 'lazy/tree-sitter', specifier: '@vscode/tree-sitter-wasm', entry: '@vscode/tree-sitter-wasm' },
+  { out: 'lazy/iconv', specifier: 'iconv-lite', entry: 'iconv-lite' },
 ];
 // Only the bundles directly in dist/ import others, so every path is relative to dist/.
 const splitPath = (point) => `./${point.out}.js`;

@@ -5,8 +5,12 @@
  * document is edited in its buffer and saved only if it had no unsaved changes before, as the agent's writes are.
  */
 import * as vscode from 'vscode';
+import { sha256 } from '../core/approval/hash';
 import type { ApplyResult, FileWrite, UndoFiles } from '../core/checkpoints/undoRunner';
+import { encodeText, UnencodableText, type TextFormat } from '../core/files/encoding';
 import { documentInSync, VsCodeWorkspaceFiles } from './workspaceFiles';
+
+const isDirty = (uri: vscode.Uri): boolean => vscode.workspace.textDocuments.some((doc) => doc.uri.toString() === uri.toString() && doc.isDirty);
 
 const metadata: vscode.WorkspaceEditEntryMetadata = { label: "Toolgate: undo the agent's changes", needsConfirmation: false };
 
@@ -17,17 +21,31 @@ export class WorkspaceUndoFiles implements UndoFiles {
 
   async read(path: string): Promise<string | null> {
     const now = await this.files.snapshot(path);
+    if (now.exists && now.format.kind === 'binary') {
+      throw new Error(`${vscode.workspace.asRelativePath(path)} is binary now, so it is not the text the agent left`);
+    }
     return now.exists ? now.text : null;
   }
 
   async apply(writes: readonly FileWrite[]): Promise<ApplyResult> {
     const edit = new vscode.WorkspaceEdit();
     const toSave: vscode.TextDocument[] = [];
+    // Files not in UTF-8 are written as exact bytes in their own encoding, after the edit (see workspaceFiles.ts).
+    const byteWrites: { uri: vscode.Uri; bytes: Uint8Array }[] = [];
     for (const write of writes) {
       const uri = vscode.Uri.file(write.path);
       const now = await this.files.snapshot(write.path);
-      if (now.exists !== write.expected.exists || (now.exists && now.hash !== write.expected.hash)) {
+      // The undo plans on texts: compare the text now with the one it planned on.
+      if (now.exists !== write.expected.exists || (now.exists && (now.format.kind === 'binary' || sha256(now.text) !== write.expected.hash))) {
         return { kind: 'changed', path: write.relativePath ?? write.path };
+      }
+      if (write.text !== null && now.exists && now.format.kind === 'text' && !['utf8', 'utf8bom'].includes(now.format.encoding) && !isDirty(uri)) {
+        const bytes = await this.encode(write.text, now.format, write.relativePath ?? write.path);
+        if (typeof bytes === 'string') {
+          return { kind: 'refused', message: bytes };
+        }
+        byteWrites.push({ uri, bytes });
+        continue;
       }
       if (write.text === null) {
         edit.deleteFile(uri, { ignoreIfNotExists: true }, metadata);
@@ -47,8 +65,12 @@ export class WorkspaceUndoFiles implements UndoFiles {
         toSave.push(doc);
       }
     }
-    if (!(await vscode.workspace.applyEdit(edit))) {
+    // An undo of only byte writes has an empty edit, which VS Code reports as refused.
+    if (edit.size > 0 && !(await vscode.workspace.applyEdit(edit))) {
       return { kind: 'refused', message: 'VS Code refused the edit' };
+    }
+    for (const { uri, bytes } of byteWrites) {
+      await vscode.workspace.fs.writeFile(uri, bytes);
     }
     for (const doc of toSave) {
       if (!(await doc.save())) {
@@ -56,5 +78,16 @@ export class WorkspaceUndoFiles implements UndoFiles {
       }
     }
     return { kind: 'applied' };
+  }
+
+  private async encode(text: string, format: TextFormat, label: string): Promise<Uint8Array | string> {
+    try {
+      return await encodeText(text, format);
+    } catch (error) {
+      if (error instanceof UnencodableText) {
+        return `${label} is ${error.message}`;
+      }
+      throw error;
+    }
   }
 }

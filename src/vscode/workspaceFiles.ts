@@ -1,10 +1,13 @@
 /**
- * The `WorkspaceFiles` port over the real workspace. Reads see unsaved buffers; writes go through WorkspaceEdit
- * (undoable), edit an open dirty document in its buffer instead of on disk, and are checked against the content the
- * diff was computed from just before they are applied.
+ * The `WorkspaceFiles` port over the real workspace. Reads see unsaved buffers and decode a file in its own encoding
+ * (the editor's for an open document, else found from its bytes: src/core/files/encoding.ts); writes are checked
+ * against the bytes the diff was computed from just before they are applied, edit an open dirty document in its
+ * buffer instead of on disk, go through WorkspaceEdit (undoable in the editor) for UTF-8 files, and are written as
+ * exact bytes in the file's own encoding otherwise, so nothing outside the change is re-encoded.
  */
 import * as vscode from 'vscode';
 import { sha256 } from '../core/approval/hash';
+import { decodeFile, encodeText, sha256Bytes, UnencodableText, utf8Format, type FileFormat, type TextFormat } from '../core/files/encoding';
 import { ToolError, type ApplyOutcome, type FileSnapshot, type WorkspaceFiles } from '../core/tools/ports';
 
 const maxFileBytes = 10 * 1024 * 1024;
@@ -34,17 +37,51 @@ export async function documentInSync(doc: vscode.TextDocument, expected: string)
   return true;
 }
 
+/** How an open document is saved: VS Code writes UTF-16 with its byte order mark. */
+function documentFormat(doc: vscode.TextDocument): TextFormat {
+  const encoding = doc.encoding;
+  return { kind: 'text', encoding, bom: encoding === 'utf8bom' || encoding.startsWith('utf16') };
+}
+
+/** An unsaved buffer's hash: of the bytes it would be saved as (so saving it changes nothing), else of its text. */
+async function bufferHash(doc: vscode.TextDocument, text: string): Promise<string> {
+  try {
+    return sha256Bytes(await encodeText(text, documentFormat(doc)));
+  } catch {
+    return sha256(`unsaved buffer:${text}`);
+  }
+}
+
+/** The editor's encoding for a file: its open document's, else the `files.encoding` setting for it. */
+function editorEncoding(uri: vscode.Uri, open: vscode.TextDocument | undefined): string | undefined {
+  return open?.encoding ?? vscode.workspace.getConfiguration('files', uri).get<string>('encoding');
+}
+
+const isUtf8Text = (format: FileFormat): boolean => format.kind === 'text' && (format.encoding === 'utf8' || format.encoding === 'utf8bom');
+
+async function encodeForWrite(text: string, format: FileFormat, label: string): Promise<Uint8Array> {
+  try {
+    // Over a binary file the new content is text of its own: UTF-8.
+    return await encodeText(text, format.kind === 'text' ? format : utf8Format);
+  } catch (error) {
+    if (error instanceof UnencodableText) {
+      throw new ToolError(`${label} is ${error.message}; nothing was written`, 'unencodable');
+    }
+    throw error;
+  }
+}
+
 export class VsCodeWorkspaceFiles implements WorkspaceFiles {
   async snapshot(absolute: string): Promise<FileSnapshot> {
     const uri = vscode.Uri.file(absolute);
     const open = openDocument(uri);
     if (open?.isDirty) {
       const text = open.getText();
-      return { exists: true, text, hash: sha256(text) };
+      return { exists: true, text, hash: await bufferHash(open, text), format: documentFormat(open) };
     }
     const info = await stat(uri);
     if (!info) {
-      return { exists: false, text: '', hash: sha256('') };
+      return { exists: false, text: '', hash: sha256(''), format: utf8Format };
     }
     if (info.type & vscode.FileType.Directory) {
       throw new ToolError(`${vscode.workspace.asRelativePath(uri)} is a folder, not a file`, 'is-folder');
@@ -53,8 +90,9 @@ export class VsCodeWorkspaceFiles implements WorkspaceFiles {
       throw new ToolError(`${vscode.workspace.asRelativePath(uri)} is larger than ${maxFileBytes / 1024 / 1024} MiB`, 'too-large');
     }
     // Read fresh, so a change made under us is seen even before VS Code reloads an open editor.
-    const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
-    return { exists: true, text, hash: sha256(text) };
+    const bytes = await vscode.workspace.fs.readFile(uri);
+    const decoded = await decodeFile(bytes, editorEncoding(uri, open));
+    return { exists: true, text: decoded.text, hash: sha256Bytes(bytes), format: decoded.format };
   }
 
   async apply(absolute: string, base: FileSnapshot, text: string, label: string): Promise<ApplyOutcome> {
@@ -65,15 +103,24 @@ export class VsCodeWorkspaceFiles implements WorkspaceFiles {
     }
     const edit = new vscode.WorkspaceEdit();
     if (!current.exists) {
-      edit.createFile(uri, { overwrite: false, contents: new TextEncoder().encode(text) });
+      edit.createFile(uri, { overwrite: false, contents: await encodeForWrite(text, utf8Format, label) });
       if (!(await vscode.workspace.applyEdit(edit))) {
         throw new ToolError(`VS Code refused to create ${label}`);
       }
       return { kind: 'written', savedToDisk: true };
     }
-    const doc = await vscode.workspace.openTextDocument(uri);
+    const open = openDocument(uri);
+    if (!open?.isDirty && !isUtf8Text(current.format)) {
+      return await this.writeBytes(uri, current, text, label);
+    }
+    const doc = open ?? (await vscode.workspace.openTextDocument(uri));
+    if (!doc.isDirty && !isUtf8Text(documentFormat(doc))) {
+      // The editor reads this file in another encoding than its bytes say: write the bytes, never its decoding.
+      return await this.writeBytes(uri, current, text, label);
+    }
+    await encodeForWrite(text, utf8Format, label); // a lone surrogate would be saved as U+FFFD: refuse it instead
     const wasDirty = doc.isDirty;
-    const inSync = wasDirty ? sha256(doc.getText()) === base.hash : await documentInSync(doc, current.text);
+    const inSync = wasDirty ? (await bufferHash(doc, doc.getText())) === base.hash : await documentInSync(doc, current.text);
     if (!inSync) {
       return { kind: 'changed', detail: `${label} changed after the diff was shown` };
     }
@@ -88,6 +135,24 @@ export class VsCodeWorkspaceFiles implements WorkspaceFiles {
     if (!(await doc.save())) {
       throw new ToolError(`${label} was edited but could not be saved`);
     }
+    return { kind: 'written', savedToDisk: true };
+  }
+
+  /**
+   * A file that is not UTF-8 (or is binary) is written as exact bytes in its own encoding: the editor would save its
+   * own decoding of it, which for a file it reads in another encoding is not the file. An open editor reloads it.
+   */
+  private async writeBytes(uri: vscode.Uri, current: FileSnapshot, text: string, label: string): Promise<ApplyOutcome> {
+    const bytes = await encodeForWrite(text, current.format, label);
+    const now = await stat(uri);
+    if (!now) {
+      return { kind: 'changed', detail: `${label} was deleted after the diff was shown` };
+    }
+    const onDisk = await vscode.workspace.fs.readFile(uri);
+    if (sha256Bytes(onDisk) !== current.hash) {
+      return { kind: 'changed', detail: `${label} changed after the diff was shown` };
+    }
+    await vscode.workspace.fs.writeFile(uri, bytes);
     return { kind: 'written', savedToDisk: true };
   }
 
@@ -117,12 +182,11 @@ export class VsCodeWorkspaceFiles implements WorkspaceFiles {
       if (!info || info.size > maxSearchFileBytes) {
         continue;
       }
-      const bytes = await vscode.workspace.fs.readFile(file);
-      if (bytes.includes(0)) {
+      const decoded = await decodeFile(await vscode.workspace.fs.readFile(file), editorEncoding(file, openDocument(file)));
+      if (decoded.format.kind === 'binary') {
         continue;
       }
-      new TextDecoder()
-        .decode(bytes)
+      decoded.text
         .split(/\r?\n/)
         .forEach((line, index) => {
           if (results.length < limit && line.includes(query)) {

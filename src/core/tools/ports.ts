@@ -3,15 +3,22 @@
  * (`workspaceFiles.ts`, `tools/terminal.ts`); unit tests and benches use in-memory or plain-Node ones.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { FileFormat } from '../files/encoding';
 import type { McpModelTool } from '../mcp/tools';
 import type { TerminalCommandResult } from '../terminal/commandTerminal';
 
 /** A file as a write starts from it: an open editor's unsaved buffer if it has one, else the disk. */
 export interface FileSnapshot {
   exists: boolean;
+  /** The decoded text; '' for a binary file (and a file that does not exist). */
   text: string;
-  /** sha256 of `text`. */
+  /**
+   * sha256 of the file's bytes (an unsaved buffer: of the bytes it would be saved as), so a change is seen whatever
+   * the encoding, and an encoding that decodes differently never looks like one.
+   */
   hash: string;
+  /** How the text is stored, and written back (a new file: UTF-8); or that the file is binary. */
+  format: FileFormat;
 }
 
 export type ApplyOutcome =
@@ -19,7 +26,7 @@ export type ApplyOutcome =
   /** The file is no longer what the diff was computed from: nothing was written. */
   | { kind: 'changed'; detail: string };
 
-export type FileErrorKind = 'not-found' | 'is-folder' | 'not-a-folder' | 'too-large' | 'refused' | 'no-match';
+export type FileErrorKind = 'not-found' | 'is-folder' | 'not-a-folder' | 'too-large' | 'refused' | 'no-match' | 'binary' | 'unencodable';
 
 /** A file tool's failure the model is told about, with what went wrong as a kind. */
 export class ToolError extends Error {
@@ -35,7 +42,11 @@ export class ToolError extends Error {
 export interface WorkspaceFiles {
   /** Throws ToolError ('is-folder', 'too-large') when the path cannot be written as a text file. */
   snapshot(absolute: string): Promise<FileSnapshot>;
-  /** Writes `text` if, and only if, the file is still `base` (else `changed`); throws ToolError if the editor refuses. */
+  /**
+   * Writes `text` if, and only if, the file is still `base` (else `changed`), in `base.format`'s encoding (over a
+   * binary file or a new one: UTF-8), byte-exact outside what changed; throws ToolError if the editor refuses or the
+   * encoding cannot hold the text ('unencodable'): nothing is written then.
+   */
   apply(absolute: string, base: FileSnapshot, text: string, label: string): Promise<ApplyOutcome>;
   /** A folder's entries, sorted, folders with a trailing `/`. */
   list(absolute: string): Promise<string[] | { kind: 'not-found' | 'not-a-folder' }>;

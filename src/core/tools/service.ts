@@ -15,9 +15,9 @@ import { applyHunksOf, describeHunkDecisions } from '../review/hunks';
 import type { ChangeRecorder } from '../checkpoints/recorder';
 import type { TurnRef } from '../checkpoints/store';
 import { commandReport } from '../terminal/report';
-import type { Preview } from '../../shared/approvals';
+import type { DiffPreview, Preview } from '../../shared/approvals';
 import { parseBuiltinCall, type ParsedCall } from './definitions';
-import { listFolder, proposeEdit, proposeWrite, readFileText, searchFolder, type Proposal } from './fileTools';
+import { formatNote, listFolder, proposeEdit, proposeWrite, readFileText, searchFolder, type Proposal } from './fileTools';
 import { commandFolder, gateCall } from './gateCall';
 import { mcpArgs, mcpGateCall, mcpPreview, mcpText } from './mcpCalls';
 import { ToolError, type CommandRunner, type LogPort, type McpBridge, type WorkspaceFiles } from './ports';
@@ -84,6 +84,11 @@ type ApiDenial = { verdict: 'deny'; decidedBy: 'policy'; reason: string; callId:
 
 const maxConflictRetries = 3;
 
+/** The file's encoding or binary note first, then what the diff itself notes. */
+function withNote(preview: DiffPreview, note: string | undefined): DiffPreview {
+  return note === undefined ? preview : { ...preview, note: preview.note !== undefined ? `${note} ${preview.note}` : note };
+}
+
 export class ToolService {
   /** Proposed contents of waiting edits, for "Open in diff editor"; an entry lives while its call waits. */
   private readonly proposals = new Map<string, Proposal>();
@@ -143,7 +148,7 @@ export class ToolService {
             return { kind: 'answered', output: `No change: ${target.relative ?? target.real} already has exactly this content, so nothing was asked or written.` };
           }
           const call = gateCall(parsed.tool, parsed.args, resolver, { baseHash: proposal.base.hash, ...home });
-          const preview = diffPreview(target.relative ?? target.real, !proposal.base.exists, diffText(proposal.base.text, proposal.newText));
+          const preview = withNote(diffPreview(target.relative ?? target.real, !proposal.base.exists, diffText(proposal.base.text, proposal.newText)), await formatNote(proposal));
           const input = { callId: newCallId(), call, preview, source, editable: { kind: 'content' as const, text: proposal.newText } };
           return { kind: 'ready', parsed, request, proposal, input };
         }
@@ -324,6 +329,10 @@ export class ToolService {
     const accepted = new Set((hunkDecisions ?? []).filter((hunk) => hunk.accepted).map((hunk) => hunk.index));
     const text = shown !== undefined ? applyHunksOf(proposal.base.text, proposal.newText, shown, accepted) : (decision.edited ?? proposal.newText);
     const applied = await this.deps.files.apply(proposal.target.absolute, proposal.base, text, proposal.target.input);
+    // A binary file replaced whole is not kept as a checkpoint (checkpoints hold text): its card said undo cannot bring it back.
+    if (applied.kind === 'written' && proposal.base.format.kind === 'binary') {
+      return { ok: true, output: writtenMessage(proposal, { text, savedToDisk: applied.savedToDisk, edited: decision.edited !== undefined }), decision };
+    }
     if (applied.kind === 'written') {
       await this.deps.recorder?.fileWritten(options.turn, {
         path: proposal.target.absolute,
