@@ -87,16 +87,20 @@ export class ProposedContentProvider implements vscode.FileSystemProvider {
     return { type: vscode.FileType.File, ctime: this.started, mtime, size: Buffer.byteLength(text) };
   }
 
-  readFile(uri: vscode.Uri): Uint8Array {
+  /**
+   * Both sides are handed to the editor in the encoding it will decode them with (`files.encoding` may name another
+   * than UTF-8), and a saved proposed side is decoded the same way: the text the person saw is the text written.
+   */
+  async readFile(uri: vscode.Uri): Promise<Uint8Array> {
     const text = this.text(uri);
     if (text === undefined) {
       throw vscode.FileSystemError.FileNotFound(uri);
     }
-    return new TextEncoder().encode(text);
+    return await vscode.workspace.encode(text, { uri });
   }
 
   /** Saving the proposed side keeps its text here for an Allow; the real file is never touched. */
-  writeFile(uri: vscode.Uri, content: Uint8Array): void {
+  async writeFile(uri: vscode.Uri, content: Uint8Array): Promise<void> {
     const parsed = ProposedContentProvider.parse(uri);
     if (!parsed || parsed.side !== 'proposed') {
       throw vscode.FileSystemError.NoPermissions(uri);
@@ -106,7 +110,8 @@ export class ProposedContentProvider implements vscode.FileSystemProvider {
       return;
     }
     const previous = this.saved.get(parsed.callId)?.mtime ?? this.started;
-    this.saved.set(parsed.callId, { text: new TextDecoder().decode(content), mtime: Math.max(Date.now(), previous + 1) });
+    const text = await vscode.workspace.decode(content, { uri });
+    this.saved.set(parsed.callId, { text, mtime: Math.max(Date.now(), previous + 1) });
     this.onDidChangeFileEmitter.fire([{ type: vscode.FileChangeType.Changed, uri }]);
   }
 
