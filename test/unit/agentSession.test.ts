@@ -146,6 +146,37 @@ describe('the agent session (core, over the production tool service and in-memor
       });
     }
 
+    describe('typed in the prompt while a question waits', () => {
+      const typedRows: { typed: string; options: string[]; free: boolean; told?: string; notice?: RegExp }[] = [
+        { typed: 'b', options: ['a', 'b'], free: false, told: 'The person answered: "b"' },
+        { typed: '2', options: ['Keep', 'Rename'], free: false, told: 'The person answered: "Rename"' },
+        { typed: 'use tabs, please', options: ['spaces'], free: true, told: 'The person answered: "use tabs, please"' },
+        { typed: 'what?', options: ['Keep', 'Rename'], free: false, notice: /^The agent asks you to choose: 1: Keep; 2: Rename\./ },
+      ];
+      for (const row of typedRows) {
+        it(JSON.stringify(row.typed), async () => {
+          const { session, entries, model } = setup([question('q1', row.options, row.free), text('ok')]);
+          const task = session.runTask('ask me');
+          await waitFor(() => entries().find((candidate) => candidate.kind === 'question'));
+          session.submit(row.typed);
+          if (row.notice) {
+            assert.match(lastNotice(entries()), row.notice);
+            assert.equal(session.waitingQuestions, 1, 'still waiting for an answer');
+            session.cancel();
+          }
+          await task;
+          if (row.told !== undefined) {
+            assert.equal(model.seen[1]?.at(-1)?.content, row.told);
+            assert.deepEqual(
+              entries().flatMap((entry) => (entry.kind === 'user' ? [entry.text] : [])),
+              ['ask me', row.typed],
+              'the typed answer shows as the person said it',
+            );
+          }
+        });
+      }
+    });
+
     it('refuses an answer to a question that is not waiting', () => {
       const { session } = setup([]);
       assert.deepEqual(session.answer('q-none', 'a'), { ok: false, error: 'question q-none is not waiting for an answer' });

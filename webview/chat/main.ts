@@ -36,10 +36,11 @@ const waitingLine = h('p', { 'data-field': 'waiting', role: 'status' });
 const trustLine = h('p', { class: 'notice warning', role: 'note', hidden: true }, 'This workspace is not trusted: every gated call asks.');
 const errorBar = h('p', { class: 'notice error', role: 'alert', hidden: true });
 const transcript = h('div', { class: 'transcript', 'data-field': 'transcript', role: 'log', 'aria-live': 'polite' });
+const defaultPlaceholder = 'Describe a task. Enter sends, Shift+Enter adds a line. While calls wait: "yes" or "no, because …".';
 const prompt = h('textarea', {
   'data-field': 'prompt',
   rows: '3',
-  placeholder: 'Describe a task. Enter sends, Shift+Enter adds a line. While calls wait: "yes" or "no, because …".',
+  placeholder: defaultPlaceholder,
   'aria-label': 'Task for the agent',
 });
 const send = h('vscode-button', { 'data-action': 'send' }, h('vscode-icon', { name: 'send', slot: 'content-before' }), 'Send');
@@ -187,6 +188,8 @@ function render(state: ChatState): void {
   trustLine.hidden = state.trusted;
   waitingLine.textContent = state.waitingCalls === 0 ? '' : `${state.waitingCalls} call${state.waitingCalls === 1 ? '' : 's'} waiting for approval.`;
   stop.hidden = !state.running;
+  const asking = state.running && state.entries.some((entry) => entry.kind === 'question' && entry.answer === undefined);
+  prompt.placeholder = asking ? 'The agent asks a question: type your answer (or an option or its number) and press Enter.' : defaultPlaceholder;
   send.textContent = '';
   send.append(h('vscode-icon', { name: 'send', slot: 'content-before' }), state.running ? 'Reply' : 'Send');
   root.dataset['running'] = String(state.running);

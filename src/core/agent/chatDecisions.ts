@@ -83,3 +83,42 @@ export function planChatDecision<W extends WaitingInChat>(text: string, waiting:
   const chosen = waiting[decision.target - 1];
   return chosen ? settle([chosen]) : { kind: 'notice', text: `There is no call ${decision.target}; ${count} wait.` };
 }
+
+/** An `ask_user` question as the prompt answers it. */
+export interface QuestionInChat {
+  options: readonly string[];
+  allowFreeText: boolean;
+}
+
+export type QuestionAnswerPlan = { kind: 'answer'; answer: string } | { kind: 'notice'; text: string };
+
+/**
+ * What text typed in the prompt answers to a waiting question: an option named exactly (any case), by its number
+ * ("2", "#2", "option 2"), or by a word only one option has; else the text itself where free text is allowed; else
+ * what the person can answer.
+ */
+export function planQuestionAnswer(input: string, question: QuestionInChat): QuestionAnswerPlan {
+  const text = input.trim();
+  const lower = text.toLowerCase().replace(/[.!]+$/, '');
+  const { options } = question;
+  const exact = options.find((option) => option.toLowerCase() === lower);
+  if (exact !== undefined) {
+    return { kind: 'answer', answer: exact };
+  }
+  const number = /^(?:option\s+|#)?(\d+)$/.exec(lower);
+  const numbered = number?.[1] !== undefined ? options[Number(number[1]) - 1] : undefined;
+  if (numbered !== undefined) {
+    return { kind: 'answer', answer: numbered };
+  }
+  if (lower.length >= 3 && !question.allowFreeText) {
+    const words = (option: string): string[] => option.toLowerCase().split(/[^\p{L}\p{N}]+/u);
+    const naming = options.filter((option) => option.toLowerCase().startsWith(lower) || words(option).includes(lower));
+    if (naming.length === 1 && naming[0] !== undefined) {
+      return { kind: 'answer', answer: naming[0] };
+    }
+  }
+  if (question.allowFreeText && text !== '') {
+    return { kind: 'answer', answer: text };
+  }
+  return { kind: 'notice', text: `The agent asks you to choose: ${options.map((option, index) => `${index + 1}: ${option}`).join('; ')}. Type one of them or its number, or click it.` };
+}

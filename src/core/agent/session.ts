@@ -16,7 +16,7 @@ import type { ToolService } from '../tools/service';
 import { builtinToolSpecs } from '../tools/specs';
 import type { ChatEntry } from '../../shared/messages';
 import { defaultSystemPrompt, runAgent, type AgentStopReason, type ToolDecisionNote, type ToolOutcome, type ToolRunner } from './agent';
-import { planChatDecision } from './chatDecisions';
+import { parseChatDecision, planChatDecision, planQuestionAnswer } from './chatDecisions';
 import { toChatMessage, type ChatBook, type NoticeActions } from './chats';
 import { TranscriptWriter } from './transcript';
 
@@ -114,10 +114,19 @@ export class AgentSession {
   private decideFromChat(text: string): void {
     const chats = this.deps.chats;
     chats.push({ kind: 'user', id: `u-${randomUUID()}`, v: 1, text });
-    const plan = planChatDecision(
-      text,
-      this.deps.gate.pendingViews().filter((view) => view.source === 'agent'),
-    );
+    const waiting = this.deps.gate.pendingViews().filter((view) => view.source === 'agent');
+    // With a question waiting, what the person sends answers it; "yes" / "no" still decide calls that wait beside it.
+    const [questionId, question] = [...(this.running?.questions.entries() ?? [])][0] ?? [];
+    if (question && questionId !== undefined && (waiting.length === 0 || parseChatDecision(text).kind === 'none')) {
+      const answer = planQuestionAnswer(text, question);
+      if (answer.kind === 'answer') {
+        question.resolve(answer.answer);
+      } else {
+        chats.notice(answer.text);
+      }
+      return;
+    }
+    const plan = planChatDecision(text, waiting);
     if (plan.kind === 'notice') {
       chats.notice(plan.text);
       return;
