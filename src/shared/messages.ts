@@ -98,7 +98,15 @@ export const ToolStatus = z.enum(['waiting', 'running', 'done', 'denied', 'faile
 /** One entry of the transcript. `v` changes whenever the entry does, so the view re-renders only what changed. */
 export const ChatEntry = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('user'), id: z.string(), v: z.number(), text: z.string() }),
-  z.strictObject({ kind: z.literal('assistant'), id: z.string(), v: z.number(), text: z.string(), streaming: z.boolean() }),
+  z.strictObject({
+    kind: z.literal('assistant'),
+    id: z.string(),
+    v: z.number(),
+    text: z.string(),
+    streaming: z.boolean(),
+    /** When the request for this turn was sent (ms since epoch): the view counts "Working…" from it until text comes. */
+    since: z.number().optional(),
+  }),
   z.strictObject({
     kind: z.literal('tool'),
     id: z.string(),
@@ -133,6 +141,8 @@ export const ChatEntry = z.discriminatedUnion('kind', [
     actions: z.array(z.strictObject({ command: HostCommand, label: z.string() })).optional(),
     /** A model error: true while the failed turn can be run again (a Retry button); false once it was. */
     retry: z.boolean().optional(),
+    /** A request that is tried again: when (ms since epoch); the view counts down to it. Gone once it was sent. */
+    retryAt: z.number().optional(),
   }),
 ]);
 export type ChatEntry = z.infer<typeof ChatEntry>;

@@ -159,6 +159,29 @@ describe('OpenAI-compatible model client (against the fake server)', () => {
     assert.equal(fake.remaining(), 0);
   });
 
+  it('says before each retry what failed, which attempt comes and how long it waits', async () => {
+    const notices: unknown[] = [];
+    fake.script([
+      { error: { status: 503, message: 'overloaded', retryAfterMs: 20 } },
+      { error: { status: 429, message: 'Slow down', retryAfterMs: 10 } },
+      { text: 'at last' },
+    ]);
+    const result = await model.complete(user, [], { onRetry: (notice) => notices.push(notice) });
+    assert.equal(result.text, 'at last');
+    assert.deepEqual(notices, [
+      { attempt: 2, maxAttempts: 3, delayMs: 20, reason: 'answered 503 (overloaded)' },
+      { attempt: 3, maxAttempts: 3, delayMs: 10, reason: 'answered 429 (Slow down)' },
+    ]);
+  });
+
+  it('stops waiting for a retry when the task is stopped', async () => {
+    const controller = new AbortController();
+    fake.script([{ error: { status: 503, message: 'overloaded', retryAfterMs: 30_000 } }, { text: 'never' }]);
+    const pending = model.complete(user, [], { signal: controller.signal, onRetry: () => controller.abort() });
+    await modelErrorOf(pending, 'cancelled');
+    assert.equal(fake.requests.length, 1);
+  });
+
   it('gives up on repeated 429s with kind rate-limited', async () => {
     const once = new OpenAICompatibleModel({ baseUrl: fake.baseUrl, model: MODEL, maxRetries: 1 });
     fake.script([

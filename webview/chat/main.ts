@@ -11,11 +11,15 @@ let updates = 0;
 let latest: ChatState | undefined;
 const rendered = new Map<string, { v: number; element: HTMLElement }>();
 
+/** Host clock minus this view's (the host may run on another machine): times the host sends are shown in ours. */
+let hostClockOffset = 0;
+
 const bridge = connect('chat', {
-  onState(state: ViewState) {
+  onState(state: ViewState, _reason, sentAt: number) {
     if (state.view !== 'chat') {
       return;
     }
+    hostClockOffset = sentAt - Date.now();
     updates += 1;
     render(state);
     markConnected(root, updates);
@@ -99,6 +103,38 @@ root.replaceChildren(
   h('div', { class: 'composer' }, prompt, h('div', { class: 'actions' }, send, stop, openApprovals)),
 );
 
+const hostNow = (): number => Date.now() + hostClockOffset;
+
+function seconds(ms: number): string {
+  const total = Math.max(0, Math.round(ms / 1000));
+  return total < 60 ? `${total} s` : `${Math.floor(total / 60)} min ${total % 60} s`;
+}
+
+const workingText = (since: number): string => `Working… waiting for the model, ${seconds(hostNow() - since)}`;
+
+function countdownText(retryAt: number): string {
+  return `Trying again in ${seconds(retryAt - hostNow())}.`;
+}
+
+/** Each live time as it is now: a countdown shows until its attempt is sent, "Working…" from when it was sent. */
+function tick(): void {
+  for (const element of transcript.querySelectorAll<HTMLElement>('[data-since]')) {
+    const since = Number(element.dataset['since']);
+    element.hidden = hostNow() < since;
+    const elapsed = element.querySelector('.elapsed');
+    if (elapsed) {
+      elapsed.textContent = workingText(since);
+    }
+  }
+  for (const element of transcript.querySelectorAll<HTMLElement>('[data-retry-at]')) {
+    const retryAt = Number(element.dataset['retryAt']);
+    element.hidden = hostNow() >= retryAt;
+    element.textContent = countdownText(retryAt);
+  }
+}
+// One clock for every live time in the transcript.
+setInterval(tick, 1000);
+
 const statusIcons: Record<string, string> = { waiting: 'shield', running: 'loading', done: 'pass', denied: 'circle-slash', failed: 'error' };
 const statusText: Record<string, string> = { waiting: 'waiting for approval', running: 'running', done: 'done', denied: 'denied', failed: 'failed' };
 
@@ -109,10 +145,17 @@ function renderEntry(entry: ChatEntry): HTMLElement {
     case 'assistant': {
       const body = h('div', { class: 'entry assistant', 'data-entry': 'assistant', 'data-streaming': String(entry.streaming) }, ...renderMarkdown(entry.text));
       body.hidden = entry.text === '' && !entry.streaming;
+      if (entry.streaming && entry.text === '' && entry.since !== undefined) {
+        // Nothing from the model yet: say that it is being waited for, and for how long.
+        body.append(h('p', { class: 'working muted', 'data-field': 'working', 'data-since': String(entry.since), role: 'status' }, h('vscode-icon', { name: 'loading', spin: true, 'aria-hidden': 'true' }), ' ', h('span', { class: 'elapsed' }, workingText(entry.since))));
+      }
       return body;
     }
     case 'notice': {
       const notice = h('div', { class: `entry notice ${entry.level === 'error' ? 'error' : ''}`, 'data-entry': 'notice', role: entry.level === 'error' ? 'alert' : 'status' }, h('p', {}, entry.text));
+      if (entry.retryAt !== undefined) {
+        notice.append(h('p', { class: 'muted', 'data-field': 'retry-countdown', 'data-retry-at': String(entry.retryAt) }, countdownText(entry.retryAt)));
+      }
       if (entry.actions !== undefined && entry.actions.length > 0) {
         const buttons = entry.actions.map(({ command, label }) => {
           const button = h('vscode-button', { 'data-action': 'host-command', 'data-command': command, secondary: true }, label);
@@ -226,6 +269,7 @@ function render(state: ChatState): void {
     }
     previous = element;
   }
+  tick();
   const added = inline.render(state.pending);
   if (nearBottom || switched || added) {
     // Again after layout: custom elements and fonts can grow the entries after this frame.

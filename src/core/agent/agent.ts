@@ -19,6 +19,8 @@ export type ToolStatus = 'waiting' | 'running' | 'done' | 'denied' | 'failed';
 export type AgentEvent =
   | { type: 'turnStart'; step: number }
   | { type: 'text'; delta: string }
+  /** The model request failed and is tried again after a wait (attempt `attempt` of `maxAttempts` comes next). */
+  | { type: 'retry'; attempt: number; maxAttempts: number; delayMs: number; reason: string }
   | { type: 'toolCalls'; calls: ToolCall[] }
   | { type: 'toolStatus'; callId: string; status: ToolStatus; output?: string; note?: ToolDecisionNote }
   | { type: 'done'; reason: AgentStopReason; error?: string; errorKind?: ModelErrorKind };
@@ -105,6 +107,7 @@ export async function runAgent(
       turn = await options.model.complete(messages, options.tools(), {
         signal,
         onText: (delta) => onEvent({ type: 'text', delta }),
+        onRetry: (notice) => onEvent({ type: 'retry', ...notice }),
       });
     } catch (error) {
       if (isAborted(signal) || (error instanceof ModelError && error.kind === 'cancelled')) {

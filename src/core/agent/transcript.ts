@@ -40,6 +40,8 @@ export function summarizeCall(call: ToolCall): string {
 /** Writes one task's events into its chat. */
 export class TranscriptWriter {
   private assistant: Extract<ChatEntry, { kind: 'assistant' }> | undefined;
+  /** The notice of a retry still waiting to be sent: its countdown ends when the next thing happens. */
+  private retrying: Extract<ChatEntry, { kind: 'notice' }> | undefined;
   private readonly tools = new Map<string, Extract<ChatEntry, { kind: 'tool' }>>();
   /** The model error the task ended with, if it did. */
   failure: { error: string; kind: ModelErrorKind | undefined } | undefined;
@@ -47,13 +49,41 @@ export class TranscriptWriter {
   constructor(
     private readonly book: ChatBook,
     private readonly chat: ChatRecord,
+    private readonly now: () => number = Date.now,
   ) {}
 
   readonly onEvent = (event: AgentEvent): void => {
+    if (event.type !== 'retry') {
+      this.retried();
+    }
     switch (event.type) {
       case 'turnStart':
-        this.assistant = this.book.push({ kind: 'assistant', id: `a-${randomUUID()}`, v: 1, text: '', streaming: true }, this.chat);
+        this.assistant = this.book.push({ kind: 'assistant', id: `a-${randomUUID()}`, v: 1, text: '', streaming: true, since: this.now() }, this.chat);
         break;
+      case 'retry': {
+        this.retried();
+        this.retrying = this.book.push(
+          {
+            kind: 'notice',
+            id: `n-${randomUUID()}`,
+            v: 1,
+            level: 'info',
+            // The view counts the wait down beside it.
+            text: `The model endpoint ${event.reason}; trying again (attempt ${event.attempt} of ${event.maxAttempts}).`,
+            retryAt: this.now() + event.delayMs,
+          },
+          this.chat,
+        );
+        if (this.assistant?.text === '') {
+          // The turn's answer comes after the notice: its entry moves below it, counting from the new attempt.
+          const at = this.chat.entries.indexOf(this.assistant);
+          if (at >= 0) {
+            this.chat.entries.splice(at, 1);
+          }
+          this.assistant = this.book.push({ kind: 'assistant', id: `a-${randomUUID()}`, v: 1, text: '', streaming: true, since: this.now() + event.delayMs }, this.chat);
+        }
+        break;
+      }
       case 'text':
         if (this.assistant) {
           this.book.update(this.assistant, { text: this.assistant.text + event.delta });
@@ -85,6 +115,15 @@ export class TranscriptWriter {
         break;
     }
   };
+
+  private retried(): void {
+    if (this.retrying) {
+      // Sent: the countdown ends, the notice stays as what happened.
+      delete this.retrying.retryAt;
+      this.book.update(this.retrying, {});
+      this.retrying = undefined;
+    }
+  }
 
   private endStreaming(): void {
     if (this.assistant?.streaming === true) {

@@ -10,6 +10,8 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 
+import { retryDelayMs, waitFor } from './retry';
+
 type OpenAIModule = typeof OpenAIPackage;
 let openaiLoading: Promise<OpenAIModule> | undefined;
 
@@ -49,9 +51,20 @@ export interface TurnResult {
   finishReason: string | null;
 }
 
+/** A failed request that is tried again after `delayMs`: attempt `attempt` of `maxAttempts` comes next. */
+export interface RetryNotice {
+  attempt: number;
+  maxAttempts: number;
+  delayMs: number;
+  /** What went wrong: "answered 503 (overloaded)", "could not be reached (ECONNREFUSED)". */
+  reason: string;
+}
+
 export interface CompleteOptions {
   signal?: AbortSignal;
   onText?: (delta: string) => void;
+  /** Called before each wait for a retry, so the person sees that the request goes on and for how long it waits. */
+  onRetry?: (notice: RetryNotice) => void;
 }
 
 export interface ChatModel {
@@ -222,7 +235,8 @@ export class OpenAICompatibleModel implements ChatModel {
       // Never send the OPENAI_ORG_ID / OPENAI_PROJECT_ID of the environment to some other endpoint.
       organization: null,
       project: null,
-      maxRetries: options.maxRetries ?? 2,
+      // Retries are ours (see retry.ts), so that each one is reported.
+      maxRetries: 0,
       // Every failure reaches the caller as a ModelError; the package's own console logging would only be noise.
       logLevel: 'off',
       ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
@@ -244,16 +258,31 @@ export class OpenAICompatibleModel implements ChatModel {
       ...(tools.length === 0 ? {} : { tools: tools.map(toOpenAITool) }),
     };
     const turn = new TurnAssembler();
-    try {
-      const stream = await client.chat.completions.create(body, signal === undefined ? {} : { signal });
-      for await (const chunk of stream) {
-        const delta = turn.add(chunk);
-        if (delta !== '' && onText !== undefined) {
-          onText(delta);
+    const maxRetries = this.options.maxRetries ?? 2;
+    for (let attempt = 0; ; attempt++) {
+      let streaming = false;
+      try {
+        const stream = await client.chat.completions.create(body, signal === undefined ? {} : { signal });
+        streaming = true;
+        for await (const chunk of stream) {
+          const delta = turn.add(chunk);
+          if (delta !== '' && onText !== undefined) {
+            onText(delta);
+          }
+        }
+        break;
+      } catch (error) {
+        // A request is tried again only before anything of its answer arrived: a stream cut midway is not resent.
+        const delayMs = !streaming && attempt < maxRetries && !isAborted(signal) ? this.retryDelay(openai, error, attempt) : undefined;
+        if (delayMs === undefined) {
+          throw this.toModelError(openai, error, signal);
+        }
+        options.onRetry?.({ attempt: attempt + 2, maxAttempts: maxRetries + 1, delayMs, reason: this.failureReason(openai, error) });
+        await waitFor(delayMs, signal);
+        if (isAborted(signal)) {
+          throw new ModelError('cancelled', 'the request to the model was cancelled');
         }
       }
-    } catch (error) {
-      throw this.toModelError(openai, error, signal);
     }
     // The openai package ends the iteration quietly, without an error, when the signal aborts it.
     if (isAborted(signal)) {
@@ -266,6 +295,31 @@ export class OpenAICompatibleModel implements ChatModel {
       );
     }
     return { text: turn.text, toolCalls: turn.toolCalls(), finishReason: turn.finishReason };
+  }
+
+  private retryDelay(openai: OpenAIModule, error: unknown, attempt: number): number | undefined {
+    const { APIConnectionError, APIError, APIUserAbortError } = openai;
+    if (error instanceof APIUserAbortError) {
+      return undefined;
+    }
+    if (error instanceof APIConnectionError) {
+      return retryDelayMs({ status: undefined, headers: undefined, connection: true }, attempt);
+    }
+    if (error instanceof APIError) {
+      const answered = error as APIError<number | undefined, Headers | undefined, object | undefined>;
+      return answered.status === undefined ? undefined : retryDelayMs({ status: answered.status, headers: answered.headers, connection: false }, attempt);
+    }
+    return undefined;
+  }
+
+  private failureReason(openai: OpenAIModule, error: unknown): string {
+    if (error instanceof openai.APIError) {
+      const answered = error as APIError<number | undefined, Headers | undefined, object | undefined>;
+      const detail = apiMessage(answered);
+      return `answered ${String(answered.status)}${detail === '' ? '' : ` (${detail.length > 120 ? `${detail.slice(0, 119)}…` : detail})`}`;
+    }
+    const cause = error instanceof openai.APIConnectionError ? describeCause(error.cause) : '';
+    return `could not be reached${cause === '' ? '' : ` (${cause})`}`;
   }
 
   /** Maps what the openai package throws to a `ModelError`; anything else (a bug in `onText`, say) is returned as is. */

@@ -1,0 +1,49 @@
+import * as assert from 'node:assert/strict';
+import { ChatDriver, sentToolResult, useFakeModel } from './harness/chat';
+import { useCodeServer } from './harness/session';
+
+describe('the chat shows that the model is working, counts down its retries, and takes answers from the prompt', function () {
+  this.timeout(180_000);
+  const model = useFakeModel();
+  const session = useCodeServer(() => ({ settings: model.workspaceSettings() }));
+
+  it('a 503 with Retry-After shows a notice counting down to the next attempt, then "Working…" until the slow answer streams', async () => {
+    model.fake.script([
+      { error: { status: 503, message: 'overloaded', retryAfterMs: 4000 } },
+      { text: 'Here after the wait.', delayMs: 3000 },
+    ]);
+    const chat = new ChatDriver(session.workbench);
+    await chat.say('Say hello');
+    const frame = await chat.frame();
+    const notice = frame.locator('[data-entry="notice"]', { hasText: 'The model endpoint answered 503 (overloaded); trying again (attempt 2 of 3)' });
+    await notice.waitFor();
+    await notice.locator('[data-field="retry-countdown"]', { hasText: /^Trying again in \d s\.$/ }).waitFor();
+    await session.workbench.screenshot('chat-retry-countdown');
+    // The second attempt is sent; the model takes its time: the entry says it waits, with the time.
+    await frame.locator('[data-field="working"]', { hasText: /Working… waiting for the model, \d+ s/ }).waitFor({ timeout: 30_000 });
+    assert.equal(await notice.locator('[data-field="retry-countdown"]').isHidden(), true, 'the countdown ends once the attempt is sent');
+    await frame.locator('[data-entry="assistant"]', { hasText: 'Here after the wait.' }).waitFor({ timeout: 30_000 });
+    const order = await frame.locator('[data-entry]').evaluateAll((entries) => entries.map((entry) => entry.getAttribute('data-entry')));
+    assert.deepEqual(order.slice(-3), ['user', 'notice', 'assistant'], 'the answer comes after the retry notice');
+    assert.equal(await frame.locator('[data-field="working"]').count(), 0, '"Working…" goes once text arrives');
+    await chat.idle();
+    assert.equal(model.fake.requests.length, 2);
+  });
+
+  it("with the agent's question waiting, what is typed in the prompt answers it (an option by its number)", async () => {
+    model.fake.script([
+      { toolCalls: [{ id: 'q1', name: 'ask_user', arguments: JSON.stringify({ question: 'Tabs or spaces?', options: ['Tabs', 'Spaces'] }) }] },
+      { text: 'Spaces it is.' },
+    ]);
+    const chat = new ChatDriver(session.workbench);
+    await chat.task('Format the file');
+    const frame = await chat.frame();
+    await frame.locator('[data-entry="question"]', { hasText: 'Tabs or spaces?' }).waitFor();
+    assert.match((await frame.locator('[data-field="prompt"]').getAttribute('placeholder')) ?? '', /The agent asks a question: type your answer/);
+    await frame.locator('[data-field="prompt"]').fill('2');
+    await frame.locator('[data-field="prompt"]').press('Enter');
+    await frame.locator('[data-entry="assistant"]', { hasText: 'Spaces it is.' }).waitFor({ timeout: 30_000 });
+    assert.equal(await frame.locator('[data-entry="question"] [data-field="answer"]').last().innerText(), 'Answered: Spaces');
+    assert.equal(sentToolResult(model.fake, model.fake.requests.length - 1, 'q1'), 'The person answered: "Spaces"');
+  });
+});
