@@ -13,10 +13,8 @@ const commandIds: Record<HostCommand, () => [string, ...unknown[]]> = {
   resetWorkspaceApprovals: () => ['toolgate.resetWorkspaceApprovals'],
   manageWorkspaceTrust: () => ['workbench.trust.manage'],
   // toolgate.model.baseUrl is machine-scoped: a remote window (code-server, SSH, WSL) takes it from its Remote settings.
-  openModelSettings: () => [
-    isRemoteWindow() ? 'workbench.action.openRemoteSettings' : 'workbench.action.openSettings',
-    { query: 'toolgate.model.baseUrl' },
-  ],
+  // The query shows every model setting: the provider, the address, the model.
+  openModelSettings: () => [isRemoteWindow() ? 'workbench.action.openRemoteSettings' : 'workbench.action.openSettings', { query: 'toolgate.model' }],
   openTerminalRules: () => ['workbench.action.openSettings', { query: 'toolgate.autoApprove.terminal' }],
   openEditRules: () => ['workbench.action.openSettings', { query: 'toolgate.autoApprove.edits' }],
   openGatedTools: () => ['workbench.action.openSettings', { query: 'toolgate.gatedTools' }],

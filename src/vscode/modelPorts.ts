@@ -1,7 +1,7 @@
 /** The agent's model as the settings name it (with its key from SecretStorage), and what to say when it fails. */
 import { OpenAICompatibleModel, type ChatModel, type ModelErrorKind } from '../core/llm/client';
 import { ignoredSettingNote } from '../core/settings';
-import type { NoticeActions } from '../core/agent/chats';
+import { modelFailureActions, type NoticeActions } from '../core/agent/chats';
 import { isRemoteWindow } from './commandBridge';
 import type { ApiKeyStore } from './secrets';
 import type { Settings } from './settings';
@@ -30,7 +30,8 @@ export async function explainModelFailure(
   const ignored = kind !== undefined && settings.get('model.provider') === 'openai-compatible' ? await ignoredWorkspaceValues('toolgate.model.baseUrl') : [];
   const first = ignored[0];
   if (first === undefined) {
-    return { text: `The model failed: ${error}` };
+    const actions = modelFailureActions(kind);
+    return { text: `The model failed: ${error}`, ...(actions.length > 0 ? { actions } : {}) };
   }
   const where = isRemoteWindow() ? 'the Remote settings of this window' : 'your user settings';
   return {

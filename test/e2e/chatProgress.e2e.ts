@@ -30,6 +30,22 @@ describe('the chat shows that the model is working, counts down its retries, and
     assert.equal(model.fake.requests.length, 2);
   });
 
+  it('a refused API key offers Set API Key and the model settings, and Set API Key opens its input box', async () => {
+    model.fake.script([{ error: { status: 401, message: 'Incorrect API key provided', code: 'invalid_api_key' } }]);
+    const chat = new ChatDriver(session.workbench);
+    await chat.task('Say hello');
+    const frame = await chat.frame();
+    const notice = frame.locator('[data-entry="notice"]', { hasText: 'the endpoint refused the API key (401' });
+    await notice.waitFor();
+    const actions = await notice.locator('[data-action="host-command"]').evaluateAll((buttons) => buttons.map((button) => button.getAttribute('data-command')));
+    assert.deepEqual(actions, ['setApiKey', 'openModelSettings']);
+    await notice.locator('[data-command="setApiKey"]').click();
+    const input = session.workbench.page.locator('.quick-input-widget input');
+    await input.waitFor();
+    await input.press('Escape');
+    await chat.idle();
+  });
+
   it("with the agent's question waiting, what is typed in the prompt answers it (an option by its number)", async () => {
     model.fake.script([
       { toolCalls: [{ id: 'q1', name: 'ask_user', arguments: JSON.stringify({ question: 'Tabs or spaces?', options: ['Tabs', 'Spaces'] }) }] },

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
-import { ChatBook, chatsKey, maxChats, maxEntries } from '../../src/core/agent/chats';
+import { ChatBook, chatsKey, maxChats, maxEntries, modelFailureActions } from '../../src/core/agent/chats';
 import { AgentSession, type AgentSessionDeps } from '../../src/core/agent/session';
 import type { PersonChoice } from '../../src/core/approval/gate';
 import { ModelError, type TurnResult } from '../../src/core/llm/client';
@@ -384,4 +384,25 @@ describe('the chats, kept in workspace state', () => {
     assert.equal(book.open(firstId), false);
     book.dispose();
   });
+});
+
+describe('what a model error offers to fix it', () => {
+  const rows: [Parameters<typeof modelFailureActions>[0], string[]][] = [
+    ['auth', ['setApiKey', 'openModelSettings']],
+    ['unreachable', ['openModelSettings']],
+    ['model-not-found', ['openModelSettings']],
+    ['no-tool-support', ['openModelSettings']],
+    ['rate-limited', []],
+    ['server', []],
+    ['bad-response', []],
+    [undefined, []],
+  ];
+  for (const [kind, commands] of rows) {
+    it(`${String(kind)}: ${commands.join(', ') || 'only Retry'}`, () => {
+      assert.deepEqual(
+        modelFailureActions(kind).map((action) => action.command),
+        commands,
+      );
+    });
+  }
 });

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import type { KeyValueStore } from '../storage/keyValueStore';
 import { Emitter, type Disposable } from '../disposable';
-import type { ChatMessage } from '../llm/client';
+import type { ChatMessage, ModelErrorKind } from '../llm/client';
 import { ChatEntry } from '../../shared/messages';
 import type { LogPort } from '../tools/ports';
 
@@ -168,5 +168,28 @@ export class ChatBook implements Disposable {
       void this.save();
     }
     this.onDidChangeEmitter.dispose();
+  }
+}
+
+/**
+ * What the person can do about a model error, by its kind: the key for a refused one, the model settings for a wrong
+ * address, model or a model without tools; a passing failure (rate limit, server error, dropped stream) is the
+ * notice's own Retry.
+ */
+export function modelFailureActions(kind: ModelErrorKind | undefined): NonNullable<NoticeActions> {
+  const settings = { command: 'openModelSettings' as const, label: 'Open the model settings' };
+  switch (kind) {
+    case 'auth':
+      return [{ command: 'setApiKey', label: 'Set API Key' }, settings];
+    case 'unreachable':
+    case 'model-not-found':
+    case 'no-tool-support':
+      return [settings];
+    case 'rate-limited':
+    case 'server':
+    case 'bad-response':
+    case 'cancelled':
+    case undefined:
+      return [];
   }
 }
