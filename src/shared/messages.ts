@@ -58,6 +58,8 @@ export const AnswerMessage = z.strictObject({
 
 /** Run the model turn that failed again, with the same history (the chat's Retry button). */
 export const RetryMessage = z.strictObject({ type: z.literal('retry'), requestId: ChatRequestId });
+/** Continue the chat's task that a window reload interrupted, from its last completed turn. */
+export const ResumeMessage = z.strictObject({ type: z.literal('resume'), requestId: ChatRequestId });
 
 /** A waiting call's card got the keyboard focus (`callId`), or no card of the view holds it now (`null`). */
 export const FocusCallMessage = z.strictObject({ type: z.literal('focusCall'), requestId: RequestId, callId: CallId.nullable() });
@@ -71,6 +73,7 @@ export const WebviewToHost = z.discriminatedUnion('type', [
   OpenChatMessage,
   AnswerMessage,
   RetryMessage,
+  ResumeMessage,
   FocusCallMessage,
   DecideMessage,
   HunkChoiceMessage,
@@ -87,13 +90,14 @@ export const inboundTypes = {
   // 'decide' and 'openDiff': the inline cards of the chat's own waiting calls (the host checks id and hash as for the panel).
   // 'revokeGrant': the grant an auto-approved call of the chat names (the host revokes only a grant that exists).
   // 'chooseHunk': a hunk of a waiting diff accepted or rejected; the host holds the choice for every view.
-  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'retry', 'decide', 'chooseHunk', 'openDiff', 'focusCall', 'revokeGrant'],
+  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'retry', 'resume', 'decide', 'chooseHunk', 'openDiff', 'focusCall', 'revokeGrant'],
   approvals: ['ready', 'command', 'decide', 'chooseHunk', 'decideAll', 'openDiff', 'revokeGrant', 'focusCall', 'setDiffMode'],
   suggestions: ['ready', 'command', 'acceptSuggestion'],
 } as const satisfies Record<ViewKind, readonly WebviewToHost['type'][]>;
 export type InboundFor<V extends ViewKind> = Extract<WebviewToHost, { type: (typeof inboundTypes)[V][number] }>;
 
-export const ToolStatus = z.enum(['waiting', 'running', 'done', 'denied', 'failed']);
+/** `interrupted`: the window was reloaded while the call waited (not run) or ran (it may have run in part). */
+export const ToolStatus = z.enum(['waiting', 'running', 'done', 'denied', 'failed', 'interrupted']);
 
 /** One entry of the transcript. `v` changes whenever the entry does, so the view re-renders only what changed. */
 export const ChatEntry = z.discriminatedUnion('kind', [
@@ -143,6 +147,8 @@ export const ChatEntry = z.discriminatedUnion('kind', [
     retry: z.boolean().optional(),
     /** A request that is tried again: when (ms since epoch); the view counts down to it. Gone once it was sent. */
     retryAt: z.number().optional(),
+    /** A task a window reload interrupted: true while it can be resumed (a Resume button); false once it was. */
+    resume: z.boolean().optional(),
   }),
 ]);
 export type ChatEntry = z.infer<typeof ChatEntry>;

@@ -79,6 +79,8 @@ export function chatRequests(agent: AgentSession, gate: Gate, grants: GrantStore
         return agent.answer(message.questionId, message.answer);
       case 'retry':
         return agent.retry();
+      case 'resume':
+        return agent.resume();
     }
   };
 }

@@ -1,5 +1,7 @@
 import * as assert from 'node:assert/strict';
-import { ChatDriver, sentToolResult, useFakeModel } from './harness/chat';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { ChatDriver, sentMessages, sentToolResult, useFakeModel } from './harness/chat';
 import { useCodeServer } from './harness/session';
 
 describe('the chat shows that the model is working, counts down its retries, and takes answers from the prompt', function () {
@@ -61,5 +63,28 @@ describe('the chat shows that the model is working, counts down its retries, and
     await frame.locator('[data-entry="assistant"]', { hasText: 'Spaces it is.' }).waitFor({ timeout: 30_000 });
     assert.equal(await frame.locator('[data-entry="question"] [data-field="answer"]').last().innerText(), 'Answered: Spaces');
     assert.equal(sentToolResult(model.fake, model.fake.requests.length - 1, 'q1'), 'The person answered: "Spaces"');
+  });
+
+  it('a window reload mid-task: the waiting call shows as interrupted (not run), and Resume goes on with the model told', async () => {
+    model.fake.script([
+      { toolCalls: [{ id: 'w1', name: 'write_file', arguments: JSON.stringify({ path: 'reloaded.txt', content: 'x\n' }) }] },
+      { text: 'Picked up where I left off.' },
+    ]);
+    const chat = new ChatDriver(session.workbench);
+    await chat.task('Write reloaded.txt');
+    await (await chat.frame()).locator('[data-entry="tool"][data-status="waiting"]', { hasText: 'reloaded.txt' }).waitFor();
+    await session.workbench.reload();
+    const frame = await chat.frame();
+    await frame.locator('[data-entry="tool"][data-status="interrupted"]', { hasText: 'reloaded.txt' }).waitFor({ timeout: 30_000 });
+    const notice = frame.locator('[data-entry="notice"]', { hasText: 'This task was interrupted by a window reload: 1 call that waited for approval was not run.' });
+    await notice.waitFor();
+    assert.equal(await frame.locator('[data-action="show-waiting"]').count(), 0, 'no "Decide below" for ever');
+    await session.workbench.screenshot('chat-interrupted-resume');
+    await notice.locator('[data-action="resume"]').click();
+    await frame.locator('[data-entry="assistant"]', { hasText: 'Picked up where I left off.' }).waitFor({ timeout: 30_000 });
+    const sent = sentMessages(model.fake, model.fake.requests.length - 1);
+    assert.match(sent.at(-1)?.content ?? '', /^The VS Code window was reloaded while you were working on this task/);
+    assert.equal(existsSync(path.join(session.server.workspace, 'reloaded.txt')), false, 'the interrupted write never ran');
+    assert.equal(await notice.locator('[data-action="resume"]').count(), 0, 'Resume is offered once');
   });
 });

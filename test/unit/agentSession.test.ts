@@ -406,3 +406,72 @@ describe('what a model error offers to fix it', () => {
     });
   }
 });
+
+describe('a task cut off by a window reload is interrupted, not stuck, and can be resumed', () => {
+  before(() => initShellParser());
+
+  /** A task left mid-way (two writes waiting after a completed read turn), the window then "reloaded". */
+  async function interrupted() {
+    const store = new MemoryStore();
+    const first = setup(
+      [
+        calls(['r1', 'read_file', { path: 'a.txt' }]),
+        calls(['w1', 'write_file', { path: 'b.txt', content: 'b' }], ['w2', 'write_file', { path: 'c.txt', content: 'c' }]),
+      ],
+      store,
+    );
+    void first.session.runTask('make b and c');
+    await waitFor(() => (first.gate.waitingCount === 2 ? true : undefined));
+    // The reload: the window's state is saved as it stands; nothing of the old session goes on.
+    first.chats.dispose();
+    return { store, first };
+  }
+
+  it('at load: waiting calls become "interrupted" (not run), and one notice offers Resume', async () => {
+    const { store } = await interrupted();
+    const reloaded = setup([], store);
+    assert.deepEqual(
+      reloaded.entries().flatMap((entry) => (entry.kind === 'tool' ? [[entry.name, entry.status]] : [])),
+      [
+        ['read_file', 'done'],
+        ['write_file', 'interrupted'],
+        ['write_file', 'interrupted'],
+      ],
+    );
+    const notice = reloaded.entries().at(-1);
+    assert.ok(notice?.kind === 'notice');
+    assert.equal(notice.resume, true);
+    assert.match(notice.text, /^This task was interrupted by a window reload: 2 calls that waited for approval were not run\./);
+    assert.equal(reloaded.chats.current.task?.state, 'interrupted');
+  });
+
+  it('Resume continues from the last completed turn, with the model told what happened; nothing of the lost turn runs', async () => {
+    const { store } = await interrupted();
+    const reloaded = setup([text('Carrying on.')], store);
+    assert.deepEqual(reloaded.session.resume(), { ok: true });
+    await waitFor(() => reloaded.entries().find((entry) => entry.kind === 'assistant' && entry.text === 'Carrying on.'));
+    await waitFor(() => (reloaded.session.isRunning ? undefined : true));
+    const sent = reloaded.model.seen[0] ?? [];
+    assert.deepEqual(
+      sent.map((message) => message.role),
+      ['system', 'user', 'assistant', 'tool', 'user'],
+      'the prompt, the completed read turn, then the note: the interrupted turn is not in it',
+    );
+    assert.match(sent.at(-1)?.content ?? '', /^The VS Code window was reloaded while you were working on this task/);
+    assert.equal(reloaded.files.files.has('/ws/b.txt'), false);
+    assert.equal(reloaded.chats.current.task, undefined, 'the task ended');
+    assert.deepEqual(reloaded.session.resume(), { ok: false, error: 'there is no interrupted task to resume in this chat' });
+    const resumeButtons = reloaded.entries().filter((entry) => entry.kind === 'notice' && entry.resume === true);
+    assert.equal(resumeButtons.length, 0, 'the Resume button is gone once used');
+  });
+
+  it('a finished task leaves nothing to resume after a reload', async () => {
+    const store = new MemoryStore();
+    const first = setup([text('done')], store);
+    await first.session.runTask('hello');
+    first.chats.dispose();
+    const reloaded = setup([], store);
+    assert.equal(reloaded.entries().some((entry) => entry.kind === 'notice' && entry.resume === true), false);
+    assert.deepEqual(reloaded.session.resume(), { ok: false, error: 'there is no interrupted task to resume in this chat' });
+  });
+});

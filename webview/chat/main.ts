@@ -135,8 +135,8 @@ function tick(): void {
 // One clock for every live time in the transcript.
 setInterval(tick, 1000);
 
-const statusIcons: Record<string, string> = { waiting: 'shield', running: 'loading', done: 'pass', denied: 'circle-slash', failed: 'error' };
-const statusText: Record<string, string> = { waiting: 'waiting for approval', running: 'running', done: 'done', denied: 'denied', failed: 'failed' };
+const statusIcons: Record<string, string> = { waiting: 'shield', running: 'loading', done: 'pass', denied: 'circle-slash', failed: 'error', interrupted: 'debug-disconnect' };
+const statusText: Record<string, string> = { waiting: 'waiting for approval', running: 'running', done: 'done', denied: 'denied', failed: 'failed', interrupted: 'interrupted by a window reload' };
 
 function renderEntry(entry: ChatEntry): HTMLElement {
   switch (entry.kind) {
@@ -163,6 +163,11 @@ function renderEntry(entry: ChatEntry): HTMLElement {
           return button;
         });
         notice.append(h('div', { class: 'actions' }, ...buttons));
+      }
+      if (entry.resume === true) {
+        const resume = h('vscode-button', { 'data-action': 'resume', 'aria-label': 'Resume the interrupted task' }, h('vscode-icon', { name: 'debug-continue', slot: 'content-before' }), 'Resume');
+        resume.addEventListener('click', () => bridge.send({ type: 'resume' }));
+        notice.append(h('div', { class: 'actions' }, resume));
       }
       if (entry.retry === true) {
         const retry = h('vscode-button', { 'data-action': 'retry', 'aria-label': 'Retry the failed model turn' }, h('vscode-icon', { name: 'refresh', slot: 'content-before' }), 'Retry');

@@ -23,6 +23,8 @@ export type AgentEvent =
   | { type: 'retry'; attempt: number; maxAttempts: number; delayMs: number; reason: string }
   | { type: 'toolCalls'; calls: ToolCall[] }
   | { type: 'toolStatus'; callId: string; status: ToolStatus; output?: string; note?: ToolDecisionNote }
+  /** A turn and its tool results are complete: the conversation so far, from which the task can go on after a reload. */
+  | { type: 'turnEnd'; messages: ChatMessage[] }
   | { type: 'done'; reason: AgentStopReason; error?: string; errorKind?: ModelErrorKind };
 
 export type AgentStopReason = 'finished' | 'step-limit' | 'cancelled' | 'error';
@@ -151,6 +153,7 @@ export async function runAgent(
       onEvent({ type: 'toolStatus', callId: call.id, status: outcome.status, output: outcome.output, ...(outcome.note ? { note: outcome.note } : {}) });
       messages.push({ role: 'tool', toolCallId: call.id, content: outcome.output });
     }
+    onEvent({ type: 'turnEnd', messages: [...messages] });
     if (isAborted(signal)) {
       return finish('cancelled');
     }

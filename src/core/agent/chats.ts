@@ -23,8 +23,11 @@ const ChatRecord = z.strictObject({
   title: z.string(),
   createdAt: z.string(),
   updatedAt: z.string(),
+  /** The conversation up to the last completed turn (saved after every turn, so a reload loses at most one). */
   messages: z.array(StoredMessage),
   entries: z.array(ChatEntry),
+  /** The task under way (`running`), or one a window reload cut off (`interrupted`, until it is resumed or replaced). */
+  task: z.strictObject({ prompt: z.string(), state: z.enum(['running', 'interrupted']) }).optional(),
 });
 export type ChatRecord = z.infer<typeof ChatRecord>;
 
@@ -79,6 +82,10 @@ export class ChatBook implements Disposable {
         if (entry.kind === 'notice' && entry.retry === true) {
           entry.retry = false;
         }
+      }
+      // A task that was running when the window went away: nothing of it still runs or waits, and it can be resumed.
+      for (const chat of this.chats.filter((candidate) => candidate.task?.state === 'running')) {
+        interruptTask(chat);
       }
     }
     this.currentChat = this.chats.find((chat) => chat.id === (parsed?.success ? parsed.data.currentId : '')) ?? this.create();
@@ -160,6 +167,21 @@ export class ChatBook implements Disposable {
     this.push({ kind: 'notice', id: `n-${randomUUID()}`, v: 1, level, text, ...(actions !== undefined ? { actions } : {}) });
   }
 
+  /**
+   * Saves right after this burst of changes, not in 300 ms: a task started, or a call began to wait or to run; a reload
+   * right after must find it. Changes of one tick (a batch of calls) are saved once.
+   */
+  saveNow(): void {
+    this.changed();
+    if (this.saveTimer !== undefined) {
+      clearTimeout(this.saveTimer);
+    }
+    this.saveTimer = setTimeout(() => {
+      this.saveTimer = undefined;
+      void this.save();
+    }, 0);
+  }
+
   /** Saves what is pending now (the window is closing). */
   dispose(): void {
     if (this.saveTimer !== undefined) {
@@ -169,6 +191,41 @@ export class ChatBook implements Disposable {
     }
     this.onDidChangeEmitter.dispose();
   }
+}
+
+/** Marks a task cut off by a reload: what waited was not run, what ran may have run in part; a notice offers Resume. */
+function interruptTask(chat: ChatRecord): void {
+  let notRun = 0;
+  let cutOff = 0;
+  for (const entry of chat.entries) {
+    if (entry.kind === 'tool' && entry.status === 'waiting') {
+      notRun += 1;
+      Object.assign(entry, { status: 'interrupted', output: 'Not run: the window was reloaded while this call waited for approval.', v: entry.v + 1 });
+    } else if (entry.kind === 'tool' && entry.status === 'running') {
+      cutOff += 1;
+      Object.assign(entry, { status: 'interrupted', output: 'Interrupted: the window was reloaded while this ran; it may have run in part.', v: entry.v + 1 });
+    } else if (entry.kind === 'question' && entry.answer === undefined) {
+      Object.assign(entry, { answer: '(not answered: the window was reloaded)', v: entry.v + 1 });
+    } else if (entry.kind === 'assistant' && entry.streaming) {
+      Object.assign(entry, { streaming: false, v: entry.v + 1 });
+      delete entry.since;
+    } else if (entry.kind === 'notice' && entry.retryAt !== undefined) {
+      delete entry.retryAt;
+      entry.v += 1;
+    }
+  }
+  const what = [notRun > 0 ? `${notRun} call${notRun === 1 ? '' : 's'} that waited for approval ${notRun === 1 ? 'was' : 'were'} not run` : '', cutOff > 0 ? `${cutOff} that ran may have run in part` : '']
+    .filter((part) => part !== '')
+    .join('; ');
+  chat.entries.push({
+    kind: 'notice',
+    id: `n-${randomUUID()}`,
+    v: 1,
+    level: 'info',
+    text: `This task was interrupted by a window reload${what === '' ? '' : `: ${what}`}. Resume continues it from its last completed step, and the model is told what happened.`,
+    resume: true,
+  });
+  chat.task = { prompt: chat.task?.prompt ?? '', state: 'interrupted' };
 }
 
 /**

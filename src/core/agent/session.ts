@@ -169,7 +169,29 @@ export class AgentSession {
 
   /** Runs one task in the current chat and resolves with its transcript. Gated calls wait for the person. */
   async runTask(prompt: string): Promise<TaskResult> {
-    return await this.run(prompt, false);
+    return await this.run(prompt, 'new');
+  }
+
+  /**
+   * Continues the current chat's task that a window reload interrupted, from its last completed turn, telling the
+   * model that the step under way when the window went away did not finish. Refused while a task runs, or when this
+   * chat has no interrupted task.
+   */
+  resume(): Outcome {
+    const chat = this.deps.chats.current;
+    if (this.running) {
+      return { ok: false, error: 'a task is running; stop it first' };
+    }
+    if (chat.task?.state !== 'interrupted') {
+      return { ok: false, error: 'there is no interrupted task to resume in this chat' };
+    }
+    for (const entry of chat.entries) {
+      if (entry.kind === 'notice' && entry.resume === true) {
+        this.deps.chats.update(entry, { resume: false });
+      }
+    }
+    void this.run(chat.task.prompt, 'resume').catch((error: unknown) => this.deps.log.error(`resume failed: ${String(error)}`));
+    return { ok: true };
   }
 
   /**
@@ -186,11 +208,12 @@ export class AgentSession {
       return { ok: false, error: 'there is no failed model turn to retry in this chat' };
     }
     this.deps.chats.update(failed.notice, { retry: false });
-    void this.run(failed.prompt, true).catch((error: unknown) => this.deps.log.error(`retry failed: ${String(error)}`));
+    void this.run(failed.prompt, 'retry').catch((error: unknown) => this.deps.log.error(`retry failed: ${String(error)}`));
     return { ok: true };
   }
 
-  private async run(prompt: string, retry: boolean): Promise<TaskResult> {
+  /** `retry`: the same history again, no new message; `resume`: the history of the last completed turn and a note on why. */
+  private async run(prompt: string, mode: 'new' | 'retry' | 'resume'): Promise<TaskResult> {
     if (this.running) {
       throw new Error('a task is already running in this window; stop it first');
     }
@@ -204,9 +227,15 @@ export class AgentSession {
       chat.title = prompt.length > 60 ? `${prompt.slice(0, 60)}…` : prompt;
     }
     const historyLength = chat.messages.length;
-    if (!retry) {
+    if (mode === 'new') {
       chats.push({ kind: 'user', id: `u-${randomUUID()}`, v: 1, text: prompt }, chat);
+    } else if (mode === 'resume') {
+      chats.notice('Resumed from the last completed step.');
     }
+    // Kept with the chat, so a reload can tell that this task was cut off and resume it.
+    chat.task = { prompt, state: 'running' };
+    chats.saveNow();
+    const message = mode === 'new' ? prompt : mode === 'resume' ? resumeNote : undefined;
     const transcript = new TranscriptWriter(chats, chat);
     // What the task's calls change is kept per model turn, for "Undo this turn / task".
     const task = startTask(chat.id, prompt);
@@ -223,13 +252,19 @@ export class AgentSession {
           maxSteps: this.deps.maxSteps(),
         },
         chat.messages.map(toChatMessage),
-        retry ? undefined : prompt,
+        message,
         running.controller.signal,
         (event) => {
           if (event.type === 'turnStart') {
             step = event.step;
           }
+          if (event.type === 'turnEnd') {
+            chat.messages = event.messages;
+          }
           transcript.onEvent(event);
+          if (event.type === 'toolCalls' || event.type === 'turnEnd' || event.type === 'toolStatus') {
+            chats.saveNow();
+          }
         },
       );
       chat.messages = result.messages;
@@ -251,6 +286,7 @@ export class AgentSession {
       for (const question of running.questions.values()) {
         question.resolve(undefined);
       }
+      delete chat.task;
       this.running = undefined;
       this.deps.onRunning(false);
       chats.changed();
@@ -379,6 +415,12 @@ export class AgentSession {
     return { ok: true };
   }
 }
+
+/** What the model is told when a task goes on after a window reload cut it off. */
+export const resumeNote =
+  'The VS Code window was reloaded while you were working on this task, so the step that was under way did not finish: ' +
+  'any tool calls of it were not run, and a command that was running may have run in part. Check the state of what you ' +
+  'were changing, then continue the task.';
 
 /** What the chat entry of an allowed call says about how it was allowed (typed, from the gate's result). */
 function decisionNote(call: ToolCall, decision: GateResult | undefined): ToolDecisionNote | undefined {
