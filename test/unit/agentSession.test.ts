@@ -475,3 +475,36 @@ describe('a task cut off by a window reload is interrupted, not stuck, and can b
     assert.deepEqual(reloaded.session.resume(), { ok: false, error: 'there is no interrupted task to resume in this chat' });
   });
 });
+
+describe('one tool result per call, always', () => {
+  before(() => initShellParser());
+
+  const batchRows: { name: string; decide: (s: ReturnType<typeof setup>) => void }[] = [
+    { name: 'allowed together with Allow all', decide: (s) => s.gate.settleAll(s.gate.pendingViews(), { allow: true }) },
+    { name: 'denied together with Deny all', decide: (s) => s.gate.settleAll(s.gate.pendingViews(), { allow: false }) },
+    {
+      name: 'half allowed one by one, the rest stopped',
+      decide: (s) => {
+        for (const view of s.gate.pendingViews().slice(0, 25)) {
+          s.gate.settle(view, { action: 'allow-once' });
+        }
+        s.session.cancel();
+      },
+    },
+  ];
+  for (const row of batchRows) {
+    it(`a batch of 50 writes ${row.name}: the model gets exactly 50 results, one per call id, in order`, async () => {
+      const ids = Array.from({ length: 50 }, (_, index) => `w${index}`);
+      const s = setup([calls(...ids.map((id): [string, string, Record<string, unknown>] => [id, 'write_file', { path: `f${id}.txt`, content: id }])), text('done')]);
+      const task = s.session.runTask('fifty');
+      await waitFor(() => (s.gate.waitingCount === 50 ? true : undefined));
+      row.decide(s);
+      await task;
+      const results = (s.model.seen[1] ?? s.chats.current.messages).filter((message) => message.role === 'tool');
+      assert.deepEqual(
+        results.map((message) => message.toolCallId),
+        ids,
+      );
+    });
+  }
+});

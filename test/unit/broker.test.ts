@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { Broker, type ResolveResult, type Resolution, type Waiting } from '../../src/core/approval/broker';
 
 /** The refusal message of a decision that must have been refused. */
@@ -23,6 +24,28 @@ describe('approval broker', () => {
     assert.deepEqual(broker.waiting().map((w) => w.callId), ['c2']);
     broker.cancel('stop');
     assert.deepEqual(await second, { kind: 'cancel', reason: 'stop' });
+  });
+
+  it('a batch of 500 adds one abort listener to the task, gone once the last call is settled; an abort cancels every call', async () => {
+    const broker = new Broker<Waiting, string>();
+    const controller = new AbortController();
+    const ids = Array.from({ length: 500 }, (_, index) => `c${index}`);
+    const promises = broker.add(ids.map((id) => item(id)), { timeoutSeconds: 0, signal: controller.signal });
+    assert.equal(getEventListeners(controller.signal, 'abort').length, 1);
+    for (const id of ids.slice(0, 499)) {
+      broker.resolveByPerson(id, hashA, 'yes');
+    }
+    assert.equal(getEventListeners(controller.signal, 'abort').length, 1, 'one call still waits');
+    controller.abort();
+    assert.deepEqual(await promises[499], { kind: 'cancel', reason: 'the task was cancelled' });
+    assert.equal(getEventListeners(controller.signal, 'abort').length, 0);
+
+    const again = new AbortController();
+    const second = broker.add([item('d1'), item('d2')], { timeoutSeconds: 0, signal: again.signal });
+    broker.resolveByPerson('d1', hashA, 'yes');
+    broker.resolveByPerson('d2', hashA, 'no');
+    assert.deepEqual(await Promise.all(second), [{ kind: 'person', decision: 'yes' }, { kind: 'person', decision: 'no' }]);
+    assert.equal(getEventListeners(again.signal, 'abort').length, 0, 'all settled: the listener is removed');
   });
 
   it('ignores a forged call id', () => {

@@ -23,7 +23,8 @@ interface Entry<T extends Waiting, D> {
   item: T;
   resolve(resolution: Resolution<D>): void;
   timer?: ReturnType<typeof setTimeout>;
-  abort?: { signal: AbortSignal; listener: () => void };
+  /** The batch's one abort listener, removed once the last call of the batch is settled. */
+  abort?: { signal: AbortSignal; listener: () => void; waiting: { count: number } };
 }
 
 export type ResolveResult = { ok: true } | { ok: false; error: string };
@@ -43,6 +44,23 @@ export class Broker<T extends Waiting, D> {
    * an aborted `signal` cancels every call of the batch that still waits.
    */
   add(items: T[], options: { timeoutSeconds: number; signal?: AbortSignal }): Promise<Resolution<D>>[] {
+    // One listener for the whole batch (not one per call: a batch of 500 would pile 500 onto the task's signal).
+    const signal = options.signal;
+    const batchAbort =
+      signal === undefined
+        ? undefined
+        : {
+            signal,
+            listener: (): void => {
+              for (const item of items) {
+                this.settle(item.callId, { kind: 'cancel', reason: 'the task was cancelled' });
+              }
+            },
+            waiting: { count: items.length },
+          };
+    if (batchAbort && items.length > 0) {
+      batchAbort.signal.addEventListener('abort', batchAbort.listener, { once: true });
+    }
     const promises = items.map(
       (item) =>
         new Promise<Resolution<D>>((resolve) => {
@@ -56,13 +74,8 @@ export class Broker<T extends Waiting, D> {
               options.timeoutSeconds * 1000,
             );
           }
-          if (options.signal) {
-            const signal = options.signal;
-            const listener = (): void => {
-              this.settle(item.callId, { kind: 'cancel', reason: 'the task was cancelled' });
-            };
-            entry.abort = { signal, listener };
-            signal.addEventListener('abort', listener, { once: true });
+          if (batchAbort) {
+            entry.abort = batchAbort;
           }
           this.entries.set(item.callId, entry);
           if (options.signal?.aborted) {
@@ -131,7 +144,7 @@ export class Broker<T extends Waiting, D> {
     if (entry.timer !== undefined) {
       clearTimeout(entry.timer);
     }
-    if (entry.abort) {
+    if (entry.abort && --entry.abort.waiting.count === 0) {
       entry.abort.signal.removeEventListener('abort', entry.abort.listener);
     }
     entry.resolve(resolution);
