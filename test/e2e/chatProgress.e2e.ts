@@ -65,6 +65,21 @@ describe('the chat shows that the model is working, counts down its retries, and
     assert.equal(sentToolResult(model.fake, model.fake.requests.length - 1, 'q1'), 'The person answered: "Spaces"');
   });
 
+  it('a call whose arguments are not JSON shows in the chat with its raw arguments and the error the model got', async () => {
+    const raw = '{"path": "x.txt", "content": oops';
+    model.fake.script([{ toolCalls: [{ id: 'bad1', name: 'write_file', arguments: raw }] }, { text: 'Let me fix that.' }]);
+    const chat = new ChatDriver(session.workbench);
+    await chat.task('Write x.txt');
+    const frame = await chat.frame();
+    const entry = frame.locator('[data-entry="tool"][data-status="failed"]', { hasText: raw });
+    await entry.waitFor({ timeout: 30_000 });
+    await frame.locator('[data-entry="assistant"]', { hasText: 'Let me fix that.' }).waitFor({ timeout: 30_000 });
+    await entry.locator('details summary').click();
+    const told = sentToolResult(model.fake, model.fake.requests.length - 1, 'bad1');
+    assert.match(told, /Nothing was run\.$/);
+    assert.equal(await entry.locator('pre.output').innerText(), told);
+  });
+
   it('a window reload mid-task: the waiting call shows as interrupted (not run), and Resume goes on with the model told', async () => {
     model.fake.script([
       { toolCalls: [{ id: 'w1', name: 'write_file', arguments: JSON.stringify({ path: 'reloaded.txt', content: 'x\n' }) }] },

@@ -508,3 +508,21 @@ describe('one tool result per call, always', () => {
     });
   }
 });
+
+describe('a call whose arguments are not JSON', () => {
+  before(() => initShellParser());
+
+  it('shows in the chat with its raw arguments and the error the model was given; nothing runs', async () => {
+    const raw = '{"path": "x.txt", "content": oops';
+    const s = setup([{ text: '', toolCalls: [{ id: 'bad1', name: 'write_file', arguments: raw }], finishReason: 'tool_calls' }, text('sorry')]);
+    await s.session.runTask('write x');
+    const entry = s.entries().find((candidate) => candidate.kind === 'tool');
+    assert.ok(entry?.kind === 'tool', JSON.stringify(s.entries()));
+    assert.equal(entry.name, 'write_file');
+    assert.equal(entry.status, 'failed');
+    assert.equal(entry.summary, raw);
+    assert.match(entry.output ?? '', /^Error: .*Nothing was run\.$/s);
+    assert.equal(s.model.seen[1]?.at(-1)?.content, entry.output);
+    assert.equal(s.files.files.has('/ws/x.txt'), false);
+  });
+});
