@@ -2,7 +2,8 @@
  * Builds the gate for this window: grants in workspace state, the policy context from settings, Workspace Trust and
  * the workspace folders, and the audit log file under the extension's workspace storage.
  */
-import { appendFile, mkdir } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { appendFile, mkdir, open } from 'node:fs/promises';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { Gate } from '../core/approval/gate';
@@ -10,6 +11,7 @@ import { GrantStore } from '../core/approval/grants';
 import { realpathOfNearest } from '../core/approval/paths';
 import type { PolicyContext } from '../core/approval/policy';
 import { AuditLog } from '../core/audit/auditLog';
+import { recoveredEntries, recoveryTailBytes, unclosedAsks } from '../core/audit/recovery';
 import { defaultProtectedPaths } from '../core/settings';
 import { MirroredWorkspaceState } from '../core/storage/mirroredState';
 import type { Log } from './log';
@@ -45,6 +47,7 @@ export function createGateParts(context: vscode.ExtensionContext, settings: Sett
     (line) => log.info(line),
     (error) => log.error(`could not write the audit log ${auditFile}: ${String(error)}`),
   );
+  closeLeftWaiting(auditFile, audit, log);
   const state = new MirroredWorkspaceState(context.workspaceState, storage, (message) => log.warn(message));
   const grants = new GrantStore(state, (message) => log.warn(message));
   const forbidden = [context.globalStorageUri.fsPath, ...(context.storageUri ? [context.storageUri.fsPath] : [])].map(
@@ -68,4 +71,36 @@ export function createGateParts(context: vscode.ExtensionContext, settings: Sett
     policy,
   });
   return { gate, grants, audit, auditFile, state, policy };
+}
+
+/**
+ * Calls the log shows still waiting from an earlier window (reloaded, closed or crashed before their end was written)
+ * are written as not run. Only what the file held before this window wrote to it is read: its size is taken now.
+ */
+function closeLeftWaiting(auditFile: string, audit: AuditLog, log: Log): void {
+  let size: number;
+  try {
+    size = statSync(auditFile).size;
+  } catch {
+    return; // no log yet
+  }
+  const start = Math.max(0, size - recoveryTailBytes);
+  void (async () => {
+    const handle = await open(auditFile, 'r');
+    try {
+      const buffer = Buffer.alloc(size - start);
+      await handle.read(buffer, 0, buffer.length, start);
+      const lines = buffer.toString('utf8').split('\n');
+      // A tail that starts mid-line drops that line.
+      const asks = unclosedAsks(start > 0 ? lines.slice(1) : lines);
+      for (const entry of recoveredEntries(asks, new Date())) {
+        audit.record(entry);
+      }
+      if (asks.length > 0) {
+        log.info(`closed ${asks.length} call(s) an earlier window left waiting in the audit log: not run`);
+      }
+    } finally {
+      await handle.close();
+    }
+  })().catch((error: unknown) => log.warn(`could not check the audit log for calls left waiting: ${String(error)}`));
 }

@@ -270,6 +270,9 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     mcpServers: store.add(new McpServersView(mcp)),
     dispose: async () => {
       store.dispose();
+      // The calls the gate closed as not run are written before the host goes (a reload does not wait long).
+      await new Promise((resolve) => setImmediate(resolve));
+      await audit.flush();
       // Last, and awaited: the servers' processes must be gone before the extension host exits.
       mcp.dispose();
       await mcp.manager.close();

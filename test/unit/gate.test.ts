@@ -26,6 +26,23 @@ async function only(promises: Promise<GateResult>[]): Promise<GateResult> {
 }
 
 describe('the gate', () => {
+  it('when the window goes, every waiting call is denied and logged as not run (shutdown); the next start finds none open', async () => {
+    const { gate, entries, audit } = setup();
+    const waits = gate.request([input(writeCall('a.txt', 'x')), input(writeCall('b.txt', 'y')), input(writeCall('c.txt', 'z'))], { chatId: 'c' });
+    gate.dispose();
+    const results = await Promise.all(waits);
+    assert.deepEqual(
+      results.map((result) => [result.verdict, result.decidedBy]),
+      [['deny', 'cancel'], ['deny', 'cancel'], ['deny', 'cancel']],
+    );
+    await audit.flush();
+    const closed = entries.filter((entry) => entry.verdict === 'deny');
+    assert.deepEqual(closed.map((entry) => entry.notRun), ['shutdown', 'shutdown', 'shutdown']);
+    assert.match(closed[0]?.reason ?? '', /the window was closed or reloaded while it waited/);
+    const { unclosedAsks } = await import('../../src/core/audit/recovery');
+    assert.deepEqual(unclosedAsks(entries.map((entry) => JSON.stringify(entry))), []);
+  });
+
   it('allows at once what the policy allows, and logs who decided', async () => {
     const { gate, entries, audit } = setup({ gatedTools: { write_file: false } });
     const result = await only(gate.request([input(writeCall('a.txt', 'x'))], { chatId: 'c' }));

@@ -113,6 +113,8 @@ const grantScopes: Readonly<Partial<Record<DecisionAction, GrantScope>>> & Recor
 export class Gate implements Disposable {
   private readonly store = new DisposableStore();
   private readonly broker = this.store.add(new Broker<PendingEntry, PersonChoice>());
+  /** Set by dispose: calls cancelled from then on never ran because the window went away. */
+  private closing = false;
   /** Per-hunk choices of waiting edits: one live state for every surface, cleared when the call settles. */
   private readonly hunkChoices = new HunkChoices();
   private readonly onDidChangeEmitter = this.store.add(new Emitter<void>());
@@ -352,6 +354,7 @@ export class Gate implements Disposable {
       source: input.source,
       ...(result.verdict === 'allow' && result.edited !== undefined ? { edited: true } : {}),
       ...auditTarget(input),
+      ...(this.closing && result.decidedBy === 'cancel' ? { notRun: 'shutdown' as const } : {}),
     });
   }
 
@@ -498,7 +501,10 @@ export class Gate implements Disposable {
     return [...inForce.map(grantView), ...this.deps.grants.workspaceGrants().map(grantView)];
   }
 
+  /** The window is going: what still waits is denied and recorded as not run (`notRun: 'shutdown'`). */
   dispose(): void {
+    this.closing = true;
+    this.broker.cancel('the window was closed or reloaded while it waited');
     this.store.dispose();
   }
 

@@ -19,6 +19,11 @@ export const AuditEntry = z.strictObject({
   edited: z.boolean().optional(),
   /** What the call was about, for a person reading the log: a path, a command (cut), or an MCP server's tool. */
   target: z.string().max(600).optional(),
+  /**
+   * A call that never got its decision: `shutdown`, VS Code closed or reloaded the window while it waited;
+   * `recovered`, found still waiting in the log at the next start (the window went away before it could say so).
+   */
+  notRun: z.enum(['shutdown', 'recovered']).optional(),
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;
 

@@ -1,0 +1,52 @@
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Control } from './harness/control';
+import { ApprovalsPanelDriver } from './harness/panel';
+import { useCodeServer } from './harness/session';
+
+interface Line {
+  callId: string;
+  verdict: string;
+  decidedBy: string;
+  notRun?: string;
+  target?: string;
+}
+
+describe('every waiting call ends in the record, in the real VS Code', function () {
+  this.timeout(180_000);
+  const control = new Control();
+  const session = useCodeServer({ env: control.env, extraExtensions: [control.vsix] });
+  const auditLines = (): Line[] => {
+    const storage = path.join(session.server.userDataDir, 'User', 'workspaceStorage');
+    const [file] = execFileSync('find', [storage, '-name', 'audit.jsonl'], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+    assert.ok(file, 'no audit log');
+    return readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Line);
+  };
+
+  it('three calls waiting, then a window reload: each is closed in the audit log as not run, with why', async () => {
+    const calls = ['one.txt', 'two.txt', 'three.txt'].map((name) => control.invoke('write_file', { path: name, content: name }).catch((error: unknown) => error));
+    const panel = new ApprovalsPanelDriver(session.workbench);
+    await panel.waitForCall('write_file', 'three.txt');
+    assert.equal((await panel.callIds()).length, 3);
+    const asked = auditLines().filter((line) => line.verdict === 'ask').map((line) => line.callId);
+    assert.equal(asked.length, 3);
+
+    control.reset();
+    await session.workbench.reload();
+    await Promise.all(calls);
+    // The new window is up (its control extension answers) and has had its start to close what was left open.
+    await control.call('/evaluate', { tool: 'read_file', args: { path: 'one.txt' } });
+    for (let tries = 0; auditLines().filter((line) => asked.includes(line.callId) && line.verdict === 'deny').length < 3; tries++) {
+      assert.ok(tries < 100, `not all closed: ${JSON.stringify(auditLines())}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const closing = auditLines().filter((line) => asked.includes(line.callId) && line.verdict === 'deny');
+    assert.deepEqual(closing.map((line) => line.decidedBy), ['cancel', 'cancel', 'cancel']);
+    for (const line of closing) {
+      assert.ok(line.notRun === 'shutdown' || line.notRun === 'recovered', JSON.stringify(line));
+    }
+    assert.deepEqual(closing.map((line) => line.target).sort(), ['one.txt', 'three.txt', 'two.txt']);
+  });
+});
