@@ -82,7 +82,11 @@ const host = {
 /** @type {esbuild.BuildOptions} */
 const lazy = {
   ...node,
-  entryPoints: Object.fromEntries(splitPoints.filter((point) => point.out !== 'toolgate').map((point) => [point.out, point.entry])),
+  entryPoints: {
+    ...Object.fromEntries(splitPoints.filter((point) => point.out !== 'toolgate').map((point) => [point.out, point.entry])),
+    // What stdio MCP servers are started through (src/core/mcp/watchdog.ts): a process of its own, never imported.
+    mcpWatchdog: 'src/core/mcp/watchdog.ts',
+  },
 };
 
 /** A split point reached by a static import would be loaded with its importer: fail the build instead. */

@@ -30,10 +30,17 @@ export class McpServers implements vscode.Disposable {
   constructor(
     private readonly state: vscode.Memento,
     private readonly log: Log,
+    /** The extension's `dist` folder, which holds the stdio servers' watchdog. */
+    dist: string,
   ) {
     this.manager = new McpManager({
       log: (server, line) => this.output.appendLine(`[${server}] ${line}`),
       startAllowed: (config) => this.startAllowed(config),
+      // No server outlives the extension host (process groups: POSIX only). The host's own binary runs the watchdog
+      // as Node: in desktop VS Code that binary is Electron, hence the variable.
+      ...(process.platform === 'win32'
+        ? {}
+        : { stdioWatchdog: { command: process.execPath, args: [path.join(dist, 'mcpWatchdog.js')], env: { ELECTRON_RUN_AS_NODE: '1' } } }),
     });
     this.store.add(this.output);
     for (const subscription of [

@@ -74,7 +74,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   const paths = store.add(new WorkspacePaths());
   const { gate, grants, audit, auditFile, state, policy } = createGateParts(context, settings, log, paths);
   store.add(gate);
-  const mcp = new McpServers(context.workspaceState, log);
+  const mcp = new McpServers(context.workspaceState, log, path.join(context.extensionPath, 'dist'));
   const chats = store.add(new ChatBook(state, log));
   const terminal = store.add(new TerminalRunner((chatId) => (chatId === apiChatId ? 'API calls' : chats.list().find((chat) => chat.id === chatId)?.title)));
   // Checkpoints of what the agent's allowed calls change; a note when old ones are dropped goes to the chat.

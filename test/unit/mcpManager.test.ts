@@ -112,6 +112,27 @@ describe('McpManager', function () {
     rmSync(root, { recursive: true, force: true });
   });
 
+  it('through the watchdog, a server that ignores close and SIGTERM is gone when the manager closes', async function () {
+    if (process.platform === 'win32') {
+      this.skip();
+    }
+    const watched = new McpManager({
+      startTimeoutMs: 15_000,
+      stdioWatchdog: { command: process.execPath, args: ['--import', 'tsx', path.resolve('src/core/mcp/watchdog.ts')] },
+    });
+    const pidFile = path.join(root, 'server.pid');
+    await watched.setServers([fixture('stubborn', { FIXTURE_ROOT: root, FIXTURE_STUBBORN: '1', FIXTURE_PID_FILE: pidFile })]);
+    assert.equal(watched.server('stubborn')?.state, 'running');
+    assert.equal(textOf(await watched.callTool('stubborn', 'echo', { text: 'hi' })), 'hi');
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    assert.ok(isRunning(pid));
+    await watched.close();
+    for (let tries = 0; tries < 200 && isRunning(pid); tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.equal(isRunning(pid), false, 'the server process is gone');
+  });
+
   it('starts the fixture over stdio, lists its tools and calls them', async () => {
     await manager.setServers([fixture('fx', { FIXTURE_ROOT: root })]);
     const status = manager.server('fx');
@@ -376,3 +397,12 @@ describe('McpManager', function () {
     assert.match(textOf(result), /hi there/);
   });
 });
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -63,6 +63,11 @@ export interface McpManagerOptions {
   callTimeoutMs?: number;
   /** Restart after a crash: initialMs, doubled each attempt, capped at maxMs; at most maxAttempts in a row. */
   backoff?: { initialMs?: number; maxMs?: number; maxAttempts?: number };
+  /**
+   * What a stdio server is started through so that it never outlives the extension host (see watchdog.ts):
+   * `command args… -- server-command server-args…`. Without it (Windows) the server is started directly.
+   */
+  stdioWatchdog?: { command: string; args: readonly string[]; env?: Readonly<Record<string, string>> };
 }
 
 export type McpCallErrorKind = 'unknown-server' | 'not-running' | 'timeout' | 'cancelled' | 'crashed' | 'failed';
@@ -417,10 +422,11 @@ export class McpManager implements Disposable {
               env[key] = value;
             }
           }
+          const watchdog = this.options.stdioWatchdog;
           const transport = new sdk.StdioClientTransport({
-            command: config.command,
-            args: [...config.args],
-            env,
+            command: watchdog?.command ?? config.command,
+            args: watchdog ? [...watchdog.args, '--', config.command, ...config.args] : [...config.args],
+            env: { ...env, ...watchdog?.env },
             stderr: 'pipe',
             ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
           });
