@@ -168,7 +168,7 @@ async function main(): Promise<void> {
   }
 
   if (check) {
-    const server: CodeServer = { url, port, workspace, userDataDir, extensionsDir, output: () => output, stop };
+    const server: CodeServer = { url, port, pid: child.pid, workspace, userDataDir, extensionsDir, output: () => output, stop };
     try {
       const proved = await checkFirstRun(server, model, demo !== undefined);
       console.log(`toolgate: npm start works (${((Date.now() - started) / 1000).toFixed(0)} s):`);

@@ -58,6 +58,8 @@ export const AnswerMessage = z.strictObject({
 
 /** Run the model turn that failed again, with the same history (the chat's Retry button). */
 export const RetryMessage = z.strictObject({ type: z.literal('retry'), requestId: ChatRequestId });
+/** Open the whole of a tool result that was too long for the model: the chat entry that shows it, by id. */
+export const OpenResultMessage = z.strictObject({ type: z.literal('openResult'), requestId: ChatRequestId, entryId: z.string().min(1).max(80) });
 /** Continue the chat's task that a window reload interrupted, from its last completed turn. */
 export const ResumeMessage = z.strictObject({ type: z.literal('resume'), requestId: ChatRequestId });
 
@@ -74,6 +76,7 @@ export const WebviewToHost = z.discriminatedUnion('type', [
   AnswerMessage,
   RetryMessage,
   ResumeMessage,
+  OpenResultMessage,
   FocusCallMessage,
   DecideMessage,
   HunkChoiceMessage,
@@ -90,13 +93,16 @@ export const inboundTypes = {
   // 'decide' and 'openDiff': the inline cards of the chat's own waiting calls (the host checks id and hash as for the panel).
   // 'revokeGrant': the grant an auto-approved call of the chat names (the host revokes only a grant that exists).
   // 'chooseHunk': a hunk of a waiting diff accepted or rejected; the host holds the choice for every view.
-  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'retry', 'resume', 'decide', 'chooseHunk', 'openDiff', 'focusCall', 'revokeGrant'],
+  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'retry', 'resume', 'openResult', 'decide', 'chooseHunk', 'openDiff', 'focusCall', 'revokeGrant'],
   approvals: ['ready', 'command', 'decide', 'chooseHunk', 'decideAll', 'openDiff', 'revokeGrant', 'focusCall', 'setDiffMode'],
   suggestions: ['ready', 'command', 'acceptSuggestion'],
 } as const satisfies Record<ViewKind, readonly WebviewToHost['type'][]>;
 export type InboundFor<V extends ViewKind> = Extract<WebviewToHost, { type: (typeof inboundTypes)[V][number] }>;
 
 /** `interrupted`: the window was reloaded while the call waited (not run) or ran (it may have run in part). */
+/** A kept tool result's name: letters, digits and dashes only (it names a file in Toolgate's storage). */
+export const ResultRef = z.string().regex(/^[A-Za-z0-9-]{1,80}$/);
+
 export const ToolStatus = z.enum(['waiting', 'running', 'done', 'denied', 'failed', 'interrupted']);
 
 /** One entry of the transcript. `v` changes whenever the entry does, so the view re-renders only what changed. */
@@ -125,6 +131,8 @@ export const ChatEntry = z.discriminatedUnion('kind', [
     granted: GrantView.optional(),
     /** The person edited the command before allowing it: what actually ran. */
     ran: z.string().optional(),
+    /** The result was too long for the model (`output` is its head and tail): the whole of it, opened by `openResult`. */
+    fullResult: z.strictObject({ ref: ResultRef, chars: z.number().int().nonnegative() }).optional(),
   }),
   z.strictObject({
     kind: z.literal('question'),

@@ -26,6 +26,7 @@ import { createGateParts } from './gateParts';
 import { createLog } from './log';
 import { McpServers } from './mcpServers';
 import { McpServersView, type McpServersNode } from './mcpServersView';
+import { KeptResults } from './keptResults';
 import { createModel, explainModelFailure } from './modelPorts';
 import { ProposedContentProvider } from './proposedContent';
 import { watchTerminalRules } from './ruleWarnings';
@@ -79,7 +80,10 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   const terminal = store.add(new TerminalRunner((chatId) => (chatId === apiChatId ? 'API calls' : chats.list().find((chat) => chat.id === chatId)?.title)));
   // Checkpoints of what the agent's allowed calls change; a note when old ones are dropped goes to the chat.
   const checkpoints = createCheckpoints({ state, settings, log, disposables: store, onNote: (note) => chats.notice(`Checkpoints: ${note.message}`) });
+  // Next to the audit log, in Toolgate's storage, which no tool call may read.
+  const keptResults = new KeptResults(path.join(path.dirname(auditFile), 'results'));
   const tools = new ToolService({
+    results: keptResults,
     gate,
     files: new VsCodeWorkspaceFiles(),
     resolver: () => paths.resolver,
@@ -133,7 +137,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
         pending: chatPending(),
         chats: chats.list(),
       }),
-      chatRequests(agent, gate, grants, proposed, focus),
+      chatRequests(agent, gate, grants, proposed, focus, keptResults),
     ),
   );
 

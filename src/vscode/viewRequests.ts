@@ -7,6 +7,7 @@ import type { GrantStore } from '../core/approval/grants';
 import type { PanelRequest } from './approvalsPanel';
 import type { ChatRequest } from './chatViewProvider';
 import type { Outcome } from './commandBridge';
+import type { KeptResults } from './keptResults';
 import type { ProposedContentProvider } from './proposedContent';
 
 /** A decision from either view: the gate checks that the call waits and that the hash is the one shown. */
@@ -56,7 +57,14 @@ function cardRequests(view: 'chat' | 'approvals', gate: Gate, grants: GrantStore
   };
 }
 
-export function chatRequests(agent: AgentSession, gate: Gate, grants: GrantStore, proposed: ProposedContentProvider, focus: FocusedCalls): (message: ChatRequest) => Outcome | Promise<Outcome> {
+export function chatRequests(
+  agent: AgentSession,
+  gate: Gate,
+  grants: GrantStore,
+  proposed: ProposedContentProvider,
+  focus: FocusedCalls,
+  results: Pick<KeptResults, 'open'>,
+): (message: ChatRequest) => Outcome | Promise<Outcome> {
   const card = cardRequests('chat', gate, grants, proposed, focus);
   return (message) => {
     switch (message.type) {
@@ -81,6 +89,11 @@ export function chatRequests(agent: AgentSession, gate: Gate, grants: GrantStore
         return agent.retry();
       case 'resume':
         return agent.resume();
+      case 'openResult': {
+        // Only a result this chat shows: the reference comes from the host's own entry, never from the message.
+        const ref = agent.keptResult(message.entryId);
+        return ref === undefined ? { ok: false, error: `no kept result for entry ${message.entryId}` } : results.open(ref);
+      }
     }
   };
 }

@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { isAlive } from '../fixtures/processes';
 import type { McpServerConfig, McpStdioServerConfig } from '../../src/core/mcp/config';
 import { McpCallError, McpManager, type McpServerStatus } from '../../src/core/mcp/manager';
 
@@ -25,15 +26,6 @@ function fixture(name: string, env: Record<string, string> = {}): McpStdioServer
 
 function published(name: string, pkg: string, args: string[]): McpStdioServerConfig {
   return { ...fixture(name), args: [path.join(NODE_MODULES, '@modelcontextprotocol', pkg, 'dist', 'index.js'), ...args] };
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Resolves with the server's status once `predicate` holds (checked now and on every change), or rejects after `ms`. */
@@ -125,12 +117,12 @@ describe('McpManager', function () {
     assert.equal(watched.server('stubborn')?.state, 'running');
     assert.equal(textOf(await watched.callTool('stubborn', 'echo', { text: 'hi' })), 'hi');
     const pid = Number(readFileSync(pidFile, 'utf8'));
-    assert.ok(isRunning(pid));
+    assert.ok(isAlive(pid));
     await watched.close();
-    for (let tries = 0; tries < 200 && isRunning(pid); tries++) {
+    for (let tries = 0; tries < 200 && isAlive(pid); tries++) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    assert.equal(isRunning(pid), false, 'the server process is gone');
+    assert.equal(isAlive(pid), false, 'the server process is gone');
   });
 
   it('starts the fixture over stdio, lists its tools and calls them', async () => {
@@ -398,11 +390,3 @@ describe('McpManager', function () {
   });
 });
 
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

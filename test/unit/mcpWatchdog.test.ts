@@ -4,18 +4,11 @@ import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { isAlive } from '../fixtures/processes';
 
 const watchdog = path.resolve('src/core/mcp/watchdog.ts');
 const isPosix = process.platform !== 'win32';
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** A "server" that writes its pid and its background child's to `file`, then ignores stdin's end and SIGTERM. */
 const stubborn = (file: string): string[] => ['sh', '-c', `trap '' TERM; sleep 1000 & echo "$$ $!" > ${file}.tmp && mv ${file}.tmp ${file}; wait`];
@@ -30,7 +23,7 @@ async function pidsFrom(file: string): Promise<number[]> {
 
 async function gone(pids: number[]): Promise<boolean> {
   for (let tries = 0; tries < 100; tries++) {
-    if (pids.every((pid) => !alive(pid))) {
+    if (pids.every((pid) => !isAlive(pid))) {
       return true;
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -61,29 +54,32 @@ async function gone(pids: number[]): Promise<boolean> {
     const file = path.join(folder, 'pids');
     const child = start(stubborn(file));
     const pids = await pidsFrom(file);
-    assert.ok(pids.every(alive));
+    assert.ok(pids.every(isAlive));
     const exited = once(child, 'exit');
     child.stdin?.end();
     await exited;
-    assert.ok(await gone(pids), `still running: ${pids.filter(alive).join(', ')}`);
+    assert.ok(await gone(pids), `still running: ${pids.filter(isAlive).join(', ')}`);
   });
 
-  it('the host dies without a word (SIGKILL): the server and its children go too', async () => {
-    const file = path.join(folder, 'pids');
-    // A stand-in host that starts the watchdog with a pipe on its stdin, as the extension host does, and is then killed.
-    const hostScript = `const { spawn } = require('node:child_process');
-      spawn(process.execPath, ['--import', 'tsx', ${JSON.stringify(watchdog)}, '--', ...${JSON.stringify(stubborn(file))}], { stdio: ['pipe', 'ignore', 'ignore'] });
-      setInterval(() => {}, 1000);`;
-    const host = spawn(process.execPath, ['-e', hostScript], { stdio: 'ignore' });
-    started.push(host);
-    const pids = await pidsFrom(file);
-    host.kill('SIGKILL');
-    await once(host, 'exit');
-    for (let tries = 0; tries < 300 && pids.some(alive); tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    assert.deepEqual(pids.filter(alive), [], 'no process of the server is left');
-  });
+  for (const how of ['the host alone', "the host's whole process group"] as const) {
+    it(`the host dies without a word (SIGKILL to ${how}): the server and its children go too`, async () => {
+      const file = path.join(folder, 'pids');
+      // A stand-in host that starts the watchdog with a pipe on its stdin, as the extension host does, and is then killed.
+      const hostScript = `const { spawn } = require('node:child_process');
+        spawn(process.execPath, ['--import', 'tsx', ${JSON.stringify(watchdog)}, '--', ...${JSON.stringify(stubborn(file))}], { stdio: ['pipe', 'ignore', 'ignore'] });
+        setInterval(() => {}, 1000);`;
+      const host = spawn(process.execPath, ['-e', hostScript], { stdio: 'ignore', detached: true });
+      started.push(host);
+      const pids = await pidsFrom(file);
+      const exited = once(host, 'exit');
+      process.kill(how === 'the host alone' ? (host.pid ?? 0) : -(host.pid ?? 0), 'SIGKILL');
+      await exited;
+      for (let tries = 0; tries < 300 && pids.some(isAlive); tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.deepEqual(pids.filter(isAlive), [], 'no process of the server is left');
+    });
+  }
 
   it('a server that exits ends the watchdog with its code, and what it left running is killed', async () => {
     const file = path.join(folder, 'pids');

@@ -221,6 +221,60 @@ describe('the tool service (core, over in-memory ports)', () => {
       { name: 'a crashed server', args: '{}', result: new Error('the server exited'), ok: false, output: /^Error: the server exited$/, called: true },
       { name: 'an image', args: '{}', result: { content: [{ type: 'image', data: '', mimeType: 'image/png' }] }, ok: true, output: /^\[image content\]$/, called: true },
     ];
+    it('calls of one turn run independently: a hung server does not hold up another call of the same turn', async () => {
+      const other: McpModelTool = { ...echo, modelName: 'mcp__other__echo', server: 'other' };
+      let releaseHung: (() => void) | undefined;
+      const finished: string[] = [];
+      const mcp: McpBridge = {
+        resolve: (name) => (name === echo.modelName ? echo : name === other.modelName ? other : undefined),
+        call: async (server) => {
+          if (server === 'fx') {
+            await new Promise<void>((resolve) => (releaseHung = resolve));
+          }
+          finished.push(server);
+          return { content: [{ type: 'text', text: `from ${server}` }] };
+        },
+      };
+      const { gate, service } = setup({ gatedTools: {} }, undefined, mcp);
+      const batch = service.runBatch(
+        [
+          { tool: echo.modelName, args: '{}' },
+          { tool: other.modelName, args: '{}' },
+        ],
+        { chatId: 'chat' },
+      );
+      await waitFor(() => (gate.pendingViews().length === 2 ? true : undefined));
+      gate.settleAll(gate.pendingViews(), { allow: true });
+      await waitFor(() => (finished.includes('other') ? true : undefined));
+      assert.deepEqual(finished, ['other'], 'the second server answered while the first still hangs');
+      releaseHung?.();
+      const results = await batch;
+      assert.deepEqual(results.map((result) => result.output), ['from fx', 'from other'], 'results stay in call order');
+    });
+
+    it('a 5 MB result reaches the model as head and tail with its size; the person keeps it whole', async () => {
+      const huge = `HEAD\n${'x'.repeat(5 * 1024 * 1024)}\nTAIL`;
+      const kept: string[] = [];
+      const { gate } = createMemoryGate({ locate: locateUnder('/ws') });
+      const results = {
+        keep: (text: string) => {
+          kept.push(text);
+          return Promise.resolve('ref-1');
+        },
+      };
+      const { service } = memoryToolService(gate, new MemoryFiles(), { mcp: bridge({ content: [{ type: 'text', text: huge }] }), results });
+      const batch = service.runBatch([{ tool: echo.modelName, args: '{}' }], { chatId: 'chat' });
+      gate.settle(await waitFor(() => gate.pendingViews()[0]), { action: 'allow-once' });
+      const [result] = await batch;
+      assert.ok(result);
+      assert.ok(result.output.length < 31_000, `the model gets ${result.output.length} characters`);
+      assert.match(result.output, /^\(The result is 5,242,890 characters; its middle is left out here\. The person can open it whole\.\)\nHEAD\n/);
+      assert.match(result.output, /\[… \d+ characters of output left out …\]/);
+      assert.match(result.output, /\nTAIL$/);
+      assert.deepEqual(result.kept, { ref: 'ref-1', chars: huge.length });
+      assert.deepEqual(kept, [huge]);
+    });
+
     for (const row of rows) {
       it(row.name, async () => {
         const mcp = bridge(row.result);

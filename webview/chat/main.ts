@@ -192,7 +192,14 @@ function renderEntry(entry: ChatEntry): HTMLElement {
         card.append(' · ', link);
       }
       if (entry.output !== undefined && entry.status !== 'waiting') {
-        card.append(h('details', {}, h('summary', {}, 'Result'), h('pre', { class: 'output' }, entry.output)));
+        const details = h('details', {}, h('summary', {}, 'Result'), h('pre', { class: 'output' }, entry.output));
+        if (entry.fullResult !== undefined) {
+          // The model got its head and tail; the person can read all of it.
+          const open = h('vscode-button', { 'data-action': 'open-result', secondary: true }, `Open the whole result (${entry.fullResult.chars.toLocaleString()} characters)`);
+          open.addEventListener('click', () => bridge.send({ type: 'openResult', entryId: entry.id }));
+          details.append(h('div', { class: 'actions' }, open));
+        }
+        card.append(details);
       }
       return card;
     }

@@ -22,7 +22,7 @@ export type AgentEvent =
   /** The model request failed and is tried again after a wait (attempt `attempt` of `maxAttempts` comes next). */
   | { type: 'retry'; attempt: number; maxAttempts: number; delayMs: number; reason: string }
   | { type: 'toolCalls'; calls: ToolCall[] }
-  | { type: 'toolStatus'; callId: string; status: ToolStatus; output?: string; note?: ToolDecisionNote }
+  | { type: 'toolStatus'; callId: string; status: ToolStatus; output?: string; note?: ToolDecisionNote; kept?: { ref: string; chars: number } }
   /** A turn and its tool results are complete: the conversation so far, from which the task can go on after a reload. */
   | { type: 'turnEnd'; messages: ChatMessage[] }
   | { type: 'done'; reason: AgentStopReason; error?: string; errorKind?: ModelErrorKind };
@@ -37,11 +37,16 @@ export interface ToolOutcome {
   output: string;
   status: Exclude<ToolStatus, 'waiting' | 'running'>;
   note?: ToolDecisionNote;
+  /** The result was too long for the model: the whole of it, kept for the person. */
+  kept?: { ref: string; chars: number };
 }
+
+/** A call's result as soon as it has one (before the rest of its turn): what the chat shows of it. */
+export type ToolStatusDetail = Partial<Pick<ToolOutcome, 'output' | 'note' | 'kept'>>;
 
 export interface ToolRunner {
   /** Runs one turn's calls (gated ones shown together); reports statuses; resolves with one outcome per call, in order. */
-  run(calls: ToolCall[], options: { signal: AbortSignal; onStatus: (callId: string, status: ToolStatus) => void }): Promise<ToolOutcome[]>;
+  run(calls: ToolCall[], options: { signal: AbortSignal; onStatus: (callId: string, status: ToolStatus, detail?: ToolStatusDetail) => void }): Promise<ToolOutcome[]>;
 }
 
 export interface AgentOptions {
@@ -133,7 +138,7 @@ export async function runAgent(
     try {
       outcomes = await options.runner.run(turn.toolCalls, {
         signal,
-        onStatus: (callId, status) => onEvent({ type: 'toolStatus', callId, status }),
+        onStatus: (callId, status, detail) => onEvent({ type: 'toolStatus', callId, status, ...detail }),
       });
     } catch (error) {
       outcomes = turn.toolCalls.map((call) => ({
@@ -150,7 +155,14 @@ export async function runAgent(
         status: 'failed' as const,
         output: 'Error: no result was produced for this call. Nothing was run.',
       };
-      onEvent({ type: 'toolStatus', callId: call.id, status: outcome.status, output: outcome.output, ...(outcome.note ? { note: outcome.note } : {}) });
+      onEvent({
+        type: 'toolStatus',
+        callId: call.id,
+        status: outcome.status,
+        output: outcome.output,
+        ...(outcome.note ? { note: outcome.note } : {}),
+        ...(outcome.kept ? { kept: outcome.kept } : {}),
+      });
       messages.push({ role: 'tool', toolCallId: call.id, content: outcome.output });
     }
     onEvent({ type: 'turnEnd', messages: [...messages] });

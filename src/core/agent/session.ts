@@ -12,7 +12,7 @@ import type { McpServerStatus } from '../mcp/manager';
 import { failureKey, mcpStartupWaitMs, settledNotices, startingNotice } from '../mcp/startup';
 import { parseBuiltinCall } from '../tools/definitions';
 import type { LogPort } from '../tools/ports';
-import type { ToolService } from '../tools/service';
+import type { ToolCallResult, ToolService } from '../tools/service';
 import { builtinToolSpecs } from '../tools/specs';
 import type { ChatEntry } from '../../shared/messages';
 import { defaultSystemPrompt, runAgent, type AgentStopReason, type ToolDecisionNote, type ToolOutcome, type ToolRunner } from './agent';
@@ -100,6 +100,12 @@ export class AgentSession {
   /** The ask_user questions waiting for the person's answer, by entry id, oldest first. */
   questionViews(): { id: string; question: string }[] {
     return [...(this.running?.questions.entries() ?? [])].map(([id, { question }]) => ({ id, question }));
+  }
+
+  /** The kept whole result a tool entry of the current chat shows, by the entry's id. */
+  keptResult(entryId: string): string | undefined {
+    const entry = this.deps.chats.current.entries.find((candidate) => candidate.id === entryId);
+    return entry?.kind === 'tool' ? entry.fullResult?.ref : undefined;
   }
 
   /** What the person typed in the chat: a decision on waiting calls, or a new task. */
@@ -319,14 +325,20 @@ export class AgentSession {
               options.onStatus(call.id, status);
             }
           },
+          // Shown as soon as it is there: a quick call's result does not wait for a slow one of the same turn.
+          onResult: (index, result) => {
+            const call = gated[index]?.call;
+            if (call) {
+              const { status, ...detail } = toolOutcome(call, result);
+              options.onStatus(call.id, status, detail);
+            }
+          },
         },
       );
       results.forEach((result, position) => {
         const item = gated[position];
         if (item) {
-          const status = result.decision?.verdict === 'deny' ? 'denied' : result.ok ? 'done' : 'failed';
-          const note = decisionNote(item.call, result.decision);
-          outcomes[item.index] = { id: item.call.id, ok: result.ok, output: result.output, status, ...(note ? { note } : {}) };
+          outcomes[item.index] = toolOutcome(item.call, result);
         }
       });
     };
@@ -414,6 +426,13 @@ export class AgentSession {
     this.deps.endSessionGrants(previous);
     return { ok: true };
   }
+}
+
+/** A call's result as the agent loop takes it: its status in the chat, what the model is told, how it was allowed. */
+function toolOutcome(call: ToolCall, result: ToolCallResult): ToolOutcome {
+  const status = result.decision?.verdict === 'deny' ? 'denied' : result.ok ? 'done' : 'failed';
+  const note = decisionNote(call, result.decision);
+  return { id: call.id, ok: result.ok, output: result.output, status, ...(note ? { note } : {}), ...(result.kept ? { kept: result.kept } : {}) };
 }
 
 /** What the model is told when a task goes on after a window reload cut it off. */

@@ -99,7 +99,12 @@ export class TranscriptWriter {
       case 'toolStatus': {
         const entry = this.tools.get(event.callId);
         if (entry) {
-          this.book.update(entry, { status: event.status, ...(event.output !== undefined ? { output: event.output } : {}), ...event.note });
+          this.book.update(entry, {
+            status: event.status,
+            ...(event.output !== undefined ? { output: event.output } : {}),
+            ...event.note,
+            ...(event.kept ? { fullResult: event.kept } : {}),
+          });
         }
         break;
       }

@@ -7,6 +7,9 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
+import path from 'node:path';
 import { Emitter, type Disposable } from '../disposable';
 import { sameLaunch, type McpServerConfig, type McpServerOrigin } from './config';
 import { definitionHash } from './names';
@@ -476,6 +479,11 @@ export class McpManager implements Disposable {
   private async open(entry: Entry, generation: number): Promise<Connection> {
     const name = entry.config.name;
     const sdk = await loadSdk();
+    const config = entry.config;
+    if (config.type === 'stdio' && this.options.stdioWatchdog && !(await commandExists(config.command, config.cwd, config.env['PATH'] ?? process.env['PATH']))) {
+      // Through the watchdog a missing command would only show as an early exit: say what it is, at once.
+      throw new Error(`command not found: ${config.command}`);
+    }
     const factories = this.createTransports(sdk, entry);
     let lastError: unknown;
     for (const [index, factory] of factories.entries()) {
@@ -552,10 +560,13 @@ export class McpManager implements Disposable {
       reason = `it did not answer "initialize" within ${String(this.startTimeoutMs)} ms`;
     } else if (error instanceof sdk.McpError && error.code === (sdk.ErrorCode.ConnectionClosed as number) && reason === error.message) {
       reason = 'it exited before it finished starting';
-    } else if ((error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT' && entry.config.type === 'stdio') {
-      reason = `command not found: ${entry.config.command}`;
     }
     const tail = entry.stderrTail.at(-1);
+    // Started directly, spawn fails with ENOENT; through the watchdog, the watchdog says so on stderr.
+    const notFound = (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT' || (tail?.startsWith('mcpWatchdog: could not start ') === true && tail.includes('ENOENT'));
+    if (notFound && entry.config.type === 'stdio') {
+      return `command not found: ${entry.config.command}`;
+    }
     return tail === undefined ? reason : `${reason} (stderr: ${tail})`;
   }
 
@@ -723,4 +734,20 @@ export class McpManager implements Disposable {
     }
     return new McpCallError('failed', name, tool, `MCP server "${name}" failed "${tool}": ${messageOf(error)}`);
   }
+}
+
+/** Whether `command` names an executable file: a path (from `cwd`), or a name found on PATH, as spawn would find it. */
+async function commandExists(command: string, cwd: string | undefined, searchPath: string | null | undefined): Promise<boolean> {
+  const candidates = command.includes('/')
+    ? [path.resolve(cwd ?? process.cwd(), command)]
+    : (searchPath ?? '').split(path.delimiter).filter((folder) => folder !== '').map((folder) => path.join(folder, command));
+  for (const candidate of candidates) {
+    try {
+      await access(candidate, constants.X_OK);
+      return true;
+    } catch {
+      // not this one
+    }
+  }
+  return false;
 }

@@ -65,6 +65,11 @@ export interface McpBridge {
   call(server: string, tool: string, args: Record<string, unknown>, options: { signal?: AbortSignal }): Promise<CallToolResult>;
 }
 
+/** Keeps a tool result too long for the model whole, for the person: answers a reference to open it by. */
+export interface ResultKeeper {
+  keep(text: string): Promise<string>;
+}
+
 /** Where the core writes what a person may want to read later (VS Code: the Toolgate output channel). */
 export interface LogPort {
   info(message: string): void;

@@ -1,5 +1,6 @@
 /** What the model (or an API caller) is told when a gated call was denied, or a write was applied. */
 import type { GateResult } from '../approval/gate';
+import { OutputBuffer } from '../terminal/output';
 import type { Proposal } from './fileTools';
 
 export function deniedMessage(decision: Extract<GateResult, { verdict: 'deny' }>): string {
@@ -25,4 +26,20 @@ export function writtenMessage(proposal: Proposal, written: { text: string; save
     return `The person edited the content before allowing it. Wrote their version to ${relative}${where}; it now reads:\n${written.text}`;
   }
   return `${proposal.base.exists ? 'Updated' : 'Created'} ${relative}${where}.`;
+}
+
+/**
+ * A tool result as the model gets it: whole up to the terminal output's cap, else its head and tail with the size
+ * (as command output is), saying that the person has it whole.
+ */
+export function boundedForModel(text: string): { text: string; cut: boolean } {
+  const buffer = new OutputBuffer();
+  buffer.append(text);
+  if (buffer.droppedChars === 0) {
+    return { text, cut: false };
+  }
+  return {
+    text: `(The result is ${text.length.toLocaleString('en-US')} characters; its middle is left out here. The person can open it whole.)\n${buffer.render()}`,
+    cut: true,
+  };
 }

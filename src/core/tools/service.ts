@@ -20,8 +20,8 @@ import { parseBuiltinCall, type ParsedCall } from './definitions';
 import { formatNote, listFolder, proposeEdit, proposeWrite, readFileText, searchFolder, type Proposal } from './fileTools';
 import { commandFolder, gateCall } from './gateCall';
 import { mcpArgs, mcpGateCall, mcpPreview, mcpText } from './mcpCalls';
-import { ToolError, type CommandRunner, type LogPort, type McpBridge, type WorkspaceFiles } from './ports';
-import { deniedMessage, writtenMessage } from './results';
+import { ToolError, type CommandRunner, type LogPort, type McpBridge, type ResultKeeper, type WorkspaceFiles } from './ports';
+import { boundedForModel, deniedMessage, writtenMessage } from './results';
 
 export interface ToolCallRequest {
   tool: string;
@@ -34,6 +34,8 @@ export interface ToolCallResult {
   ok: boolean;
   /** What the model (or the caller) is told. */
   output: string;
+  /** A result too long for the model, kept whole for the person: how to open it, and its length. */
+  kept?: { ref: string; chars: number };
   /** The gate's outcome, when the call reached the gate. */
   decision?: GateResult;
 }
@@ -43,6 +45,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Progress of each request of a batch, by its index: waiting for the person, or running. */
   onStatus?: (index: number, status: 'waiting' | 'running') => void;
+  /** A request's result as soon as it has one (an MCP call may finish before an earlier call of its batch). */
+  onResult?: (index: number, result: ToolCallResult) => void;
   /** The agent's task and model turn these calls belong to: what they change is kept as a checkpoint of it. */
   turn?: TurnRef;
 }
@@ -62,6 +66,8 @@ export interface ToolServiceDeps {
   home?: string;
   /** Keeps checkpoints of what allowed calls change, for undo. */
   recorder?: Pick<ChangeRecorder, 'fileWritten' | 'commandRan'>;
+  /** Keeps MCP results too long for the model whole, for the person. */
+  results?: ResultKeeper;
 }
 
 /** A request the service could not bring to the gate (invalid arguments, an unknown tool, a file it cannot read). */
@@ -230,34 +236,42 @@ export class ToolService {
           options.onStatus?.(index, 'waiting');
         }
       });
-      const results: ToolCallResult[] = [];
+      // MCP calls run each as soon as it is decided, so one hung server never holds up another's result; the built-in
+      // calls run one after another in the model's order (a write, then an edit of the same file, then a command).
+      let builtins: Promise<unknown> = Promise.resolve();
       let readyIndex = 0;
-      for (const [index, item] of prepared.entries()) {
+      const results = prepared.map((item, index): Promise<ToolCallResult> => {
         if (item.kind === 'error') {
-          results.push({ ok: false, output: `Error: ${item.message}. Nothing was run.` });
-          continue;
+          return Promise.resolve({ ok: false, output: `Error: ${item.message}. Nothing was run.` });
         }
         if (item.kind === 'answered') {
-          results.push({ ok: true, output: item.output });
-          continue;
+          return Promise.resolve({ ok: true, output: item.output });
         }
         const outcome = outcomes[readyIndex++];
         if (!outcome) {
-          results.push({ ok: false, output: 'Error: the gate returned no result. Nothing was run.' });
-          continue;
+          return Promise.resolve({ ok: false, output: 'Error: the gate returned no result. Nothing was run.' });
         }
-        const decision = await outcome;
-        this.proposals.delete(item.input.callId);
-        if (decision.verdict === 'allow') {
-          options.onStatus?.(index, 'running');
+        const run = async (): Promise<ToolCallResult> => {
+          const decision = await outcome;
+          this.proposals.delete(item.input.callId);
+          if (decision.verdict === 'allow') {
+            options.onStatus?.(index, 'running');
+          }
+          const result = await this.complete(item, decision, options, 0);
+          if (decision.verdict === 'allow') {
+            this.deps.gate.noteRun(options.turn, item.input.call.argsHash, result.ok);
+          }
+          options.onResult?.(index, result);
+          return result;
+        };
+        if (item.mcp) {
+          return run();
         }
-        const result = await this.complete(item, decision, options, 0);
-        if (decision.verdict === 'allow') {
-          this.deps.gate.noteRun(options.turn, item.input.call.argsHash, result.ok);
-        }
-        results.push(result);
-      }
-      return results;
+        const next = builtins.then(run);
+        builtins = next.catch(() => undefined);
+        return next;
+      });
+      return await Promise.all(results);
     } finally {
       for (const item of ready) {
         this.proposals.delete(item.input.callId);
@@ -273,9 +287,11 @@ export class ToolService {
       try {
         const result = await this.deps.mcp.call(item.mcp.server, item.mcp.tool, item.mcp.args, options.signal ? { signal: options.signal } : {});
         const text = mcpText(result);
+        const bounded = boundedForModel(text);
+        const kept = bounded.cut && this.deps.results ? { kept: { ref: await this.deps.results.keep(text), chars: text.length } } : {};
         return result.isError === true
-          ? { ok: false, output: `The MCP tool reported an error: ${text}`, decision }
-          : { ok: true, output: text === '' ? '(the tool returned no text)' : text, decision };
+          ? { ok: false, output: `The MCP tool reported an error: ${bounded.text}`, decision, ...kept }
+          : { ok: true, output: text === '' ? '(the tool returned no text)' : bounded.text, decision, ...kept };
       } catch (error) {
         return { ok: false, output: `Error: ${error instanceof Error ? error.message : String(error)}`, decision };
       }

@@ -36,6 +36,8 @@ export interface CodeServerOptions {
 export interface CodeServer {
   url: string;
   port: number;
+  /** code-server's process (the leader of its process group). */
+  pid: number | undefined;
   workspace: string;
   userDataDir: string;
   extensionsDir: string;
@@ -190,6 +192,7 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
   return {
     url,
     port,
+    pid: child.pid,
     workspace,
     userDataDir,
     extensionsDir,
