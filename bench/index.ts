@@ -1,5 +1,6 @@
 /** `npm run bench`: prints every benchmark table. Nothing here is asserted; read the ratios. */
 import { agentBench } from './agent';
+import { burstBench } from './burst';
 import { diffBench } from './diff';
 import { foundationBench } from './foundation';
 import { gateBench } from './gate';
@@ -13,6 +14,7 @@ async function main(): Promise<void> {
   printTable('Diff: 10,000-line files against git diff --no-index', await diffBench());
   printTable('Review and undo: per-hunk apply, checkpoints and undo plans for a 10,000-line file', await reviewBench());
   printTable('Gate: policy and panel', await gateBench());
+  printTable('Burst: calls arriving at once into the real panel', await burstBench());
   printTable('Shell: analysis against a naive split on operators', await shellBench());
   printTable('Agent: loop overhead and streaming', await agentBench());
   printTable('MCP: calls through the manager and the gate', await mcpBench());

@@ -192,10 +192,23 @@ export const ViewState = z.discriminatedUnion('view', [ChatState, ApprovalsState
 export type ViewState = z.infer<typeof ViewState>;
 
 export const HostToWebview = z.discriminatedUnion('type', [
-  /** The answer to `ready`: the first message the host posts to a webview. `sentAt`: host clock, ms since epoch. */
-  z.strictObject({ type: z.literal('init'), requestId: RequestId, state: ViewState, sentAt: z.number() }),
-  /** A later change of state, pushed by the host. */
-  z.strictObject({ type: z.literal('state'), state: ViewState, sentAt: z.number() }),
+  /**
+   * The answer to `ready`: the first message the host posts to a webview. `sentAt`: host clock, ms since epoch;
+   * `version`: what later patches build on (see statePatch.ts).
+   */
+  z.strictObject({ type: z.literal('init'), requestId: RequestId, state: ViewState, sentAt: z.number(), version: z.number().int().optional() }),
+  /** A later change of state, pushed by the host whole. */
+  z.strictObject({ type: z.literal('state'), state: ViewState, sentAt: z.number(), version: z.number().int().optional() }),
+  /** A later change of state as a patch of version `base`: the state without its keyed lists, and what changed in them. */
+  z.strictObject({
+    type: z.literal('patch'),
+    sentAt: z.number(),
+    base: z.number().int(),
+    version: z.number().int(),
+    state: ViewState,
+    pending: z.strictObject({ order: z.array(z.string().max(200)), upsert: z.array(PendingCallView) }).optional(),
+    entries: z.strictObject({ order: z.array(z.string().max(200)), upsert: z.array(ChatEntry) }).optional(),
+  }),
   /** Put the keyboard focus in a field of the view (the chat's prompt, for Toolgate: Focus the Chat Prompt). */
   z.strictObject({ type: z.literal('focus'), field: z.literal('prompt') }),
   /** The outcome of a `command` request. */

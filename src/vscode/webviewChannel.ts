@@ -9,6 +9,7 @@ import {
   type ViewKind,
   type ViewState,
 } from '../shared/messages';
+import { PatchWriter } from '../shared/statePatch';
 import type { Log } from './log';
 
 
@@ -20,6 +21,10 @@ import type { Log } from './log';
  */
 export class WebviewChannel<V extends ViewKind = ViewKind> implements Disposable {
   private ready = false;
+  /** What the webview holds, so that each push sends only what changed. */
+  private readonly patches = new PatchWriter();
+  /** A push waits for the end of this turn of the event loop: a burst of changes (200 calls arriving) is one post. */
+  private pushTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly store = new DisposableStore();
   private readonly onDidReceiveEmitter = this.store.add(new Emitter<Exclude<InboundFor<V>, { type: 'ready' }>>());
   /** A validated message other than `ready`, for the owner to handle. */
@@ -59,7 +64,9 @@ export class WebviewChannel<V extends ViewKind = ViewKind> implements Disposable
       }
       this.ready = true;
       this.log.info(`[${this.view}] webview ready (request ${message.requestId})`);
-      this.post({ type: 'init', requestId: message.requestId, state: this.getState(), sentAt: Date.now() });
+      // Also the webview's way to ask for the whole state again, when a patch did not follow what it held.
+      const state = this.getState();
+      this.post({ type: 'init', requestId: message.requestId, state, sentAt: Date.now(), version: this.patches.full(state) });
       return;
     }
     if (!this.ready) {
@@ -70,11 +77,20 @@ export class WebviewChannel<V extends ViewKind = ViewKind> implements Disposable
     this.onDidReceiveEmitter.fire(message as Exclude<InboundFor<V>, { type: 'ready' }>);
   }
 
-  /** Pushes the current state, if the webview is listening; otherwise it gets it with `init` when it says ready. */
+  /**
+   * Pushes the current state as a patch of what the webview holds, once this turn of the event loop is over (so a
+   * burst of changes is one post), if the webview is listening; otherwise it gets it with `init` when it says ready.
+   */
   pushState(): void {
-    if (this.ready) {
-      this.post({ type: 'state', state: this.getState(), sentAt: Date.now() });
+    if (!this.ready || this.pushTimer !== undefined) {
+      return;
     }
+    this.pushTimer = setTimeout(() => {
+      this.pushTimer = undefined;
+      if (this.ready) {
+        this.post({ type: 'patch', sentAt: Date.now(), ...this.patches.patch(this.getState()) });
+      }
+    }, 0);
   }
 
   post(message: HostToWebview): void {
@@ -90,6 +106,7 @@ export class WebviewChannel<V extends ViewKind = ViewKind> implements Disposable
 
   dispose(): void {
     this.ready = false;
+    clearTimeout(this.pushTimer);
     this.store.dispose();
   }
 

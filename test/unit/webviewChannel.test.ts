@@ -41,15 +41,18 @@ describe('WebviewChannel', () => {
     return { webview, log, channel, received };
   }
 
-  it('posts nothing before ready, then answers ready with init and the whole state', () => {
+  it('posts nothing before ready, then answers ready with init and the whole state; a burst of pushes is one patch', async () => {
     const { webview, channel } = setup();
     channel.pushState();
     assert.deepEqual(webview.posted, []);
     webview.send({ type: 'ready', requestId: 'r1', view: 'approvals' });
     const sentAt = (index: number): number | undefined => (webview.posted as { sentAt?: number }[])[index]?.sentAt;
-    assert.deepEqual(webview.posted, [{ type: 'init', requestId: 'r1', state, sentAt: sentAt(0) }]);
+    assert.deepEqual(webview.posted, [{ type: 'init', requestId: 'r1', state, sentAt: sentAt(0), version: 1 }]);
     channel.pushState();
-    assert.deepEqual(webview.posted[1], { type: 'state', state, sentAt: sentAt(1) });
+    channel.pushState();
+    channel.pushState();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    assert.deepEqual(webview.posted.slice(1), [{ type: 'patch', base: 1, version: 2, state, pending: { order: [], upsert: [] }, sentAt: sentAt(1) }]);
     assert.equal(typeof sentAt(1), 'number');
   });
 

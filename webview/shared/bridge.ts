@@ -9,6 +9,7 @@ import {
   type ViewKind,
   type ViewState,
 } from '../../src/shared/messages';
+import { PatchReader } from '../../src/shared/statePatch';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -46,6 +47,7 @@ export function connect(view: ViewKind, handlers: BridgeHandlers): Bridge {
     api.postMessage(WebviewToHost.parse(message));
   };
 
+  const held = new PatchReader();
   window.addEventListener('message', (event: MessageEvent<unknown>) => {
     const parsed = HostToWebview.safeParse(event.data);
     if (!parsed.success) {
@@ -57,9 +59,23 @@ export function connect(view: ViewKind, handlers: BridgeHandlers): Bridge {
       case 'init':
       case 'state':
         if (message.state.view === view) {
+          held.full(message.state, message.version);
           handlers.onState(message.state, message.type, message.sentAt);
         }
         break;
+      case 'patch': {
+        if (message.state.view !== view) {
+          break;
+        }
+        const state = held.apply(message);
+        if (state === 'resync') {
+          // Out of step with the host (a patch was missed): ask for the whole state again.
+          send({ type: 'ready', requestId: nextId(), view });
+        } else {
+          handlers.onState(state, 'state', message.sentAt);
+        }
+        break;
+      }
       case 'result':
         answerWaiters.get(message.requestId)?.();
         answerWaiters.delete(message.requestId);

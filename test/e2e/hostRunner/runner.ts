@@ -3,6 +3,7 @@
  * runs the integration tests (bundled as hostTests.js next to it) with mocha inside this real extension host, where
  * `vscode` is the real API, and writes the results there as JSON for the harness to read.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { renameSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -132,7 +133,21 @@ async function startControl(controlFile: string, context: vscode.ExtensionContex
   }
   const api = await extension.activate();
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+  // The extension host's event-loop delay, for the burst bench: started, then read (max and p99, in ms).
+  let lag: ReturnType<typeof monitorEventLoopDelay> | undefined;
   const routes: Record<string, (input: Record<string, unknown>) => Promise<unknown>> = {
+    '/lag': (input) => {
+      if (input['action'] === 'start') {
+        lag?.disable();
+        lag = monitorEventLoopDelay({ resolution: 10 });
+        lag.enable();
+        return Promise.resolve(null);
+      }
+      lag?.disable();
+      const read = lag ? { maxMs: lag.max / 1e6, p99Ms: lag.percentile(99) / 1e6 } : null;
+      lag = undefined;
+      return Promise.resolve(read);
+    },
     '/invoke': (input) => api.invokeTool(input as { tool: string; args: unknown }),
     '/approval': (input) => api.requestApproval(input as { tool: string; args: unknown }),
     '/evaluate': (input) => api.evaluate(input as { tool: string; args: unknown }),
