@@ -63,10 +63,16 @@ export async function burstBench(sizes: readonly number[] = [1, 200, 500]): Prom
   return rows;
 }
 
-/** `tsx bench/burst.ts`: only this table. */
+/** `tsx bench/burst.ts [sizes…]`: only this table. */
 if (process.argv[1]?.endsWith('burst.ts') === true) {
-  const { printTable } = await import('./table');
-  const { closeBrowser } = await import('../test/e2e/harness/workbench');
-  printTable('Burst: calls arriving at once into the real panel', await burstBench());
-  await closeBrowser();
+  const sizes = process.argv.slice(2).map(Number).filter((size) => size > 0);
+  void (async () => {
+    const { printTable } = await import('./table');
+    const { closeBrowser } = await import('../test/e2e/harness/workbench');
+    try {
+      printTable('Burst: calls arriving at once into the real panel', await burstBench(sizes.length > 0 ? sizes : undefined));
+    } finally {
+      await closeBrowser();
+    }
+  })();
 }

@@ -176,7 +176,7 @@ export const ChatState = z.strictObject({
 });
 export type ChatState = z.infer<typeof ChatState>;
 
-/** What the approvals panel shows. The panel holds no truth: the host re-sends this whole state. */
+/** What the approvals panel shows. The panel holds no truth: the host sends this state whole, then as patches (statePatch.ts). */
 export const ApprovalsState = z.strictObject({
   view: z.literal('approvals'),
   waitingCalls: z.number().int().nonnegative(),

@@ -526,3 +526,23 @@ describe('a call whose arguments are not JSON', () => {
     assert.equal(s.files.files.has('/ws/x.txt'), false);
   });
 });
+
+describe('stored chats stay bounded', () => {
+  it('a 2 MB answer is stored as its head and tail (the transcript and the conversation for the model), shown whole until the reload', async () => {
+    const store = new MemoryStore();
+    const answer = `START ${'y'.repeat(2 * 1024 * 1024)} END`;
+    const first = setup([text(answer)], store);
+    await first.session.runTask('say a lot');
+    const live = first.entries().find((entry) => entry.kind === 'assistant');
+    assert.equal(live?.kind === 'assistant' ? live.text : '', answer, 'the window that got it keeps it whole');
+    first.chats.dispose();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const stored = JSON.stringify(store.get(chatsKey));
+    assert.ok(stored.length < 100_000, `the stored chats are ${stored.length} characters`);
+    const reloaded = new ChatBook(store, new MemoryLog());
+    const kept = reloaded.current.entries.find((entry) => entry.kind === 'assistant');
+    assert.ok(kept?.kind === 'assistant');
+    assert.match(kept.text, /^START y+\n\[… 2,065,162 characters not kept in the stored chat …\]\ny+ END$/);
+    assert.match(reloaded.current.messages.at(-1)?.content ?? '', /characters not kept in the stored chat/);
+  });
+});

@@ -105,6 +105,9 @@ root.replaceChildren(
 
 const hostNow = (): number => Date.now() + hostClockOffset;
 
+/** How much of an answer is drawn at first: a 2 MB answer would otherwise be megabytes of DOM, redrawn as it streams. */
+const answerPreviewChars = 20_000;
+
 function seconds(ms: number): string {
   const total = Math.max(0, Math.round(ms / 1000));
   return total < 60 ? `${total} s` : `${Math.floor(total / 60)} min ${total % 60} s`;
@@ -143,7 +146,22 @@ function renderEntry(entry: ChatEntry): HTMLElement {
     case 'user':
       return h('div', { class: 'entry user', 'data-entry': 'user' }, h('p', {}, entry.text));
     case 'assistant': {
-      const body = h('div', { class: 'entry assistant', 'data-entry': 'assistant', 'data-streaming': String(entry.streaming) }, ...renderMarkdown(entry.text));
+      // A long answer is drawn in part (its start; while it streams, also as it grows): the rest on request.
+      const long = entry.text.length > answerPreviewChars;
+      const shown = long ? entry.text.slice(0, answerPreviewChars) : entry.text;
+      const body = h('div', { class: 'entry assistant', 'data-entry': 'assistant', 'data-streaming': String(entry.streaming) }, ...renderMarkdown(shown));
+      if (long) {
+        const rest = entry.text.length - answerPreviewChars;
+        const more = h(
+          'vscode-button',
+          { 'data-action': 'show-whole-answer', secondary: true, ...(entry.streaming ? { disabled: true } : {}) },
+          entry.streaming ? `${rest.toLocaleString()} more characters as it streams…` : `Show the whole answer (${rest.toLocaleString()} more characters)`,
+        );
+        more.addEventListener('click', () => {
+          more.replaceWith(...renderMarkdown(entry.text.slice(answerPreviewChars)));
+        });
+        body.append(h('div', { class: 'actions' }, more));
+      }
       body.hidden = entry.text === '' && !entry.streaming;
       if (entry.streaming && entry.text === '' && entry.since !== undefined) {
         // Nothing from the model yet: say that it is being waited for, and for how long.

@@ -141,7 +141,7 @@ export class ChatBook implements Disposable {
   private async save(): Promise<void> {
     this.revision += 1;
     try {
-      await this.store.update(chatsKey, { version: 1, revision: this.revision, currentId: this.currentChat.id, chats: this.chats });
+      await this.store.update(chatsKey, { version: 1, revision: this.revision, currentId: this.currentChat.id, chats: this.chats.map(boundedForStorage) });
     } catch (error) {
       this.log.error(`could not save the chats: ${String(error)}`);
     }
@@ -191,6 +191,35 @@ export class ChatBook implements Disposable {
     }
     this.onDidChangeEmitter.dispose();
   }
+}
+
+/** The most of one text a stored chat keeps: an answer of megabytes is kept as its head and tail. */
+export const maxStoredTextChars = 32_000;
+
+function boundedText(text: string): string {
+  if (text.length <= maxStoredTextChars) {
+    return text;
+  }
+  const half = maxStoredTextChars / 2;
+  return `${text.slice(0, half)}\n[… ${(text.length - maxStoredTextChars).toLocaleString('en-US')} characters not kept in the stored chat …]\n${text.slice(-half)}`;
+}
+
+/** A chat as it is stored: every long text (answers, results, the conversation for the model) cut to its head and tail. */
+function boundedForStorage(chat: ChatRecord): ChatRecord {
+  const entries = chat.entries.map((entry): ChatEntry => {
+    switch (entry.kind) {
+      case 'user':
+      case 'assistant':
+      case 'notice':
+        return entry.text.length > maxStoredTextChars ? { ...entry, text: boundedText(entry.text) } : entry;
+      case 'tool':
+        return entry.output !== undefined && entry.output.length > maxStoredTextChars ? { ...entry, output: boundedText(entry.output) } : entry;
+      case 'question':
+        return entry;
+    }
+  });
+  const messages = chat.messages.map((message) => (message.content !== null && message.content.length > maxStoredTextChars ? { ...message, content: boundedText(message.content) } : message));
+  return { ...chat, entries, messages };
 }
 
 /** Marks a task cut off by a reload: what waited was not run, what ran may have run in part; a notice offers Resume. */
