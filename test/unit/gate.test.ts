@@ -112,6 +112,22 @@ describe('the gate', () => {
     gate.cancel('end');
   });
 
+  it("a session grant for this file after a write covers the edit of the same file that follows (and only that file)", async () => {
+    const { gate } = setup();
+    const wait = only(gate.request([input(writeCall('src/a.ts', 'x'))], { chatId: 'chat-1' }));
+    const [pending] = gate.pendingViews();
+    assert.ok(pending);
+    gate.settle(pending, { action: 'allow-session', grantOption: 'path' });
+    assert.equal((await wait).verdict, 'allow');
+    const edit = (relative: string): GateCall => gateCall('edit_file', { path: relative, edits: [{ old: 'x', new: 'y' }] }, resolver);
+    assert.equal((await only(gate.request([input(edit('src/a.ts'))], { chatId: 'chat-1' }))).verdict, 'allow');
+    void gate.request([input(edit('src/b.ts'))], { chatId: 'chat-1' });
+    assert.equal(gate.waitingCount, 1, 'another file still asks');
+    void gate.request([input(gateCall('run_in_terminal', { command: 'cat src/a.ts' }, resolver))], { chatId: 'chat-1' });
+    assert.equal(gate.waitingCount, 2, 'the file grant covers writes and edits only');
+    gate.cancel('end');
+  });
+
   it('always allow in this workspace persists a versioned grant that a new store reads back', async () => {
     const store = new MemoryStore();
     const { gate } = setup({}, store);

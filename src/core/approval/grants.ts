@@ -118,7 +118,10 @@ export function grantMatches(grant: Grant, subject: GrantSubject): boolean {
     // A server-wide grant covers the server's tools; their definitions are not pinned one by one.
     return subject.mcpServer !== undefined && grant.matcher.server === subject.mcpServer;
   }
-  if (grant.tool !== subject.tool) {
+  // A grant for one file (or glob) covers writing and editing it alike: an edit can make any content a write can.
+  const fileWrites = new Set(['write_file', 'edit_file']);
+  const sameFile = (grant.matcher.kind === 'path' || grant.matcher.kind === 'glob') && fileWrites.has(grant.tool) && fileWrites.has(subject.tool);
+  if (grant.tool !== subject.tool && !sameFile) {
     return false;
   }
   if (grant.definitionHash !== undefined && grant.definitionHash !== subject.definitionHash) {
