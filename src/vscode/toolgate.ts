@@ -227,7 +227,18 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     }),
   );
   store.add(audit.onDidRecord(onDecide));
-  store.add(gate.onDidChange(refreshViews));
+  // Once per turn of the event loop, however many calls a burst adds or settles: each refresh reads every waiting
+  // call, so one per change made a burst of N calls cost N × N.
+  let refreshTimer: ReturnType<typeof setTimeout> | undefined;
+  store.add(
+    gate.onDidChange(() => {
+      refreshTimer ??= setTimeout(() => {
+        refreshTimer = undefined;
+        refreshViews();
+      }, 0);
+    }),
+  );
+  store.add({ dispose: () => clearTimeout(refreshTimer) });
   store.add(proposed);
   // In memory: saving the proposed side keeps it for an Allow and never writes the real file.
   store.add(vscode.workspace.registerFileSystemProvider(ProposedContentProvider.scheme, proposed, { isCaseSensitive: true }));
