@@ -51,7 +51,8 @@ export type SettingValue<K extends SettingKey> = z.infer<(typeof settingSchemas)
 
 export const settingDefaults: { [K in SettingKey]: SettingValue<K> } = {
   'model.baseUrl': 'http://127.0.0.1:11434/v1',
-  'model.name': 'gpt-4o-mini',
+  // A model Ollama serves with tool calls, to go with the default address (Ollama's).
+  'model.name': 'qwen2.5-coder:7b',
   gatedTools: { ...defaultGatedTools },
   'autoApprove.terminal': { ...defaultTerminalRules },
   'autoApprove.edits': {},

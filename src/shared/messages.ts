@@ -22,7 +22,7 @@ export const hostCommands = [
   'resetWorkspaceApprovals',
   // VS Code's Workspace Trust editor, where the folder can be trusted.
   'manageWorkspaceTrust',
-  // The Settings editor at toolgate.model.baseUrl.
+  // The Settings editor at the model settings (provider, address, model).
   'openModelSettings',
   // The Settings editor at the rules that let calls run without asking (named by an auto-approved call in the chat).
   'openTerminalRules',

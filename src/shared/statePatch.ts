@@ -22,9 +22,21 @@ function keyOf(list: KeyedList, item: Item): string {
   return list === 'pending' ? (item as PendingCallView).callId : (item as ChatEntry).id;
 }
 
-/** Whether an item changed: a chat entry by its version (its text can be megabytes), a waiting call by its content. */
+/**
+ * Whether an item changed: a chat entry by its version (its text can be megabytes), a waiting call by its content,
+ * serialised once per view object (the gate hands out the same object until the call changes).
+ */
+const serialised = new WeakMap<object, string>();
 function fingerprintOf(list: KeyedList, item: Item): string {
-  return list === 'entries' ? String((item as ChatEntry).v) : JSON.stringify(item);
+  if (list === 'entries') {
+    return String((item as ChatEntry).v);
+  }
+  let json = serialised.get(item);
+  if (json === undefined) {
+    json = JSON.stringify(item);
+    serialised.set(item, json);
+  }
+  return json;
 }
 
 export interface StatePatchData {

@@ -9,6 +9,34 @@ describe('the chat shows that the model is working, counts down its retries, and
   const model = useFakeModel();
   const session = useCodeServer(() => ({ settings: model.workspaceSettings() }));
 
+  it('an empty chat welcomes a new user: what it is, three examples that fill the prompt, where the rules are', async () => {
+    const frame = await new ChatDriver(session.workbench).frame();
+    const welcome = frame.locator('[data-field="welcome"]');
+    await welcome.waitFor();
+    assert.match(await welcome.innerText(), /Every file it writes or edits, every command and every MCP call it makes waits for your approval/);
+    assert.equal(await welcome.locator('[data-action="example"]').count(), 3);
+    assert.deepEqual(
+      await welcome.locator('[data-action="host-command"]').evaluateAll((links) => links.map((link) => link.getAttribute('data-command'))),
+      ['openTerminalRules', 'openEditRules', 'openGatedTools'],
+    );
+    const page = session.workbench.page;
+    for (const theme of ['Light Modern', 'Dark Modern'] as const) {
+      await session.workbench.setColorTheme(theme);
+      for (const [width, height] of [[1400, 900], [900, 700]] as const) {
+        await page.setViewportSize({ width, height });
+        await welcome.waitFor();
+        await session.workbench.screenshot(`chat-welcome-${theme.includes('Light') ? 'light' : 'dark'}-${width}x${height}`);
+      }
+    }
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await session.workbench.setColorTheme('Light Modern');
+    const example = welcome.locator('[data-action="example"]').first();
+    const text = (await example.getAttribute('data-example')) ?? '';
+    await example.click();
+    assert.equal(await frame.locator('[data-field="prompt"]').inputValue(), text);
+    await frame.locator('[data-field="prompt"]').fill('');
+  });
+
   it('a 503 with Retry-After shows a notice counting down to the next attempt, then "Working…" until the slow answer streams', async () => {
     model.fake.script([
       { error: { status: 503, message: 'overloaded', retryAfterMs: 4000 } },

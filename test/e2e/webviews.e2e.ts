@@ -9,7 +9,7 @@ describe('Toolgate webviews in the real workbench', () => {
     const root = await session.workbench.inWebview('body[data-view="chat"] main#root[data-state="connected"]', 30_000);
     await root.locator('[data-field="model"]').waitFor();
     const model = await root.locator('[data-field="model"]').innerText();
-    assert.match(model, /gpt-4o-mini/);
+    assert.match(model, /qwen2\.5-coder:7b/);
     assert.equal((await root.locator('[data-field="waiting"]').innerText()).trim(), '', 'nothing waits');
     assert.equal(await root.locator('[data-field="prompt"]').count(), 1);
     await session.workbench.waitForLog('[chat] webview ready');

@@ -138,6 +138,44 @@ function tick(): void {
 // One clock for every live time in the transcript.
 setInterval(tick, 1000);
 
+/** Example tasks the empty chat offers: a click puts one in the prompt, to send or change. */
+const examples = [
+  'Explain how this project is laid out and where to start reading',
+  'Add a section to the README on how to run the tests',
+  'Find a failing test, then fix it',
+];
+
+/** What an empty chat shows a person: what this chat is, something to start from, and where the rules are. */
+function welcome(): HTMLElement {
+  const tryButtons = examples.map((example) => {
+    const button = h('vscode-button', { secondary: true, 'data-action': 'example', 'data-example': example }, example);
+    button.addEventListener('click', () => {
+      prompt.value = example;
+      prompt.focus();
+    });
+    return button;
+  });
+  const rule = (command: 'openTerminalRules' | 'openEditRules' | 'openGatedTools', label: string): HTMLElement => {
+    const link = h('a', { href: '#', 'data-action': 'host-command', 'data-command': command }, label);
+    link.addEventListener('click', (event) => {
+      event.preventDefault();
+      bridge.command(command);
+    });
+    return link;
+  };
+  return h(
+    'section',
+    { class: 'welcome', 'data-field': 'welcome', 'aria-label': 'Welcome' },
+    h('p', {}, "Toolgate's agent works in this folder. Every file it writes or edits, every command and every MCP call it makes waits for your approval, here or in the Approvals panel, with the exact diff or arguments."),
+    h('p', { class: 'muted' }, 'Only this chat is gated: calls of VS Code\'s own chat and other agents are not, unless they use Toolgate\'s tools.'),
+    h('p', { class: 'welcome-heading' }, 'Try:'),
+    h('div', { class: 'actions examples' }, ...tryButtons),
+    h('p', { class: 'muted' }, 'What runs without asking: ', rule('openTerminalRules', 'terminal rules'), ', ', rule('openEditRules', 'edit rules'), ', ', rule('openGatedTools', 'gated tools'), '.'),
+  );
+}
+
+const welcomeBlock = welcome();
+
 const statusIcons: Record<string, string> = { waiting: 'shield', running: 'loading', done: 'pass', denied: 'circle-slash', failed: 'error', interrupted: 'debug-disconnect' };
 const statusText: Record<string, string> = { waiting: 'waiting for approval', running: 'running', done: 'done', denied: 'denied', failed: 'failed', interrupted: 'interrupted by a window reload' };
 
@@ -298,6 +336,14 @@ function render(state: ChatState): void {
       element = fresh;
     }
     previous = element;
+  }
+  // The empty chat says what it is and offers a start; the first entry replaces it.
+  if (state.entries.length === 0 && !state.running) {
+    if (!welcomeBlock.isConnected) {
+      transcript.prepend(welcomeBlock);
+    }
+  } else {
+    welcomeBlock.remove();
   }
   tick();
   const added = inline.render(state.pending);
