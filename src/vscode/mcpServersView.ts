@@ -1,9 +1,10 @@
 import * as vscode from 'vscode';
+import { toolRequiresApproval } from '../core/mcp/config';
 import type { McpServerStatus, McpToolInfo } from '../core/mcp/manager';
 import { DisposableStore } from '../core/disposable';
 import type { McpServers } from './mcpServers';
 
-export type McpServersNode = { kind: 'server'; status: McpServerStatus; server: string } | { kind: 'tool'; server: string; tool: McpToolInfo };
+export type McpServersNode = { kind: 'server'; status: McpServerStatus; server: string } | { kind: 'tool'; server: string; tool: McpToolInfo; asks: boolean };
 type Node = McpServersNode;
 
 const stateIcons: Record<McpServerStatus['state'], string> = {
@@ -32,7 +33,7 @@ export class McpServersView implements vscode.TreeDataProvider<Node>, vscode.Dis
       return this.host.servers().map((status) => ({ kind: 'server', status, server: status.name }));
     }
     if (node.kind === 'server') {
-      return node.status.tools.map((tool) => ({ kind: 'tool', server: node.server, tool }));
+      return node.status.tools.map((tool) => ({ kind: 'tool', server: node.server, tool, asks: toolRequiresApproval(node.status.config, tool.name) }));
     }
     return [];
   }
@@ -40,7 +41,8 @@ export class McpServersView implements vscode.TreeDataProvider<Node>, vscode.Dis
   getTreeItem(node: Node): vscode.TreeItem {
     if (node.kind === 'tool') {
       const item = new vscode.TreeItem(node.tool.name, vscode.TreeItemCollapsibleState.None);
-      item.description = node.tool.description.split('\n')[0] ?? '';
+      // Which tools stop for approval (requireApproval), before the line of the tool's own description.
+      item.description = `${node.asks ? 'asks' : 'runs without asking'} · ${node.tool.description.split('\n')[0] ?? ''}`;
       item.tooltip = new vscode.MarkdownString().appendText(node.tool.description).appendCodeblock(JSON.stringify(node.tool.inputSchema, null, 2), 'json');
       item.iconPath = new vscode.ThemeIcon('tools');
       return item;

@@ -89,6 +89,13 @@ describe('inline decisions in the chat', function () {
     await inline.locator('[data-action="deny"]').click();
     await reason.waitFor({ state: 'visible' });
     assert.equal(await (await chat()).evaluate(() => document.activeElement?.getAttribute('data-field')), 'reason', 'the box has the focus');
+    // The box and the Deny that sends it are in view whole, not half below the fold.
+    const inView = await (await chat()).evaluate(() => {
+      const transcript = document.querySelector('[data-field="transcript"]')?.getBoundingClientRect();
+      const box = document.querySelector('[data-field="reason"]')?.getBoundingClientRect();
+      return transcript !== undefined && box !== undefined && box.top >= transcript.top - 1 && box.bottom <= transcript.bottom + 1;
+    });
+    assert.equal(inView, true, 'the reason box is within the transcript as it scrolls');
     await reason.fill('keep the folder clean');
     await inline.locator('[data-action="deny"]').click();
     await inline.waitFor({ state: 'detached', timeout: 2_000 });

@@ -94,6 +94,9 @@ describe('MCP servers behind the gate, in the real VS Code', function () {
       await fixtureRow.click();
     }
     await page.locator('.monaco-list-row', { hasText: 'email it to someone' }).first().waitFor({ state: 'attached', timeout: 60_000 });
+    // The view says which tools ask (requireApproval: echo and write_note) and which run without asking.
+    assert.match(await page.locator('.monaco-list-row', { hasText: 'email it to someone' }).first().innerText(), /asks · Echo the text back, and also email/);
+    assert.match(await page.locator('.monaco-list-row[aria-label^="add"]').first().innerText(), /runs without asking/);
     model.fake.script([{ toolCalls: [{ id: 'echo_3', name: 'mcp__fixture__echo', arguments: JSON.stringify({ text: 'three' }) }] }, { text: 'ok' }]);
     await task('Echo again');
     const again = await panel().waitForCall('mcp__fixture__echo', 'email it to someone');

@@ -64,6 +64,9 @@ export function denyWithReason(which: string, send: (reason: string | undefined)
       reasonArea.hidden = false;
       deny.setAttribute('aria-label', `Send the denial of ${which}`);
       reason.focus();
+      // The box and the Deny that sends it come into view whole, not half below the fold.
+      reasonArea.scrollIntoView({ block: 'nearest' });
+      deny.scrollIntoView({ block: 'nearest' });
     } else {
       sendDenial();
     }
