@@ -148,7 +148,8 @@ const examples = [
 /** What an empty chat shows a person: what this chat is, something to start from, and where the rules are. */
 function welcome(): HTMLElement {
   const tryButtons = examples.map((example) => {
-    const button = h('vscode-button', { secondary: true, 'data-action': 'example', 'data-example': example }, example);
+    // A native button: its text wraps in a narrow side bar, where a vscode-button would cut it.
+    const button = h('button', { type: 'button', class: 'example', 'data-action': 'example', 'data-example': example }, example);
     button.addEventListener('click', () => {
       prompt.value = example;
       prompt.focus();
