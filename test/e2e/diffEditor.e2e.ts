@@ -113,7 +113,12 @@ describe("decisions in VS Code's diff editor", function () {
     await card.locator('[data-hunk-index="2"] [data-action="reject-hunk"]').click();
     await tab.click();
     await lens('Hunk 3 of 3: rejected').waitFor();
+    // The cursor goes to line 35 of the proposed side the way a keyboard user puts it there (a click on the line
+    // could land on a hover or a lens on a slow machine): focus the proposed side, then Go to Line.
     await page.locator('.monaco-diff-editor .editor.modified .view-line', { hasText: 'line35 = 3500;' }).click();
+    await page.keyboard.press('F1');
+    await page.locator('.quick-input-widget input.input').fill(':35');
+    await page.keyboard.press('Enter');
     await page.locator('.statusbar-item', { hasText: 'Ln 35, Col' }).first().waitFor();
     await session.workbench.runCommand('Toolgate: Accept This Hunk');
     await lens('Hunk 3 of 3: accepted').waitFor();
