@@ -37,6 +37,7 @@ export async function decideBench(): Promise<Row[]> {
     trusted: true,
     grants,
     forbiddenRoots: ['/storage'],
+    sandbox: { available: true },
     locate: locateUnder('/ws'),
   };
   const resolver = new PathResolver(['/ws']);

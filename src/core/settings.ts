@@ -25,6 +25,18 @@ export const defaultProtectedPaths: readonly string[] = [
   '**/*.code-workspace',
   '.github/workflows/**',
   '.vscode/mcp.json',
+  // Configuration that runs code or decides what runs: a nested folder's editor settings and tasks, CI and
+  // dev-container definitions, git hooks managers, package manager settings (`script-shell`, `node-options`).
+  '**/.vscode/**',
+  '.github/actions/**',
+  '.gitlab-ci.yml',
+  '.circleci/**',
+  '.devcontainer/**',
+  '.devcontainer.json',
+  '.husky/**',
+  '**/.npmrc',
+  '**/.yarnrc',
+  '**/.yarnrc.yml',
 ];
 
 const BooleanMap = z.record(z.string(), z.boolean());
@@ -44,6 +56,8 @@ export const settingSchemas = {
   'autoApprove.maxConsecutive': z.number().int().min(0),
   'suggestions.minDecisions': z.number().int().min(1).max(1000),
   'notifications.whenHidden': z.boolean(),
+  'sandbox.hiddenPaths': z.array(z.string().min(1)),
+  'sandbox.writablePaths': z.array(z.string().min(1)),
 } as const;
 
 export type SettingKey = keyof typeof settingSchemas;
@@ -65,6 +79,8 @@ export const settingDefaults: { [K in SettingKey]: SettingValue<K> } = {
   'autoApprove.maxConsecutive': 50,
   'suggestions.minDecisions': 5,
   'notifications.whenHidden': true,
+  'sandbox.hiddenPaths': [],
+  'sandbox.writablePaths': [],
 };
 
 export interface ParsedSetting<T> {

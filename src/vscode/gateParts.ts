@@ -12,6 +12,7 @@ import { realpathOfNearest } from '../core/approval/paths';
 import type { PolicyContext } from '../core/approval/policy';
 import { AuditLog } from '../core/audit/auditLog';
 import { recoveredEntries, recoveryTailBytes, unclosedAsks } from '../core/audit/recovery';
+import type { CommandSandbox } from '../core/sandbox/commandSandbox';
 import { defaultProtectedPaths } from '../core/settings';
 import { MirroredWorkspaceState } from '../core/storage/mirroredState';
 import type { Log } from './log';
@@ -29,12 +30,15 @@ export interface GateParts {
   policy: () => Omit<PolicyContext, 'grants'>;
 }
 
+/** The defaults are a floor: a settings file can add protected paths, never remove these. */
+export const protectedPaths = (settings: Settings): string[] => [...new Set([...defaultProtectedPaths, ...settings.get('protectedPaths')])];
+
 /** Where Toolgate keeps this workspace's files (audit log, mirrored state). */
 function storageFolder(context: vscode.ExtensionContext): string {
   return (context.storageUri ?? context.globalStorageUri).fsPath;
 }
 
-export function createGateParts(context: vscode.ExtensionContext, settings: Settings, log: Log, paths: WorkspacePaths): GateParts {
+export function createGateParts(context: vscode.ExtensionContext, settings: Settings, log: Log, paths: WorkspacePaths, sandbox: CommandSandbox): GateParts {
   const storage = storageFolder(context);
   const auditFile = path.join(storage, 'audit.jsonl');
   const audit = new AuditLog(
@@ -57,10 +61,10 @@ export function createGateParts(context: vscode.ExtensionContext, settings: Sett
     gatedTools: settings.get('gatedTools'),
     editRules: settings.get('autoApprove.edits'),
     terminalRules: settings.get('autoApprove.terminal'),
-    // The defaults are a floor: a settings file can add protected paths, never remove these.
-    protectedPaths: [...new Set([...defaultProtectedPaths, ...settings.get('protectedPaths')])],
+    protectedPaths: protectedPaths(settings),
     trusted: vscode.workspace.isTrusted,
     forbiddenRoots: forbidden,
+    sandbox: sandbox.status(),
     locate: (absolute) => paths.locate(absolute),
   });
   const gate = new Gate({

@@ -33,6 +33,7 @@ import { watchTerminalRules } from './ruleWarnings';
 import { ApiKeyStore } from './secrets';
 import { Settings } from './settings';
 import { SuggestionsPanel } from './suggestionsPanel';
+import { createCommandSandbox } from './sandbox';
 import { TerminalRunner } from './tools/terminal';
 import { createCheckpoints, createUndoCommands } from './undoCommands';
 import { chatRequests, panelRequests } from './viewRequests';
@@ -68,16 +69,19 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     initShellParser(path.join(context.extensionPath, 'dist')).catch((error: unknown) => {
       log.error(`the shell parser did not load, so terminal commands ask: ${String(error)}`);
     });
+  // What judging a command needs: the parser, and whether the sandbox can start here (probed once, in parallel).
+  const commandJudgeReady = (): Promise<void> => Promise.all([shellParserReady(), sandbox.ready()]).then(() => undefined);
   const warmUp = setTimeout(() => void shellParserReady(), 1_000);
   store.add({ dispose: () => clearTimeout(warmUp) });
   const settings = new Settings(log);
   const apiKeys = new ApiKeyStore(context.secrets);
   const paths = store.add(new WorkspacePaths());
-  const { gate, grants, audit, auditFile, state, policy } = createGateParts(context, settings, log, paths);
+  const sandbox = createCommandSandbox(context, settings, log, paths);
+  const { gate, grants, audit, auditFile, state, policy } = createGateParts(context, settings, log, paths, sandbox);
   store.add(gate);
   const mcp = new McpServers(context.workspaceState, log, path.join(context.extensionPath, 'dist'));
   const chats = store.add(new ChatBook(state, log));
-  const terminal = store.add(new TerminalRunner((chatId) => (chatId === apiChatId ? 'API calls' : chats.list().find((chat) => chat.id === chatId)?.title)));
+  const terminal = store.add(new TerminalRunner((chatId) => (chatId === apiChatId ? 'API calls' : chats.list().find((chat) => chat.id === chatId)?.title), sandbox));
   // Checkpoints of what the agent's allowed calls change; a note when old ones are dropped goes to the chat.
   const checkpoints = createCheckpoints({ state, settings, log, disposables: store, onNote: (note) => chats.notice(`Checkpoints: ${note.message}`) });
   // Next to the audit log, in Toolgate's storage, which no tool call may read.
@@ -89,7 +93,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     resolver: () => paths.resolver,
     terminal,
     terminalTimeoutSeconds: () => settings.get('terminal.timeoutSeconds'),
-    shellParserReady,
+    commandJudgeReady,
     log,
     recorder: checkpoints.recorder,
     mcp: {

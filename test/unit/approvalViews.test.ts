@@ -27,6 +27,7 @@ describe('a command card says its reason once', () => {
     trusted: true,
     grants: [],
     forbiddenRoots: [],
+    sandbox: { available: true },
     locate: (absolute) => resolver.locate(absolute),
   });
 

@@ -1,6 +1,6 @@
 /** The Toolgate terminal's behaviour (what the VS Code Pseudoterminal shows and does), with the real bash. */
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runBash, type CommandResult } from '../../src/core/terminal/bashRunner';
@@ -36,14 +36,26 @@ describe('CommandTerminal, with the real bash', function () {
     }
   }
 
-  it('shows the folder and the command, the output with terminal line breaks, then the exit code', async () => {
+  it('shows whether it is confined, the folder and the command, the output with terminal line breaks, then the exit code', async () => {
     terminal.open();
     const result = await terminal.run({ command: 'echo one; echo two', cwd: dir, timeoutMs: 10_000 });
     assert.equal(result.exitCode, 0);
     assert.equal(
       shown,
-      `\u001b[2m${dir}\u001b[22m \u001b[1m$ echo one; echo two\u001b[22m\r\n` + 'one\r\ntwo\r\n' + '\u001b[2m[exit code 0]\u001b[22m\r\n\r\n',
+      `\u001b[31m[unconfined]\u001b[39m \u001b[2m${dir}\u001b[22m \u001b[1m$ echo one; echo two\u001b[22m\r\n` + 'one\r\ntwo\r\n' + '\u001b[2m[exit code 0]\u001b[22m\r\n\r\n',
     );
+  });
+
+  it('runs bash inside the launcher it is given, and says [sandbox]', async () => {
+    terminal.open();
+    // `env` as the launcher: it runs what follows `--`... so a launcher that drops its own arguments up to `--`.
+    const launcher = path.join(dir, 'launcher.sh');
+    writeFileSync(launcher, '#!/bin/bash\nwhile [ "$1" != -- ]; do shift; done; shift; echo "launched with $SANDBOX_MARK"; exec "$@"\n', { mode: 0o755 });
+    const result = await terminal.run({ command: 'echo inside', cwd: dir, timeoutMs: 10_000, wrap: { program: launcher, args: ['--flag'], env: { SANDBOX_MARK: 'yes' } } });
+    assert.equal(result.exitCode, 0);
+    assert.equal(result.sandboxed, true);
+    assert.equal(result.output, 'launched with yes\ninside\n');
+    assert.ok(shown.startsWith(`\u001b[2m[sandbox]\u001b[22m \u001b[2m${dir}`), shown);
   });
 
   it('keeps what is written before the terminal opens, and shows it on open', async () => {

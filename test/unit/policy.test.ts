@@ -48,6 +48,7 @@ describe('policy engine: judge()', () => {
       trusted: true,
       grants: [],
       forbiddenRoots: [storage],
+      sandbox: { available: true },
       locate: (absolute) => resolver.locate(absolute),
       ...overrides,
     };
@@ -263,6 +264,46 @@ describe('policy engine: judge()', () => {
     assert.equal(judge(call('write_file', { path: '/tmp/x', content: '' }), context()).grantable, false);
     assert.equal(judge(call('write_file', { path: 'a', content: '' }), context({ trusted: false })).grantable, false);
     assert.equal(judge(call('write_file', { path: 'a', content: '' }), context()).grantable, true);
+  });
+
+  describe('without a sandbox (fail closed)', () => {
+    const none = { available: false as const, reason: 'bubblewrap is not installed' };
+    const cases: { name: string; context: Partial<PolicyContext> }[] = [
+      { name: 'a true rule', context: { terminalRules: { 'npm test': true } } },
+      { name: 'a command grant', context: { grants: [grant('run_in_terminal', { kind: 'command', prefix: 'npm test' })] } },
+      { name: 'run_in_terminal not gated', context: { gatedTools: { ...defaultGatedTools, run_in_terminal: false } } },
+    ];
+    for (const row of cases) {
+      it(`${row.name} does not allow a command: it asks, says it would run unconfined, and offers no grant`, () => {
+        const judged = judge(call('run_in_terminal', { command: 'npm test' }), context({ ...row.context, sandbox: none }));
+        assert.equal(judged.verdict, 'ask');
+        assert.equal(judged.kind, 'unconfined');
+        assert.equal(judged.grantable, false);
+        assert.equal(judged.allowedBy, undefined);
+        assert.match(judged.plain, /no sandbox here, so it would run unconfined; that always asks\.$/);
+        assert.ok(judged.warnings.some((warning) => /^No sandbox here \(bubblewrap is not installed\): if allowed, this command runs unconfined/.test(warning)));
+        // With the sandbox, the same rule or grant allows.
+        assert.equal(judge(call('run_in_terminal', { command: 'npm test' }), context(row.context)).verdict, 'allow');
+      });
+    }
+
+    it('a command that asks anyway carries the warning; other tools are not affected', () => {
+      const judged = judge(call('run_in_terminal', { command: 'make' }), context({ sandbox: none }));
+      assert.equal(judged.verdict, 'ask');
+      assert.equal(judged.grantable, false);
+      assert.ok(judged.warnings.some((warning) => warning.startsWith('No sandbox here')));
+      const write = judge(call('write_file', { path: 'a.txt', content: '' }), context({ sandbox: none, editRules: { '*.txt': true } }));
+      assert.equal(write.verdict, 'allow');
+    });
+
+    it('running again without the sandbox after it failed there always asks, whatever allows the command', () => {
+      const unconfined = { ...call('run_in_terminal', { command: 'npm test' }), unconfined: { failure: 'the network is off in the sandbox' } };
+      const judged = judge(unconfined, context({ terminalRules: { 'npm test': true }, grants: [grant('run_in_terminal', { kind: 'exact', argsHash: unconfined.argsHash })] }));
+      assert.equal(judged.verdict, 'ask');
+      assert.equal(judged.kind, 'unconfined');
+      assert.equal(judged.grantable, false);
+      assert.equal(judged.plain, 'Runs WITHOUT the sandbox, with all your access to files and the network: it failed in the sandbox because the network is off in the sandbox.');
+    });
   });
 
   it('compiles /regex/flags rules and reports broken ones as null', () => {

@@ -97,6 +97,7 @@ describe('terminal rules against our adversarial corpus (the whole policy, a rea
       trusted: true,
       grants: [],
       forbiddenRoots: [],
+      sandbox: { available: true },
       locate: (absolute) => resolver.locate(absolute),
     };
     const args = { command };

@@ -67,6 +67,7 @@ describe('suggestions from the audit log', () => {
       protectedPaths: defaultProtectedPaths,
       trusted: true,
       forbiddenRoots: [],
+      sandbox: { available: true },
       locate: locateUnder(root),
     };
   });

@@ -5,7 +5,8 @@ import type { McpModelTool } from '../../src/core/mcp/tools';
 import type { McpBridge } from '../../src/core/tools/ports';
 import type { ToolCallRequest, ToolCallResult } from '../../src/core/tools/service';
 import { createMemoryGate, locateUnder } from '../fixtures/memoryGate';
-import { MemoryFiles, memoryToolService, waitFor } from '../fixtures/memoryFiles';
+import type { Gate } from '../../src/core/approval/gate';
+import { commandResult, MemoryFiles, memoryToolService, waitFor } from '../fixtures/memoryFiles';
 
 type Overrides = Parameters<typeof createMemoryGate>[0];
 
@@ -164,6 +165,49 @@ describe('the tool service (core, over in-memory ports)', () => {
       { command: 'npm test', cwd: '/ws/pkg', timeoutSeconds: 60 },
       { command: 'rm -rf build/cache', cwd: '/ws', timeoutSeconds: 60 },
     ]);
+  });
+
+  describe('a command that fails because of the sandbox', () => {
+    const blocked = () => commandResult({ exitCode: 1, output: 'npm error code EAI_AGAIN\n' });
+    const rows: { name: string; answer: Parameters<Gate['settle']>[1]; ran: boolean; output: RegExp }[] = [
+      {
+        name: 'Allow on the second card runs it once more without the sandbox, and the model is told',
+        answer: { action: 'allow-once' },
+        ran: true,
+        output: /^It failed in the sandbox \(the network is off in the sandbox\); the person let it run once more without the sandbox, and this is that run\.\nExit code: 0/,
+      },
+      {
+        name: 'Deny keeps the sandboxed result, and the model is told why it failed',
+        answer: { action: 'deny', reason: 'no' },
+        ran: false,
+        output: /^It failed in the sandbox, probably because the network is off in the sandbox\. The person chose not to run it without the sandbox;[\s\S]*Exit code: 1\nOutput:\nnpm error code EAI_AGAIN/,
+      },
+    ];
+    for (const row of rows) {
+      it(row.name, async () => {
+        const { service, gate, runner } = setup({ terminalRules: { 'npm install': true } });
+        runner.next.push(blocked(), commandResult({ output: 'added 3 packages\n', sandboxed: false }));
+        const promise = service.runBatch([{ tool: 'run_in_terminal', args: JSON.stringify({ command: 'npm install' }) }], { chatId: 'chat' });
+        // The rule allowed the first run; the second asks, on a card that names what happened, and offers no grant.
+        const waiting = await waitFor(() => gate.pendingViews()[0]);
+        assert.match(waiting.warnings.join(' '), /It ran in the sandbox and failed: the network is off in the sandbox\. Allow runs it once more, without the sandbox\./);
+        assert.match(waiting.reason, /^Runs WITHOUT the sandbox/);
+        assert.equal(waiting.grantable, false);
+        assert.deepEqual(waiting.grantOptions, []);
+        assert.equal(gate.settle(waiting, row.answer).ok, true);
+        const [result] = await promise;
+        assert.match(result?.output ?? '', row.output);
+        assert.deepEqual(runner.ran.map((ran) => ran.unconfined === true), row.ran ? [false, true] : [false]);
+      });
+    }
+
+    it('a failure of its own (a failing test) is just reported', async () => {
+      const { run, runner } = setup({ terminalRules: { 'npm test': true } });
+      runner.next.push(commandResult({ exitCode: 1, output: 'AssertionError\n' }));
+      const result = await run({ tool: 'run_in_terminal', args: JSON.stringify({ command: 'npm test' }) });
+      assert.match(result.output, /^Exit code: 1\nOutput:\nAssertionError/);
+      assert.equal(runner.ran.length, 1);
+    });
   });
 
   it('answers the read-only tools from the files port', async () => {

@@ -76,7 +76,8 @@ export function isInside(root: string, candidate: string): boolean {
 }
 
 export class PathResolver {
-  private readonly realRoots: string[];
+  /** The workspace folders with symlinks followed. */
+  readonly realRoots: string[];
 
   constructor(
     readonly roots: readonly string[],

@@ -9,7 +9,9 @@
  *  4. a write or a read that resolves outside every workspace root -> ask, with a warning
  *  5. a write to a protected path -> ask, whatever grant or rule exists
  *  6. a `false` rule (edits glob, terminal prefix or /regex/) -> ask; a `false` rule beats any `true` rule
- *  7. a terminal command the analysis cannot vouch for -> ask (unless the tool is not gated)
+ *  7. a terminal command the analysis cannot vouch for -> ask (unless the tool is not gated); a command that would run
+ *     without the OS sandbox (none here, or the person's "run without the sandbox" after it failed in it) -> ask,
+ *     whatever rule, grant or setting exists
  *  8. the tool is not gated -> allow
  *  9. a matching grant (session or workspace) -> allow
  * 10. a `true` rule -> allow
@@ -32,7 +34,7 @@ export type DecidedBy = 'policy' | 'rule' | 'grant' | 'setting';
 /** Why a call was judged as it was; nothing reads a judgement back from its wording. */
 export type JudgementKind =
   | 'unknown-tool' | 'interact' | 'own-storage' | 'untrusted' | 'outside' | 'protected' | 'false-rule' | 'command'
-  | 'not-gated' | 'grant' | 'rule' | 'gated';
+  | 'not-gated' | 'grant' | 'rule' | 'gated' | 'unconfined';
 
 
 /** What let a call run without asking: `true` keys of a setting, or a grant the person made. */
@@ -69,6 +71,11 @@ export interface GateCall {
   target?: ResolvedPath;
   /** For run_in_terminal: the parsed command line (sub-commands, redirects, concerns). */
   commandAnalysis?: CommandAnalysis;
+  /**
+   * Set by Toolgate (never from a call's arguments) when a command that failed in the sandbox would run again without
+   * it: why it failed there. Such a call always asks.
+   */
+  unconfined?: { failure: string };
   /** For tools not built in (MCP, other extensions): known to the caller, with whether it is gated. */
   external?: {
     gated: boolean;
@@ -90,6 +97,8 @@ export interface PolicyContext {
   grants: readonly Grant[];
   /** Real paths of folders the agent may never write (Toolgate's own storage). */
   forbiddenRoots: readonly string[];
+  /** Whether commands run in the OS sandbox here; where not, no rule, grant or setting allows one. */
+  sandbox: { available: true } | { available: false; reason: string };
   /**
    * Where an absolute path a command hands to the kernel really is (symlinks followed component by component before
    * `..`, as the kernel does): inside which root, and relative to it.
@@ -122,6 +131,37 @@ const toolVerbs: Partial<Record<string, string>> = {
 };
 
 export function judge(call: GateCall, context: PolicyContext): Judgement {
+  if (call.tool !== 'run_in_terminal') {
+    return judgeCall(call, context);
+  }
+  // A command: what the rules say, then the sandbox's floor (fail closed): without it nothing runs unasked.
+  const judgement = judgeCall(call, context);
+  if (call.unconfined !== undefined) {
+    return {
+      ...judgement,
+      ...ask('unconfined', `asks: run again without the sandbox, after it failed in it (${call.unconfined.failure})`,
+        `Runs WITHOUT the sandbox, with all your access to files and the network: it failed in the sandbox because ${call.unconfined.failure}.`,
+        'policy', judgement.warnings, false),
+    };
+  }
+  if (context.sandbox.available) {
+    return judgement;
+  }
+  const warnings = [...judgement.warnings, `No sandbox here (${context.sandbox.reason}): if allowed, this command runs unconfined, with all your access.`];
+  if (judgement.verdict !== 'allow') {
+    return { ...judgement, warnings, grantable: false };
+  }
+  const rest: Judgement = { ...judgement };
+  delete rest.allowedBy;
+  delete rest.grant;
+  return {
+    ...rest,
+    ...ask('unconfined', `asks: no sandbox here (${context.sandbox.reason}), so no rule or grant allows a command`,
+      `${judgement.plain} But there is no sandbox here, so it would run unconfined; that always asks.`, 'policy', warnings, false),
+  };
+}
+
+function judgeCall(call: GateCall, context: PolicyContext): Judgement {
   const warnings: string[] = [];
   const builtin = isBuiltinTool(call.tool) ? builtinTools[call.tool] : undefined;
   if (!builtin && !call.external) {

@@ -32,6 +32,8 @@ export interface CommandResult {
   notRun: string | undefined;
   /** The bash that ran the command (absolute path). */
   shell: string | undefined;
+  /** It ran inside the OS sandbox. */
+  sandboxed: boolean;
 }
 
 /** Where streamed output goes for display (a terminal); called with text as it arrives. */
@@ -57,6 +59,11 @@ export interface BashRunOptions {
   drainMs?: number;
   /** The cap on the output kept for the model. */
   maxOutputChars?: number;
+  /**
+   * Runs bash inside this launcher (the OS sandbox): `program ...args -- bash ...`, with `env` added to the command's
+   * environment. Without it the command runs unconfined.
+   */
+  wrap?: { program: string; args: readonly string[]; env?: Readonly<Record<string, string>> };
 }
 
 /** The argument list bash gets before the program text. */
@@ -172,6 +179,7 @@ export function runBash(command: string, options: BashRunOptions): Promise<Comma
       leftoversStopped: false,
       notRun: reason,
       shell,
+      sandboxed: false,
     });
   if (command.includes('\0')) {
     return notRun('the command contains a NUL character, which cannot be passed to a program, so nothing was run.');
@@ -193,9 +201,13 @@ export function runBash(command: string, options: BashRunOptions): Promise<Comma
   const posix = process.platform !== 'win32';
   let child: ChildProcess;
   try {
-    child = spawn(shell, [...bashArgs, command], {
+    const env = { ...bashEnvironment(options.env ?? process.env, options.cwd), ...options.wrap?.env };
+    const [program, args] = options.wrap
+      ? [options.wrap.program, [...options.wrap.args, '--', shell, ...bashArgs, command]]
+      : [shell, [...bashArgs, command]];
+    child = spawn(program, args, {
       cwd: options.cwd,
-      env: bashEnvironment(options.env ?? process.env, options.cwd),
+      env,
       stdio: ['ignore', 'pipe', 'pipe'],
       // Its own process group (POSIX), so SIGINT and SIGKILL reach every process the command started.
       detached: posix,
@@ -315,6 +327,7 @@ function supervise(child: ChildProcess, shell: string, options: BashRunOptions, 
         leftoversStopped,
         notRun: neverRan ? `bash could not be started: ${spawnError}` : undefined,
         shell,
+        sandboxed: options.wrap !== undefined && !neverRan,
       });
     }
 

@@ -20,6 +20,8 @@ export interface CommandRequest {
   timeoutMs: number;
   /** The task's cancellation. */
   signal?: AbortSignal;
+  /** The OS sandbox to run it in; absent: it runs unconfined, and the header says so. */
+  wrap?: BashRunOptions['wrap'];
 }
 
 /** Runs a command (the real one is `runBash`); a port so the terminal's behaviour can be tested on its own. */
@@ -100,13 +102,15 @@ export class CommandTerminal implements Disposable {
     if (request.signal?.aborted) {
       controller.abort();
     }
-    this.writeLine(`${dim(visibleControls(request.cwd, reverse))} ${bold(`$ ${visibleControls(request.command, reverse).replace(/\n/g, '\r\n> ')}`)}`);
+    const where = request.wrap ? dim('[sandbox]') : red('[unconfined]');
+    this.writeLine(`${where} ${dim(visibleControls(request.cwd, reverse))} ${bold(`$ ${visibleControls(request.command, reverse).replace(/\n/g, '\r\n> ')}`)}`);
     try {
       const result = await this.execute(request.command, {
         cwd: request.cwd,
         timeoutMs: request.timeoutMs,
         signal: controller.signal,
         sink: { write: (text) => this.write(text) },
+        ...(request.wrap ? { wrap: request.wrap } : {}),
       });
       const stoppedFromTerminal = current.stoppedFromTerminal;
       const outcome: TerminalCommandResult = {

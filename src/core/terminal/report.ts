@@ -7,6 +7,8 @@ export interface CommandReportContext {
   /** The person edited the command before allowing it. */
   edited: boolean;
   timeoutSeconds: number;
+  /** It failed in the sandbox, probably because of it; `rerun`: the person let it run once more without it. */
+  sandbox?: { failure: string; rerun: boolean };
 }
 
 export function commandReport(result: TerminalCommandResult, context: CommandReportContext): { ok: boolean; text: string } {
@@ -15,8 +17,17 @@ export function commandReport(result: TerminalCommandResult, context: CommandRep
     const text = [edited, `The command was not run: ${result.notRun}`].filter((line) => line !== undefined).join('\n');
     return { ok: false, text };
   }
+  const sandbox = context.sandbox;
+  const confinement = sandbox
+    ? sandbox.rerun
+      ? `It failed in the sandbox (${sandbox.failure}); the person let it run once more without the sandbox, and this is that run.`
+      : `It failed in the sandbox, probably because ${sandbox.failure}. The person chose not to run it without the sandbox; find a way that works inside it (write only in the workspace, no network), or ask the person.`
+    : result.sandboxed
+      ? undefined
+      : 'It ran without the sandbox (there is none here), with the person\'s approval.';
   const lines = [
     edited,
+    confinement,
     result.timedOut ? `The command was stopped after ${context.timeoutSeconds} s (toolgate.terminal.timeoutSeconds).` : undefined,
     result.cancelled ? 'The command was stopped because the task was cancelled.' : undefined,
     result.stoppedFromTerminal === 'interrupt' ? 'The person stopped the command with Ctrl+C in its terminal.' : undefined,

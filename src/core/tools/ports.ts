@@ -55,8 +55,13 @@ export interface WorkspaceFiles {
 }
 
 /** Runs an allowed command exactly as judged (the real one: the chat's Toolgate terminal over `runBash`). */
+/** How a command runs: in the OS sandbox (the default), or once without it because the person chose that. */
+export interface RunHow {
+  unconfined?: boolean;
+}
+
 export interface CommandRunner {
-  run(command: string, cwd: string, timeoutSeconds: number, signal?: AbortSignal, chatId?: string): Promise<TerminalCommandResult>;
+  run(command: string, cwd: string, timeoutSeconds: number, signal?: AbortSignal, chatId?: string, how?: RunHow): Promise<TerminalCommandResult>;
 }
 
 /** What the tool service needs of MCP: the model's tool names resolved, and calls to servers. */

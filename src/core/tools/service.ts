@@ -20,7 +20,8 @@ import { parseBuiltinCall, type ParsedCall } from './definitions';
 import { formatNote, listFolder, proposeEdit, proposeWrite, readFileText, searchFolder, type Proposal } from './fileTools';
 import { commandFolder, gateCall } from './gateCall';
 import { mcpArgs, mcpGateCall, mcpPreview, mcpText } from './mcpCalls';
-import { ToolError, type CommandRunner, type LogPort, type McpBridge, type ResultKeeper, type WorkspaceFiles } from './ports';
+import { ToolError, type CommandRunner, type LogPort, type McpBridge, type ResultKeeper, type RunHow, type WorkspaceFiles } from './ports';
+import { sandboxFailure } from '../sandbox/failures';
 import { boundedForModel, deniedMessage, writtenMessage } from './results';
 
 export interface ToolCallRequest {
@@ -58,8 +59,11 @@ export interface ToolServiceDeps {
   resolver: () => PathResolver;
   terminal: CommandRunner;
   terminalTimeoutSeconds: () => number;
-  /** Resolves once the shell parser is loaded (on first use), so that no command is analysed before it is. */
-  shellParserReady: () => Promise<void>;
+  /**
+   * Resolves once what judging a command needs is ready (the shell parser loaded, the sandbox probed), so that no
+   * command is judged before.
+   */
+  commandJudgeReady: () => Promise<void>;
   log: LogPort;
   mcp?: McpBridge;
   /** The home folder `~` means in a command (default: this user's). */
@@ -161,7 +165,7 @@ export class ToolService {
         case 'run_in_terminal': {
           // However soon after activation this is asked, the analysis waits for the parser rather than asking for a
           // reason the parser would not give. A parser that cannot load leaves the analysis a parse error: it asks.
-          await this.deps.shellParserReady();
+          await this.deps.commandJudgeReady();
           const call = gateCall(parsed.tool, parsed.args, resolver, home);
           // The analysis lines are filled by the gate from the decision it makes, so the panel shows exactly why it asks.
           const preview: Preview = { kind: 'command', command: parsed.args.command, cwd: commandFolder(call, resolver), analysis: [] };
@@ -317,9 +321,17 @@ export class ToolService {
           const command = decision.edited ?? parsed.args.command;
           const timeoutSeconds = this.deps.terminalTimeoutSeconds();
           const cwd = commandFolder(item.input.call, resolver);
-          const run = () => this.deps.terminal.run(command, cwd, timeoutSeconds, options.signal, options.chatId);
-          const result = this.deps.recorder ? await this.deps.recorder.commandRan(options.turn, { command, cwd }, run) : await run();
-          const report = commandReport(result, { command, edited: decision.edited !== undefined, timeoutSeconds });
+          const run = async (how: RunHow) => {
+            const start = () => this.deps.terminal.run(command, cwd, timeoutSeconds, options.signal, options.chatId, how);
+            return this.deps.recorder ? await this.deps.recorder.commandRan(options.turn, { command, cwd }, start) : await start();
+          };
+          const first = await run({});
+          // Failed because of the sandbox: the person may run it once without it, asked on a card of its own.
+          const failure = sandboxFailure(first);
+          const again = failure === undefined || options.signal?.aborted ? undefined : await this.askUnconfined(item, command, failure, options);
+          const result = again?.verdict === 'allow' ? await run({ unconfined: true }) : first;
+          const sandbox = failure === undefined ? undefined : { failure, rerun: again?.verdict === 'allow' };
+          const report = commandReport(result, { command, edited: decision.edited !== undefined, timeoutSeconds, ...(sandbox ? { sandbox } : {}) });
           return { ok: report.ok, output: report.text, decision };
         }
         case 'ask_user':
@@ -329,6 +341,28 @@ export class ToolService {
       const message = error instanceof Error ? error.message : String(error);
       return { ok: false, output: `Error: ${parsed.tool} failed: ${message}`, decision };
     }
+  }
+
+  /** Asks whether a command that failed in the sandbox may run once without it: always the person (no rule or grant). */
+  private async askUnconfined(item: Ready, command: string, failure: string, options: RunOptions): Promise<GateResult> {
+    // Not editable: what runs again is exactly what failed.
+    const input: GateInput = { ...item.input };
+    delete input.editable;
+    const call = { ...input.call, args: { ...(input.call.args as object), command }, unconfined: { failure } };
+    return await this.ask(
+      {
+        ...item,
+        input: {
+          ...input,
+          callId: newCallId(),
+          call,
+          // What runs is the command that ran (the person's edit included), shown as such.
+          preview: input.preview.kind === 'command' ? { ...input.preview, command } : input.preview,
+          notices: [`It ran in the sandbox and failed: ${failure}. Allow runs it once more, without the sandbox.`],
+        },
+      },
+      options,
+    );
   }
 
   /** Writes exactly what was allowed, if the file is still what the diff showed; else asks again with a fresh diff. */

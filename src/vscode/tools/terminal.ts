@@ -7,7 +7,9 @@
  */
 import * as vscode from 'vscode';
 import { DisposableStore } from '../../core/disposable';
+import type { CommandSandbox } from '../../core/sandbox/commandSandbox';
 import { CommandTerminal, type TerminalCommandResult } from '../../core/terminal/commandTerminal';
+import type { RunHow } from '../../core/tools/ports';
 import { chooseTerminal, orphanedTerminals, terminalName, type TerminalSlot } from '../../core/terminal/terminalChoice';
 
 interface Session {
@@ -23,8 +25,14 @@ export class TerminalRunner implements vscode.Disposable {
   private readonly store = new DisposableStore();
   private readonly sessions: Session[] = [];
 
-  /** `chatTitle`: the title of a chat, by id, for its terminal's name. */
-  constructor(private readonly chatTitle: (chatId: string) => string | undefined) {
+  /**
+   * `chatTitle`: the title of a chat, by id, for its terminal's name. `sandbox`: where commands run; where it is
+   * unavailable they run unconfined, which the gate has asked the person about (it asks for every command then).
+   */
+  constructor(
+    private readonly chatTitle: (chatId: string) => string | undefined,
+    private readonly sandbox: CommandSandbox,
+  ) {
     this.store.add(
       vscode.window.onDidCloseTerminal((terminal) => {
         const index = this.sessions.findIndex((session) => session.terminal === terminal);
@@ -34,11 +42,20 @@ export class TerminalRunner implements vscode.Disposable {
     );
   }
 
-  async run(command: string, cwd: string, timeoutSeconds: number, signal?: AbortSignal, chatId = ''): Promise<TerminalCommandResult> {
+  async run(command: string, cwd: string, timeoutSeconds: number, signal?: AbortSignal, chatId = '', how: RunHow = {}): Promise<TerminalCommandResult> {
+    let wrap: { program: string; args: string[]; env: Record<string, string> } | undefined;
+    if (how.unconfined !== true) {
+      try {
+        const prepared = await this.sandbox.launch(cwd);
+        wrap = 'launch' in prepared ? prepared.launch : undefined;
+      } catch (error) {
+        return notStarted(`the sandbox could not be prepared (${error instanceof Error ? error.message : String(error)}), so nothing was run.`);
+      }
+    }
     const index = chooseTerminal(this.sessions.map(slot), chatId);
     const session = (index === undefined ? undefined : this.sessions[index]) ?? this.create(chatId);
     session.terminal.show(true);
-    return await session.commands.run({ command, cwd, timeoutMs: timeoutSeconds * 1000, ...(signal ? { signal } : {}) });
+    return await session.commands.run({ command, cwd, timeoutMs: timeoutSeconds * 1000, ...(signal ? { signal } : {}), ...(wrap ? { wrap } : {}) });
   }
 
   /** Disposes the terminals of chats that are gone. */
@@ -73,3 +90,16 @@ export class TerminalRunner implements vscode.Disposable {
     this.store.dispose();
   }
 }
+
+const notStarted = (reason: string): TerminalCommandResult => ({
+  exitCode: undefined,
+  signal: undefined,
+  output: '',
+  timedOut: false,
+  cancelled: false,
+  leftoversStopped: false,
+  notRun: reason,
+  shell: undefined,
+  sandboxed: false,
+  stoppedFromTerminal: undefined,
+});

@@ -1,0 +1,37 @@
+/**
+ * The Linux sandbox: bubblewrap (the `bwrap` of Debian's and Ubuntu's `bubblewrap` package, what Flatpak, Claude
+ * Code's and VS Code's terminal sandboxes run on) started with an argument list built here from a SandboxPolicy.
+ * Chosen over @anthropic-ai/sandbox-runtime because that library wraps the same bwrap with its own policy format
+ * and a network proxy in every start, while Toolgate needs its own policy verbatim and, for the staging of the next
+ * issue, its own overlay of the workspace; bwrap itself starts in a few milliseconds.
+ *
+ * What the argument list does, in order (later mounts cover earlier ones):
+ * - every namespace new (`--unshare-all`): its own PIDs (so nothing it starts outlives it: when the sandbox's first
+ *   process ends the kernel ends the rest), its own `/proc` and `/dev` (`/dev/fd` is the command's), no network but
+ *   its own loopback unless the policy says `host`; all capabilities dropped (bwrap's default), even as root;
+ * - the whole file system read-only, a private empty `/tmp`;
+ * - the writable folders bound read-write at their own paths, then the protected paths inside them read-only again;
+ * - hidden folders covered by an empty read-only folder, hidden files by /dev/null;
+ * - `--die-with-parent`: if Toolgate's side of it is killed, so is the sandbox.
+ */
+import type { SandboxPolicy } from './policy';
+
+export function bwrapArgs(policy: SandboxPolicy, cwd: string): string[] {
+  const args = ['--unshare-all', ...(policy.network === 'host' ? ['--share-net'] : []), '--die-with-parent'];
+  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--tmpfs', '/dev/shm');
+  for (const folder of policy.writable) {
+    args.push('--bind', folder, folder);
+  }
+  for (const entry of policy.readOnly) {
+    args.push('--ro-bind', entry, entry);
+  }
+  for (const entry of policy.hidden) {
+    if (entry.kind === 'dir') {
+      args.push('--tmpfs', entry.path, '--remount-ro', entry.path);
+    } else {
+      args.push('--ro-bind', '/dev/null', entry.path);
+    }
+  }
+  args.push('--chdir', cwd);
+  return args;
+}

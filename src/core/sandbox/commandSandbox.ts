@@ -1,0 +1,62 @@
+/**
+ * The sandbox as the rest of Toolgate sees it: probed once (on first need), then either a launch prefix for each
+ * command or, where it cannot start, the one-line reason the gate shows while it asks for every command.
+ */
+import type { SandboxInputs } from './gather';
+import { prepareLaunch, type SandboxLaunch, type SandboxState } from './sandbox';
+
+export interface CommandSandboxDeps {
+  probe: () => Promise<SandboxState>;
+  /** The policy's inputs as the settings and folders are now. */
+  inputs: () => SandboxInputs;
+  log: (message: string) => void;
+}
+
+/** What the gate knows about the sandbox when it judges a command. */
+export type SandboxStatus = { available: true } | { available: false; reason: string };
+
+export class CommandSandbox {
+  private state: SandboxState | undefined;
+  private probing: Promise<SandboxState> | undefined;
+
+  constructor(private readonly deps: CommandSandboxDeps) {}
+
+  /** Probes once; later calls get the same answer. */
+  ready(): Promise<SandboxState> {
+    this.probing ??= this.deps.probe().then(
+      (state) => {
+        this.state = state;
+        this.deps.log(state.available ? `commands run in the sandbox (${state.program})` : `no sandbox: ${state.reason}; every command asks`);
+        return state;
+      },
+      (error: unknown) => {
+        const state: SandboxState = { available: false, reason: `the sandbox check failed: ${String(error)}` };
+        this.state = state;
+        return state;
+      },
+    );
+    return this.probing;
+  }
+
+  /** For the gate: unknown until probed counts as unavailable (fail closed). */
+  status(): SandboxStatus {
+    const state = this.state;
+    if (state === undefined) {
+      return { available: false, reason: 'the sandbox has not been checked yet' };
+    }
+    return state.available ? { available: true } : { available: false, reason: state.reason };
+  }
+
+  /** The launch prefix for a command in `cwd`, or why there is none. */
+  async launch(cwd: string): Promise<{ launch: SandboxLaunch } | { unavailable: string }> {
+    const state = await this.ready();
+    if (!state.available) {
+      return { unavailable: state.reason };
+    }
+    const { launch, notes } = await prepareLaunch(state, this.deps.inputs(), cwd);
+    for (const note of notes) {
+      this.deps.log(`sandbox: ${note}`);
+    }
+    return { launch };
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * Whether a command that failed in the sandbox failed because of it: the errors a refused write or a missing network
+ * print, in the words of the C library, Node, Python, git and curl. A guess from the output (the sandbox cannot say
+ * which call it refused), so it only ever offers the person a choice; it never decides anything by itself.
+ */
+import type { CommandResult } from '../terminal/bashRunner';
+
+interface FailureRow {
+  pattern: RegExp;
+  /** Completes "it failed in the sandbox because …". */
+  because: string;
+}
+
+const rows: readonly FailureRow[] = [
+  { pattern: /Read-only file system|\bEROFS\b/, because: 'a write was refused: outside the workspace and in protected paths the sandbox is read-only' },
+  { pattern: /Device or resource busy|\bEBUSY\b/, because: 'a protected file could not be replaced or removed: the sandbox holds it read-only' },
+  {
+    pattern: /Network is unreachable|\bENETUNREACH\b|Could not resolve host|Temporary failure in name resolution|\bEAI_AGAIN\b|getaddrinfo|Name or service not known|Failed to establish a new connection/,
+    because: 'the network is off in the sandbox',
+  },
+  { pattern: /Connection refused|\bECONNREFUSED\b/, because: 'a connection was refused: the sandbox has its own loopback, so services on this machine cannot be reached' },
+];
+
+/** Why the sandbox probably made this command fail, or undefined (it succeeded, or failed for its own reasons). */
+export function sandboxFailure(result: Pick<CommandResult, 'exitCode' | 'output' | 'sandboxed' | 'notRun' | 'cancelled' | 'timedOut'>): string | undefined {
+  if (!result.sandboxed || result.notRun !== undefined || result.cancelled || result.timedOut || result.exitCode === 0) {
+    return undefined;
+  }
+  return rows.find((row) => row.pattern.test(result.output))?.because;
+}

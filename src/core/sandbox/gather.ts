@@ -1,0 +1,178 @@
+/**
+ * The I/O behind a SandboxPolicy, done when a command is about to start (so a protected file created by the previous
+ * command is read-only for the next): which protected paths exist in the workspace folders, which credential
+ * locations exist, and the per-workspace cache folder.
+ */
+import { createHash } from 'node:crypto';
+import { promises as fs, type Dirent } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import picomatch from 'picomatch';
+import { credentialPaths, gitControlEntries, normalisePolicy, runtimePaths, sandboxEnvironment, type HiddenPath, type SandboxPolicy } from './policy';
+
+export interface SandboxInputs {
+  /** Real paths of the workspace folders. */
+  workspaceFolders: readonly string[];
+  /** toolgate.protectedPaths with the built-in floor (globs relative to a workspace folder). */
+  protectedGlobs: readonly string[];
+  /** toolgate.sandbox.hiddenPaths: more paths nothing may read (absolute or `~/…`). */
+  extraHidden: readonly string[];
+  /** toolgate.sandbox.writablePaths: more folders commands may write (absolute or `~/…`). */
+  extraWritable: readonly string[];
+  /** Toolgate's own storage and VS Code's user data (secrets, state): never readable. */
+  ownStorage: readonly string[];
+  network: 'none' | 'host';
+  home?: string;
+  uid?: number;
+  /** Where tool caches go (default: `$XDG_CACHE_HOME/toolgate-sandbox/<hash of the first folder>`). */
+  cacheRoot?: string;
+}
+
+export interface GatheredPolicy {
+  policy: SandboxPolicy;
+  /** What could not be applied as asked, for the log (a hidden path that holds the workspace; a walk cut short). */
+  notes: string[];
+}
+
+/** Entries looked at per workspace folder before the walk for protected paths stops (and says so). */
+export const maxWalkEntries = 100_000;
+/** Folders the walk does not enter: installed dependencies, not the project's own configuration. */
+const skippedFolders = new Set(['node_modules']);
+
+const expandHome = (entry: string, home: string): string => (entry === '~' ? home : entry.startsWith('~/') ? path.join(home, entry.slice(2)) : entry);
+
+export async function gatherSandboxPolicy(inputs: SandboxInputs): Promise<GatheredPolicy> {
+  const home = inputs.home ?? os.homedir();
+  const notes: string[] = [];
+  const cacheDir = inputs.workspaceFolders.length > 0 ? await ensureCache(inputs, home) : undefined;
+  const extraWritable = (await Promise.all(inputs.extraWritable.map((entry) => existingReal(expandHome(entry, home))))).flatMap((entry) => (entry?.kind === 'dir' ? [entry.path] : []));
+  const readOnly: string[] = [];
+  for (const folder of inputs.workspaceFolders) {
+    const walked = await protectedIn(folder, inputs.protectedGlobs);
+    readOnly.push(...walked.paths);
+    if (walked.truncated) {
+      notes.push(`${folder} has more than ${maxWalkEntries} entries: protected paths past them are not read-only in the sandbox`);
+    }
+  }
+  const hiddenCandidates = [
+    ...credentialPaths.map((relative) => path.join(home, relative)),
+    ...runtimePaths(inputs.uid ?? process.getuid?.()),
+    ...inputs.extraHidden.map((entry) => expandHome(entry, home)),
+    ...inputs.ownStorage,
+  ].filter((entry) => path.isAbsolute(entry));
+  const hidden = (await Promise.all(hiddenCandidates.map(existingReal))).filter((entry): entry is HiddenPath => entry !== undefined);
+  const normalised = normalisePolicy({
+    writable: [...inputs.workspaceFolders, ...(cacheDir === undefined ? [] : [cacheDir]), ...extraWritable],
+    readOnly,
+    hidden,
+    network: inputs.network,
+    env: sandboxEnvironment(cacheDir),
+  });
+  return { policy: normalised.policy, notes: [...notes, ...normalised.conflicts] };
+}
+
+async function ensureCache(inputs: SandboxInputs, home: string): Promise<string | undefined> {
+  const root = inputs.cacheRoot ?? path.join(process.env['XDG_CACHE_HOME'] ?? path.join(home, '.cache'), 'toolgate-sandbox');
+  const key = createHash('sha256').update(inputs.workspaceFolders[0] ?? '').digest('hex').slice(0, 16);
+  const dir = path.join(root, key);
+  try {
+    await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+    return await fs.realpath(dir);
+  } catch {
+    return undefined;
+  }
+}
+
+async function existingReal(entry: string): Promise<HiddenPath | undefined> {
+  try {
+    const real = await fs.realpath(entry);
+    const stat = await fs.stat(real);
+    return { path: real, kind: stat.isDirectory() ? 'dir' : 'file' };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The protected paths that exist in one workspace folder, as real paths: a folder every path under which is protected
+ * is one entry; inside a `.git` folder only the entries that decide what git runs (its config, hooks, attributes,
+ * alternates), since git writes the rest on every commit. Symbolic links are not followed (the link can be replaced,
+ * its target is judged where it is).
+ */
+export async function protectedIn(folder: string, globs: readonly string[]): Promise<{ paths: string[]; truncated: boolean }> {
+  const matches = picomatch([...globs], { dot: true });
+  const paths: string[] = [];
+  let seen = 0;
+  const queue: string[] = [''];
+  while (queue.length > 0) {
+    const relativeDir = queue.shift() as string;
+    let entries: Dirent[];
+    try {
+      entries = await fs.readdir(path.join(folder, relativeDir), { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      seen += 1;
+      if (seen > maxWalkEntries) {
+        return { paths, truncated: true };
+      }
+      const relative = relativeDir === '' ? entry.name : `${relativeDir}/${entry.name}`;
+      const absolute = path.join(folder, relative);
+      if (entry.isSymbolicLink()) {
+        continue;
+      }
+      if (entry.name === '.git') {
+        if (matches(relative) || matches(`${relative}/config`)) {
+          paths.push(...(entry.isDirectory() ? await gitControl(absolute) : [absolute]));
+        }
+        continue;
+      }
+      if (entry.isDirectory()) {
+        // Everything under it protected: the folder is one read-only entry (new files in it included).
+        if (matches(relative) && matches(`${relative}/toolgate-probe`) && matches(`${relative}/a/toolgate-probe`)) {
+          paths.push(absolute);
+        } else if (!skippedFolders.has(entry.name)) {
+          queue.push(relative);
+        }
+      } else if (matches(relative)) {
+        paths.push(absolute);
+      }
+    }
+  }
+  return { paths, truncated: false };
+}
+
+/** The entries of a `.git` folder (and of the repositories of its submodules) that decide what git runs. */
+async function gitControl(gitDir: string, depth = 0): Promise<string[]> {
+  const found: string[] = [];
+  for (const entry of gitControlEntries) {
+    const candidate = path.join(gitDir, entry);
+    if (await exists(candidate)) {
+      found.push(candidate);
+    }
+  }
+  if (depth < 3) {
+    let modules: Dirent[] = [];
+    try {
+      modules = await fs.readdir(path.join(gitDir, 'modules'), { withFileTypes: true });
+    } catch {
+      // No submodules.
+    }
+    for (const module of modules) {
+      if (module.isDirectory()) {
+        found.push(...(await gitControl(path.join(gitDir, 'modules', module.name), depth + 1)));
+      }
+    }
+  }
+  return found;
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await fs.lstat(file);
+    return true;
+  } catch {
+    return false;
+  }
+}

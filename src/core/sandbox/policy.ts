@@ -1,0 +1,128 @@
+/**
+ * The sandbox's policy is Toolgate's policy: what a command may write, what it may not even read, and whether it may
+ * reach a network, derived from the same settings the gate judges with (the workspace folders, toolgate.protectedPaths)
+ * plus a floor of credential locations no setting can lower. This module is pure: the paths it is given are real
+ * (symlinks followed) and exist; `gatherSandboxPolicy` (./gather) does the I/O.
+ */
+import path from 'node:path';
+
+export interface HiddenPath {
+  path: string;
+  /** A folder is covered by an empty folder, a file by an empty file (/dev/null). */
+  kind: 'dir' | 'file';
+}
+
+export interface SandboxPolicy {
+  /** Folders the command may write: the workspace folders, the per-workspace cache, folders the person added. */
+  writable: string[];
+  /** Inside those, what stays read-only: the protected paths that exist when the command starts. */
+  readOnly: string[];
+  /** What the command cannot read at all: credentials, Toolgate's and VS Code's own storage. */
+  hidden: HiddenPath[];
+  /** `none`: no network at all, the host's loopback included (the default). */
+  network: 'none' | 'host';
+  /** Set for the command: a private temporary folder and the caches pointed at the writable cache folder. */
+  env: Record<string, string>;
+}
+
+/**
+ * Where credentials and keys live, relative to the home folder: hidden whatever the settings say (a floor; the
+ * setting toolgate.sandbox.hiddenPaths adds to it). Browser profiles hold cookies and saved passwords; keyrings and
+ * agent sockets sign and decrypt.
+ */
+export const credentialPaths: readonly string[] = [
+  '.ssh',
+  '.aws',
+  '.azure',
+  '.gnupg',
+  '.config/gh',
+  '.config/hub',
+  '.config/gcloud',
+  '.config/git/credentials',
+  '.git-credentials',
+  '.netrc',
+  '.pgpass',
+  '.pypirc',
+  '.npmrc',
+  '.yarnrc',
+  '.yarnrc.yml',
+  '.docker/config.json',
+  '.kube',
+  '.cargo/credentials',
+  '.cargo/credentials.toml',
+  '.gem/credentials',
+  '.terraform.d/credentials.tfrc.json',
+  '.password-store',
+  '.local/share/keyrings',
+  '.mozilla',
+  '.config/google-chrome',
+  '.config/chromium',
+  '.config/BraveSoftware',
+  '.config/microsoft-edge',
+  '.config/vivaldi',
+  'snap/chromium',
+  'snap/firefox',
+  'Library/Keychains',
+  'Library/Application Support/Google/Chrome',
+  'Library/Application Support/Firefox',
+];
+
+/** Folders outside the home that hold agent sockets and the like: `/run/user/<uid>` (ssh-agent, gpg-agent, D-Bus). */
+export const runtimePaths = (uid: number | undefined): string[] => (uid === undefined ? [] : [`/run/user/${uid}`]);
+
+/**
+ * Whether a protected glob match is inside a `.git` folder (or is one): git itself writes there (index, objects,
+ * refs), so in the sandbox only the parts of a `.git` folder that decide what git runs stay read-only.
+ */
+export const gitControlEntries: readonly string[] = ['config', 'hooks', 'info/attributes', 'commondir', 'objects/info/alternates'];
+
+/** The writable-folder environment: a private /tmp and tool caches kept per workspace. */
+export function sandboxEnvironment(cacheDir: string | undefined): Record<string, string> {
+  const env: Record<string, string> = { TMPDIR: '/tmp', TMP: '/tmp', TEMP: '/tmp' };
+  if (cacheDir !== undefined) {
+    Object.assign(env, {
+      XDG_CACHE_HOME: cacheDir,
+      npm_config_cache: path.join(cacheDir, 'npm'),
+      PIP_CACHE_DIR: path.join(cacheDir, 'pip'),
+      CARGO_HOME: path.join(cacheDir, 'cargo'),
+      GOCACHE: path.join(cacheDir, 'go-build'),
+      GOMODCACHE: path.join(cacheDir, 'go-mod'),
+      YARN_CACHE_FOLDER: path.join(cacheDir, 'yarn'),
+    });
+  }
+  return env;
+}
+
+const inside = (child: string, parent: string): boolean => child === parent || child.startsWith(parent.endsWith('/') ? parent : `${parent}/`);
+
+/**
+ * Puts a policy in a form bubblewrap can apply without surprises: no writable folder that a hidden path contains (the
+ * folder would be hidden with it, so it is dropped from `hidden` and said in `conflicts`), duplicates removed, and
+ * read-only paths only where they are inside a writable folder (elsewhere everything is read-only anyway).
+ */
+export function normalisePolicy(policy: SandboxPolicy): { policy: SandboxPolicy; conflicts: string[] } {
+  const writable = [...new Set(policy.writable)].sort();
+  const conflicts: string[] = [];
+  const hidden = dedupe(policy.hidden, (entry) => entry.path).filter((entry) => {
+    const covers = writable.find((folder) => inside(folder, entry.path));
+    if (covers !== undefined) {
+      conflicts.push(`${entry.path} holds the writable folder ${covers}, so it is not hidden`);
+      return false;
+    }
+    return true;
+  });
+  const readOnly = [...new Set(policy.readOnly)].filter((entry) => writable.some((folder) => inside(entry, folder))).sort();
+  return { policy: { ...policy, writable, readOnly, hidden }, conflicts };
+}
+
+function dedupe<T>(items: readonly T[], key: (item: T) => string): T[] {
+  const seen = new Set<string>();
+  return items.filter((item) => {
+    const id = key(item);
+    if (seen.has(id)) {
+      return false;
+    }
+    seen.add(id);
+    return true;
+  });
+}

@@ -1,0 +1,80 @@
+/**
+ * Whether commands can be confined here, and the launch prefix that confines one. The probe runs bubblewrap once with
+ * the same namespaces every command gets; if that fails (no bwrap, user namespaces off, not Linux) the sandbox is
+ * unavailable and says why in one line, and the gate then asks for every command (fail closed).
+ */
+import { execFile } from 'node:child_process';
+import { accessSync, constants, statSync } from 'node:fs';
+import path from 'node:path';
+import { bwrapArgs } from './bwrap';
+import { gatherSandboxPolicy, type SandboxInputs } from './gather';
+import type { SandboxPolicy } from './policy';
+
+export type SandboxState =
+  | { available: true; program: string }
+  | {
+      available: false;
+      /** One line for the person: why commands cannot be confined here. */
+      reason: string;
+    };
+
+/** How a command is started inside the sandbox: `program ...args -- <bash> ...`. */
+export interface SandboxLaunch {
+  program: string;
+  args: string[];
+  /** Variables set for the command (a private TMPDIR, caches in the writable cache folder). */
+  env: Record<string, string>;
+  policy: SandboxPolicy;
+}
+
+const candidates = ['/usr/bin/bwrap', '/bin/bwrap', '/usr/local/bin/bwrap'];
+
+function isExecutable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** bwrap's absolute path: the system's places first, then the absolute entries of PATH. */
+export function findBwrap(pathVariable = process.env['PATH'] ?? '', exists: (file: string) => boolean = isExecutable): string | undefined {
+  const searched = pathVariable.split(':').filter((entry) => path.isAbsolute(entry)).map((entry) => path.join(entry, 'bwrap'));
+  return [...candidates, ...searched].find(exists);
+}
+
+/** What the probe's failure means, in words that name the fix. */
+export function explainProbeFailure(stderr: string): string {
+  if (/setting up uid map|No permissions to creating new namespace|Operation not permitted|user namespace/i.test(stderr)) {
+    return `bubblewrap cannot create user namespaces here (${stderr.trim().split('\n')[0]}): unprivileged user namespaces are off (on Ubuntu, the AppArmor restriction kernel.apparmor_restrict_unprivileged_userns; elsewhere kernel.unprivileged_userns_clone or user.max_user_namespaces)`;
+  }
+  return `bubblewrap failed to start a sandbox: ${stderr.trim().split('\n')[0] || 'no message'}`;
+}
+
+export function probeSandbox(platform: NodeJS.Platform = process.platform, locate: () => string | undefined = () => findBwrap()): Promise<SandboxState> {
+  if (platform !== 'linux') {
+    return Promise.resolve({
+      available: false,
+      reason: platform === 'darwin'
+        ? 'Toolgate has no macOS sandbox yet (Seatbelt is planned)'
+        : `Toolgate has no sandbox for ${platform === 'win32' ? 'Windows' : platform}`,
+    });
+  }
+  const program = locate();
+  if (program === undefined) {
+    return Promise.resolve({ available: false, reason: 'bubblewrap is not installed (install the `bubblewrap` package: sudo apt install bubblewrap)' });
+  }
+  const args = [...bwrapArgs({ writable: [], readOnly: [], hidden: [], network: 'none', env: {} }, '/'), '--', 'true'];
+  return new Promise((resolve) => {
+    execFile(program, args, { timeout: 10_000 }, (error, _stdout, stderr) => {
+      resolve(error ? { available: false, reason: explainProbeFailure(stderr || error.message) } : { available: true, program });
+    });
+  });
+}
+
+/** The launch prefix for one command: its policy gathered now, so what exists now is what is protected. */
+export async function prepareLaunch(state: Extract<SandboxState, { available: true }>, inputs: SandboxInputs, cwd: string): Promise<{ launch: SandboxLaunch; notes: string[] }> {
+  const { policy, notes } = await gatherSandboxPolicy(inputs);
+  return { launch: { program: state.program, args: bwrapArgs(policy, cwd), env: policy.env, policy }, notes };
+}
