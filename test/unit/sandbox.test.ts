@@ -54,12 +54,13 @@ describe('the command sandbox (real bubblewrap)', function () {
       protectedGlobs: defaultProtectedPaths,
       extraHidden: [path.join(outside, 'hidden-by-setting')],
       extraWritable: [],
-      ownStorage: [path.join(base, 'storage')],
+      // VS Code's user data folder holds the extension's storage: both hidden, the inner one by the outer.
+      ownStorage: [path.join(base, 'storage'), path.join(base, 'storage', 'workspaceStorage', 'toolgate')],
       network: 'none',
       home,
       cacheRoot: path.join(base, 'cache'),
     };
-    mkdirSync(path.join(base, 'storage'));
+    mkdirSync(path.join(base, 'storage', 'workspaceStorage', 'toolgate'), { recursive: true });
     writeFileSync(path.join(base, 'storage', 'audit.jsonl'), 'CANARY-AUDIT\n');
     mkdirSync(path.join(outside, 'hidden-by-setting'));
     writeFileSync(path.join(outside, 'hidden-by-setting', 'token'), 'CANARY-SETTING\n');
@@ -219,13 +220,14 @@ describe('the sandbox policy, without starting it', () => {
     const { policy, conflicts } = normalisePolicy({
       writable: ['/home/me/project', '/home/me/project'],
       readOnly: ['/home/me/project/.vscode', '/etc/passwd'],
-      hidden: [{ path: '/home/me', kind: 'dir' }, { path: '/home/me/.ssh', kind: 'dir' }],
+      hidden: [{ path: '/home/me', kind: 'dir' }, { path: '/home/me/.ssh', kind: 'dir' }, { path: '/data', kind: 'dir' }, { path: '/data/User/storage', kind: 'dir' }],
       network: 'none',
       env: {},
     });
     assert.deepEqual(policy.writable, ['/home/me/project']);
     assert.deepEqual(policy.readOnly, ['/home/me/project/.vscode']);
-    assert.deepEqual(policy.hidden, [{ path: '/home/me/.ssh', kind: 'dir' }]);
+    // The user data folder hides the storage inside it already.
+    assert.deepEqual(policy.hidden, [{ path: '/home/me/.ssh', kind: 'dir' }, { path: '/data', kind: 'dir' }]);
     assert.equal(conflicts.length, 1);
   });
 
@@ -262,6 +264,7 @@ describe('the sandbox policy, without starting it', () => {
     ['a read-only file', { output: 'bash: .git/config: Read-only file system\n', exitCode: 1 }, 'a write was refused'],
     ['no network (curl)', { output: 'curl: (6) Could not resolve host: example.org\n', exitCode: 6 }, 'the network is off'],
     ['no network (npm)', { output: 'npm error code EAI_AGAIN\n', exitCode: 1 }, 'the network is off'],
+    ['the sandbox did not start', { output: 'bwrap: Can\'t mkdir parents for /x: Read-only file system\n', exitCode: 1 }, 'the sandbox itself could not start (bwrap: Can\'t mkdir'],
     ['a refused connection', { output: 'Error: connect ECONNREFUSED 127.0.0.1:5432\n', exitCode: 1 }, 'a connection was refused'],
     ['a test that failed', { output: 'AssertionError: 1 !== 2\n', exitCode: 1 }, undefined],
     ['success that prints the words', { output: 'Read-only file system handled\n', exitCode: 0 }, undefined],

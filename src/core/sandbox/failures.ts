@@ -12,6 +12,8 @@ interface FailureRow {
 }
 
 const rows: readonly FailureRow[] = [
+  // bubblewrap's own messages: the sandbox did not start at all (the command did not run).
+  { pattern: /^bwrap: /, because: 'the sandbox itself could not start' },
   { pattern: /Read-only file system|\bEROFS\b/, because: 'a write was refused: outside the workspace and in protected paths the sandbox is read-only' },
   { pattern: /Device or resource busy|\bEBUSY\b/, because: 'a protected file could not be replaced or removed: the sandbox holds it read-only' },
   {
@@ -26,5 +28,7 @@ export function sandboxFailure(result: Pick<CommandResult, 'exitCode' | 'output'
   if (!result.sandboxed || result.notRun !== undefined || result.cancelled || result.timedOut || result.exitCode === 0) {
     return undefined;
   }
-  return rows.find((row) => row.pattern.test(result.output))?.because;
+  const row = rows.find((candidate) => candidate.pattern.test(result.output));
+  // The sandbox's own start-up error is quoted: it is what the person needs to see to decide.
+  return row?.pattern.source === '^bwrap: ' ? `${row.because} (${result.output.trim().split('\n')[0] ?? ''})` : row?.because;
 }

@@ -111,8 +111,11 @@ export function normalisePolicy(policy: SandboxPolicy): { policy: SandboxPolicy;
     }
     return true;
   });
+  // A hidden path inside a hidden folder is hidden already (and bwrap could not make its mount point in the empty,
+  // read-only folder that covers it).
+  const outermost = hidden.filter((entry) => !hidden.some((other) => other !== entry && other.kind === 'dir' && other.path !== entry.path && inside(entry.path, other.path)));
   const readOnly = [...new Set(policy.readOnly)].filter((entry) => writable.some((folder) => inside(entry, folder))).sort();
-  return { policy: { ...policy, writable, readOnly, hidden }, conflicts };
+  return { policy: { ...policy, writable, readOnly, hidden: outermost }, conflicts };
 }
 
 function dedupe<T>(items: readonly T[], key: (item: T) => string): T[] {

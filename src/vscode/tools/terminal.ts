@@ -17,7 +17,15 @@ interface Session {
   terminal: vscode.Terminal;
   commands: CommandTerminal;
   store: DisposableStore;
+  /** Resolves when VS Code opens the terminal: after its Workspace Trust request was answered, whichever way. */
+  opened: Promise<void>;
 }
+
+/** After the terminal opens in a folder still untrusted, how long the trust grant may take to reach the extension. */
+const trustGrantGraceMs = 2_000;
+
+export const untrustedNotRun =
+  'this folder is not trusted: VS Code asked whether you trust its authors, and it was not trusted, so nothing was run. Trust the folder (Manage Workspace Trust), then ask again.';
 
 const slot = (session: Session): TerminalSlot => ({ chatId: session.chatId, busy: session.commands.busy, closed: session.commands.isClosed });
 
@@ -52,10 +60,47 @@ export class TerminalRunner implements vscode.Disposable {
         return notStarted(`the sandbox could not be prepared (${error instanceof Error ? error.message : String(error)}), so nothing was run.`);
       }
     }
-    const index = chooseTerminal(this.sessions.map(slot), chatId);
+    // In a folder not trusted, nothing starts before VS Code's own trust request is answered: a new terminal makes
+    // VS Code ask ("Creating a terminal process requires executing code"), and only a grant lets the command run.
+    const untrusted = !vscode.workspace.isTrusted;
+    const index = untrusted ? undefined : chooseTerminal(this.sessions.map(slot), chatId);
     const session = (index === undefined ? undefined : this.sessions[index]) ?? this.create(chatId);
     session.terminal.show(true);
+    if (untrusted && !(await this.trusted(session, signal))) {
+      return notStarted(untrustedNotRun);
+    }
     return await session.commands.run({ command, cwd, timeoutMs: timeoutSeconds * 1000, ...(signal ? { signal } : {}), ...(wrap ? { wrap } : {}) });
+  }
+
+  /**
+   * Whether the folder was trusted in answer to the request the new terminal made: the grant arrives as an event; a
+   * Cancel shows only as the terminal opening (code-server) or closing (desktop) without one, or the task stopping.
+   */
+  private trusted(session: Session, signal: AbortSignal | undefined): Promise<boolean> {
+    return new Promise((resolve) => {
+      const store = new DisposableStore();
+      let timer: NodeJS.Timeout | undefined;
+      const done = (trusted: boolean): void => {
+        store.dispose();
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        resolve(trusted);
+      };
+      const onAbort = (): void => done(false);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      store.add(vscode.workspace.onDidGrantWorkspaceTrust(() => done(true)));
+      store.add(vscode.window.onDidCloseTerminal((terminal) => terminal === session.terminal && done(false)));
+      void session.opened.then(() => {
+        if (vscode.workspace.isTrusted) {
+          done(true);
+        } else {
+          timer = setTimeout(() => done(vscode.workspace.isTrusted), trustGrantGraceMs);
+        }
+      });
+      if (signal?.aborted) {
+        done(false);
+      }
+    });
   }
 
   /** Disposes the terminals of chats that are gone. */
@@ -70,15 +115,22 @@ export class TerminalRunner implements vscode.Disposable {
     const commands = store.add(new CommandTerminal());
     const writes = store.add(new vscode.EventEmitter<string>());
     store.add(commands.onDidWrite((text) => writes.fire(text)));
+    let markOpened = (): void => undefined;
+    const opened = new Promise<void>((resolve) => {
+      markOpened = resolve;
+    });
     const pty: vscode.Pseudoterminal = {
       onDidWrite: writes.event,
-      open: () => commands.open(),
+      open: () => {
+        commands.open();
+        markOpened();
+      },
       close: () => commands.close(),
       handleInput: (data) => commands.handleInput(data),
     };
     const terminal = vscode.window.createTerminal({ name: terminalName(this.chatTitle(chatId)), pty, iconPath: new vscode.ThemeIcon('shield'), isTransient: true });
     store.add(terminal);
-    const session: Session = { chatId, terminal, commands, store };
+    const session: Session = { chatId, terminal, commands, store, opened };
     this.sessions.push(session);
     return session;
   }
