@@ -6,6 +6,7 @@ import { foundationBench } from './foundation';
 import { gateBench } from './gate';
 import { mcpBench } from './mcp';
 import { reviewBench } from './review';
+import { sandboxBench } from './sandbox';
 import { shellBench } from './shell';
 import { printTable } from './table';
 import { closeBrowser } from '../test/e2e/harness/workbench';
@@ -16,6 +17,7 @@ async function main(): Promise<void> {
   printTable('Gate: policy and panel', await gateBench());
   printTable('Burst: calls arriving at once into the real panel', await burstBench());
   printTable('Shell: analysis against a naive split on operators', await shellBench());
+  printTable('Sandbox: cost per command against the same command unconfined', await sandboxBench());
   printTable('Agent: loop overhead and streaming', await agentBench());
   printTable('MCP: calls through the manager and the gate', await mcpBench());
   printTable('Foundation: activation and sizes', await foundationBench());

@@ -57,6 +57,11 @@ export const PendingCallView = z.strictObject({
   preview: Preview,
   /** Whether session/workspace grants can apply to this call at all. */
   grantable: z.boolean(),
+  /**
+   * A command that would run without the sandbox: its card offers "Run without sandbox" (`allow-unconfined`) in place
+   * of Allow once, which the host refuses for it.
+   */
+  unconfined: z.boolean().optional(),
   grantOptions: z.array(GrantOptionView),
   /** What "Edit then allow" edits: the proposed file content or the command; absent when not editable. */
   editable: z.strictObject({ kind: z.enum(['content', 'command']), text: z.string() }).optional(),
@@ -97,8 +102,11 @@ export const AllowedByView = z.discriminatedUnion('kind', [
 ]);
 export type AllowedByView = z.infer<typeof AllowedByView>;
 
-/** `allow-task`: a grant for the agent's current task; `allow-minutes`: a grant for the next `minutes` minutes. */
-export const decisionActions = ['allow-once', 'allow-session', 'allow-workspace', 'allow-edited', 'deny', 'allow-task', 'allow-minutes'] as const;
+/**
+ * `allow-task`: a grant for the agent's current task; `allow-minutes`: a grant for the next `minutes` minutes;
+ * `allow-unconfined`: once, without the sandbox: the only allow of a call whose view says `unconfined`.
+ */
+export const decisionActions = ['allow-once', 'allow-session', 'allow-workspace', 'allow-edited', 'deny', 'allow-task', 'allow-minutes', 'allow-unconfined'] as const;
 export const DecisionAction = z.enum(decisionActions);
 export type DecisionAction = z.infer<typeof DecisionAction>;
 

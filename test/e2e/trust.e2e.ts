@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import type { Locator } from 'playwright-core';
 import { ChatDriver, useFakeModel } from './harness/chat';
 import { Control } from './harness/control';
 import { ApprovalsPanelDriver } from './harness/panel';
@@ -36,6 +37,38 @@ describe('an untrusted workspace (Workspace Trust on, folder not trusted)', func
     await panel.act(card, 'deny');
     assert.equal((await result).ok, false);
     assert.equal(existsSync(path.join(session.server.workspace, 'untrusted.txt')), false);
+  });
+
+  /** Allows the command on its card, then waits for VS Code's own trust request that the new terminal makes. */
+  const allowCommand = async (command: string, marker: string): Promise<{ result: ReturnType<Control['invoke']>; dialog: Locator }> => {
+    const result = control.invoke('run_in_terminal', { command });
+    const panel = new ApprovalsPanelDriver(session.workbench);
+    await panel.act(await panel.waitForCall('run_in_terminal', marker), 'allow-once');
+    const dialog = session.workbench.page.locator('.monaco-dialog-box', { hasText: 'Do you trust the authors' });
+    await dialog.waitFor({ timeout: 30_000 });
+    return { result, dialog };
+  };
+
+  it('an allowed command waits for VS Code\'s trust request; Cancel runs nothing, and the model is told why', async () => {
+    const marker = path.join(session.server.workspace, 'ran-untrusted.txt');
+    const { result, dialog } = await allowCommand('echo ran > ran-untrusted.txt', 'ran-untrusted');
+    assert.equal(existsSync(marker), false, 'nothing ran while VS Code asked');
+    await session.workbench.screenshot('untrusted-terminal-request');
+    await dialog.locator('.monaco-button', { hasText: /^Cancel$/ }).click();
+    const outcome = await result;
+    assert.equal(outcome.ok, false);
+    assert.match(outcome.output, /this folder is not trusted: VS Code asked whether you trust its authors, and it was not trusted, so nothing was run/);
+    assert.equal(existsSync(marker), false);
+  });
+
+  // Last in this group: it trusts the folder.
+  it('Trust Folder & Continue in that request runs the allowed command', async () => {
+    const marker = path.join(session.server.workspace, 'ran-trusted.txt');
+    const { result, dialog } = await allowCommand('echo ran > ran-trusted.txt', 'ran-trusted');
+    await dialog.locator('.monaco-button', { hasText: 'Trust Folder & Continue' }).click();
+    const outcome = await result;
+    assert.equal(outcome.ok, true, outcome.output);
+    assert.equal(existsSync(marker), true);
   });
 });
 

@@ -167,6 +167,12 @@ describe('commandReport: what the model is told', () => {
     ['terminal closed', { exitCode: undefined, stoppedFromTerminal: 'closed' }, false, 'The command was stopped because the person closed its terminal.\nExit code: unknown\nOutput:\nhi\n'],
     ['leftovers', { leftoversStopped: true }, true, 'bash exited, but processes the command left running in the background still held its output open, so they were stopped.\nExit code: 0\nOutput:\nhi\n'],
     ['not run', { exitCode: undefined, notRun: 'no bash was found.' }, false, 'The command was not run: no bash was found.'],
+    [
+      'created protected paths in the sandbox',
+      { createdProtected: ['.devcontainer', '.husky'] },
+      true,
+      'It created protected paths, which the sandbox can keep read-only only once they exist: .devcontainer, .husky. They were left in place and the person was told to review them; do not create protected files with commands (write them with write_file, which asks).\nExit code: 0\nOutput:\nhi\n',
+    ],
   ];
   for (const [title, change, ok, text] of rows) {
     it(title, () => {

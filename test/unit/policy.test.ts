@@ -280,6 +280,7 @@ describe('policy engine: judge()', () => {
         assert.equal(judged.kind, 'unconfined');
         assert.equal(judged.grantable, false);
         assert.equal(judged.allowedBy, undefined);
+        assert.equal(judged.runsUnconfined, true);
         assert.match(judged.plain, /no sandbox here, so it would run unconfined; that always asks\.$/);
         assert.ok(judged.warnings.some((warning) => /^No sandbox here \(bubblewrap is not installed\): if allowed, this command runs unconfined/.test(warning)));
         // With the sandbox, the same rule or grant allows.
@@ -292,6 +293,8 @@ describe('policy engine: judge()', () => {
       assert.equal(judged.verdict, 'ask');
       assert.equal(judged.grantable, false);
       assert.ok(judged.warnings.some((warning) => warning.startsWith('No sandbox here')));
+      assert.equal(judged.runsUnconfined, true);
+      assert.equal(judge(call('run_in_terminal', { command: 'make' }), context()).runsUnconfined, undefined, 'with the sandbox, Allow once');
       const write = judge(call('write_file', { path: 'a.txt', content: '' }), context({ sandbox: none, editRules: { '*.txt': true } }));
       assert.equal(write.verdict, 'allow');
     });
@@ -302,6 +305,7 @@ describe('policy engine: judge()', () => {
       assert.equal(judged.verdict, 'ask');
       assert.equal(judged.kind, 'unconfined');
       assert.equal(judged.grantable, false);
+      assert.equal(judged.runsUnconfined, true);
       assert.equal(judged.plain, 'Runs WITHOUT the sandbox, with all your access to files and the network: it failed in the sandbox because the network is off in the sandbox.');
     });
   });

@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { bwrapArgs } from '../../src/core/sandbox/bwrap';
 import { CommandSandbox } from '../../src/core/sandbox/commandSandbox';
 import { sandboxFailure } from '../../src/core/sandbox/failures';
-import { protectedIn, type SandboxInputs } from '../../src/core/sandbox/gather';
+import { gatherSandboxPolicy, protectedIn, type SandboxInputs } from '../../src/core/sandbox/gather';
 import { normalisePolicy } from '../../src/core/sandbox/policy';
 import { explainProbeFailure, findBwrap, probeSandbox } from '../../src/core/sandbox/sandbox';
 import { runBash, type CommandResult } from '../../src/core/terminal/bashRunner';
@@ -141,6 +141,27 @@ describe('the command sandbox (real bubblewrap)', function () {
       assert.doesNotMatch(result.output, /CANARY/, result.output);
     });
   }
+
+  it('names the protected paths a command created, which it could not guard because they did not exist yet', async () => {
+    const sandbox = new CommandSandbox({ probe: () => probeSandbox(), inputs: () => inputs, log: () => undefined });
+    const prepared = await sandbox.launch(workspace);
+    assert.ok('launch' in prepared);
+    try {
+      const result = await runBash('mkdir -p .devcontainer && echo "{}" > .devcontainer/devcontainer.json && echo x > .vscode/tasks.json; echo x > plain.txt', { cwd: workspace, timeoutMs: 15_000, wrap: prepared.launch });
+      assert.match(result.output, /\.vscode\/tasks\.json: Read-only file system/);
+      assert.deepEqual(await sandbox.newlyProtected(prepared.launch), [path.join(workspace, '.devcontainer')]);
+    } finally {
+      rmSync(path.join(workspace, '.devcontainer'), { recursive: true, force: true });
+      rmSync(path.join(workspace, 'plain.txt'), { force: true });
+    }
+  });
+
+  it('hides the credentials of the account\'s own home too, when HOME names another folder', async () => {
+    const account = path.join(base, 'account');
+    mkdirSync(path.join(account, '.ssh'), { recursive: true });
+    const { policy } = await gatherSandboxPolicy({ ...inputs, accountHome: account });
+    assert.deepEqual(policy.hidden.filter((entry) => entry.path.endsWith('.ssh')).map((entry) => entry.path), [path.join(home, '.ssh'), path.join(account, '.ssh')]);
+  });
 
   it('reads the rest of the home folder (read-only)', async () => {
     const result = await run(`cat ${home}/notes.txt`);

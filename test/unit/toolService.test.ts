@@ -171,8 +171,8 @@ describe('the tool service (core, over in-memory ports)', () => {
     const blocked = () => commandResult({ exitCode: 1, output: 'npm error code EAI_AGAIN\n' });
     const rows: { name: string; answer: Parameters<Gate['settle']>[1]; ran: boolean; output: RegExp }[] = [
       {
-        name: 'Allow on the second card runs it once more without the sandbox, and the model is told',
-        answer: { action: 'allow-once' },
+        name: 'Run without sandbox on the second card runs it once more without the sandbox, and the model is told',
+        answer: { action: 'allow-unconfined' },
         ran: true,
         output: /^It failed in the sandbox \(the network is off in the sandbox\); the person let it run once more without the sandbox, and this is that run\.\nExit code: 0/,
       },
@@ -190,10 +190,17 @@ describe('the tool service (core, over in-memory ports)', () => {
         const promise = service.runBatch([{ tool: 'run_in_terminal', args: JSON.stringify({ command: 'npm install' }) }], { chatId: 'chat' });
         // The rule allowed the first run; the second asks, on a card that names what happened, and offers no grant.
         const waiting = await waitFor(() => gate.pendingViews()[0]);
-        assert.match(waiting.warnings.join(' '), /It ran in the sandbox and failed: the network is off in the sandbox\. Allow runs it once more, without the sandbox\./);
+        assert.match(waiting.warnings.join(' '), /It ran in the sandbox and failed: the network is off in the sandbox\. "Run without sandbox" runs it once more, with all your access\./);
         assert.match(waiting.reason, /^Runs WITHOUT the sandbox/);
         assert.equal(waiting.grantable, false);
         assert.deepEqual(waiting.grantOptions, []);
+        assert.equal(waiting.unconfined, true);
+        // A careless Allow once (the button every other card has, Allow all, a key, a notification) does not lift it.
+        assert.deepEqual(gate.settle(waiting, { action: 'allow-once' }), {
+          ok: false,
+          error: `call ${waiting.callId}: it would run without the sandbox; only its "Run without sandbox" button allows that`,
+        });
+        assert.equal(gate.settleAll([waiting], { allow: true }).decided, 0);
         assert.equal(gate.settle(waiting, row.answer).ok, true);
         const [result] = await promise;
         assert.match(result?.output ?? '', row.output);

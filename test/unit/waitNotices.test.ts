@@ -35,6 +35,12 @@ describe('waitNotice: what the notification says and offers', () => {
   const rows: [title: string, waiter: Waiter, text: string, actions: string[]][] = [
     ['a write, by its path', callWaiter(call('c1', { kind: 'diff', path: 'src/a.ts' } as PendingCallView['preview']), true), 'Toolgate: write_file src/a.ts waits for you', ['Allow once', 'Deny', 'Open']],
     ['a command, by the command', callWaiter(call('c2', { kind: 'command', command: 'npm test' } as PendingCallView['preview'], 'run_in_terminal'), true), 'Toolgate: run_in_terminal npm test waits for you', ['Allow once', 'Deny', 'Open']],
+    [
+      'a command that would run without the sandbox: no Allow once (only its card runs it so)',
+      callWaiter({ ...call('c4', { kind: 'command', command: 'npm test' } as PendingCallView['preview'], 'run_in_terminal'), unconfined: true }, true),
+      'Toolgate: run_in_terminal npm test waits for you',
+      ['Deny', 'Open'],
+    ],
     ['an MCP call, by its arguments on one line', callWaiter(call('c3', { kind: 'none' }, 'mcp__s__t'), false), 'Toolgate: mcp__s__t { "server": "x", "q": 1 } waits for you', ['Allow once', 'Deny', 'Open']],
     ['a question: Open only', questionWaiter('q1', 'Which file?'), 'Toolgate: ask_user Which file? waits for you', ['Open']],
     ['a long target is shortened', questionWaiter('q2', 'x'.repeat(100)), `Toolgate: ask_user ${'x'.repeat(79)}… waits for you`, ['Open']],

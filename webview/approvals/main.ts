@@ -3,7 +3,7 @@ import '@vscode-elements/elements/dist/vscode-icon/index.js';
 import type { DecideMessage, DiffMode, GrantView, PendingCallView } from '../../src/shared/approvals';
 import type { ApprovalsState, ViewState } from '../../src/shared/messages';
 import { connect, h, markConnected, requireElement } from '../shared/bridge';
-import { actionButton as button, commandPreview, denyWithReason, grantControls, reasonLine, reportFocus, warningNotes } from '../shared/callParts';
+import { actionButton as button, allowButton, commandPreview, denyWithReason, grantControls, reasonLine, reportFocus, warningNotes } from '../shared/callParts';
 import { editOfProposal, syncEditPending } from './editPreview';
 import { renderDiff, type DiffView } from './diffView';
 import { hunkReviewOf, type HunkReview } from './hunkReview';
@@ -222,13 +222,14 @@ function renderCall(call: PendingCallView): HTMLElement {
   const which = call.tool;
   // While an edit is pending, Allow once and the grants would allow the original: they are off (see the edit area).
   let editPending = false;
-  const allowOnce = button('allow-once', 'Allow once', 'check');
+  const allow = allowButton(call, which);
+  const allowOnce = allow.element;
   allowOnce.addEventListener('click', () => {
     if (review?.allRejected || editPending) {
       return;
     }
     // The host settles with the hunk choices it holds (made here, in the chat or in the diff editor).
-    decide('allow-once');
+    decide(allow.action);
   });
   let grantGroup: HTMLElement;
   let grantButtons: HTMLElement[];

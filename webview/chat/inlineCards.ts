@@ -9,7 +9,7 @@ import { renderDiff } from '../approvals/diffView';
 import { hunkReviewOf, type HunkReview } from '../approvals/hunkReview';
 import type { Bridge } from '../shared/bridge';
 import { h } from '../shared/bridge';
-import { actionButton, commandPreview, denyWithReason, grantControls, reasonLine, reportFocus, warningNotes } from '../shared/callParts';
+import { allowButton, commandPreview, denyWithReason, grantControls, reasonLine, reportFocus, warningNotes } from '../shared/callParts';
 
 /** Rows of a diff shown inline before it scrolls; the panel shows the whole review. */
 const inlineDiffRows = 12;
@@ -18,6 +18,7 @@ type Decision = Pick<DecideMessage, 'action'> & Partial<Pick<DecideMessage, 'rea
 
 interface Card {
   element: HTMLElement;
+  /** Where a keyboard user arriving in the chat lands: Allow once, or Deny when the allow would lift the sandbox. */
   allowOnce: HTMLElement;
   /** A diff decided hunk by hunk: the host's hunk choices, shared with the panel and the diff editor. */
   review?: HunkReview;
@@ -128,8 +129,9 @@ export class InlineCards {
 
     // A diff decided hunk by hunk: Allow once writes only the accepted hunks (the host holds the choices).
     const review = hunkReviewOf(call, this.bridge);
-    const allowOnce = actionButton('allow-once', 'Allow once', 'check', { 'aria-label': `Allow once: ${which}` });
-    allowOnce.addEventListener('click', () => !review?.allRejected && decide({ action: 'allow-once' }));
+    const allow = allowButton(call, which);
+    const allowOnce = allow.element;
+    allowOnce.addEventListener('click', () => !review?.allRejected && decide({ action: allow.action }));
     const grantGroup = call.grantable ? grantControls(call, which, (action, grantOption) => decide({ action, grantOption })) : undefined;
     const grantButtons = grantGroup?.buttons ?? [];
     const { deny, reasonArea } = denyWithReason(which, (reason) => decide({ action: 'deny', ...(reason === undefined ? {} : { reason }) }));
@@ -172,7 +174,8 @@ export class InlineCards {
       grantGroup?.element ?? '',
       h('p', { class: 'more' }, openPanel),
     );
-    return { element: card, allowOnce, ...(review ? { review } : {}) };
+    // A keyboard user arriving lands on Allow once, but never on "Run without sandbox": on Deny then.
+    return { element: card, allowOnce: allow.action === 'allow-unconfined' ? deny : allowOnce, ...(review ? { review } : {}) };
   }
 }
 

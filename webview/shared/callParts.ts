@@ -11,6 +11,24 @@ export function actionButton(action: string, label: string, icon: string, attrs:
 }
 
 /**
+ * The card's allow: Allow once, or, for a command that would run without the sandbox, "Run without sandbox" (its own
+ * action, not the primary look), which is the only allow the host accepts for such a call.
+ */
+export function allowButton(call: Pick<PendingCallView, 'unconfined'>, which: string): { element: HTMLElement; action: 'allow-once' | 'allow-unconfined' } {
+  if (call.unconfined === true) {
+    return {
+      action: 'allow-unconfined',
+      element: actionButton('allow-unconfined', 'Run without sandbox', 'warning', {
+        secondary: true,
+        'aria-label': `Run without sandbox, with all your access: ${which}`,
+        title: 'Runs this command once without the sandbox: it can read, change and reach everything you can',
+      }),
+    };
+  }
+  return { action: 'allow-once', element: actionButton('allow-once', 'Allow once', 'check', { 'aria-label': `Allow once: ${which}` }) };
+}
+
+/**
  * Tells the host when this call's card gets the keyboard focus and when it loses it (to somewhere outside the card):
  * Toolgate: Allow Once / Deny then decide the focused call instead of the oldest.
  */

@@ -266,6 +266,9 @@ export class Gate implements Disposable {
             reason: 'allowed once by the person, after editing',
             edited: decision.edited ?? '',
           };
+        } else if (decision.action === 'allow-unconfined') {
+          scope = 'once';
+          result = { verdict: 'allow', callId, decidedBy: 'person', scope, reason: 'allowed once by the person, without the sandbox' };
         } else if (decision.action === 'allow-once') {
           scope = 'once';
           const preview = input.preview;
@@ -404,6 +407,14 @@ export class Gate implements Disposable {
   }
 
   private checkChoice(entry: PendingEntry, choice: PersonChoice): string | undefined {
+    // Running without the sandbox takes its own button: a careless Allow once (or Allow all, a notification, a key)
+    // must not lift the sandbox.
+    if (entry.decision.runsUnconfined === true && choice.action === 'allow-once') {
+      return `call ${entry.callId}: it would run without the sandbox; only its "Run without sandbox" button allows that`;
+    }
+    if (choice.action === 'allow-unconfined' && entry.decision.runsUnconfined !== true) {
+      return `call ${entry.callId}: it runs in the sandbox; allow it once instead`;
+    }
     if (choice.action === 'allow-task' && entry.taskId === undefined) {
       return `call ${entry.callId}: it is not part of an agent's task; allow it for the session instead`;
     }

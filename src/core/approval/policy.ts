@@ -56,6 +56,11 @@ export interface Judgement {
   grant?: Grant;
   /** Whether a grant or `true` rule may allow this kind of call at all (false for protected paths, outside, untrusted). */
   grantable: boolean;
+  /**
+   * A command that would run without the sandbox (none here, or once more after it failed in it): only the person's
+   * explicit "Run without sandbox" allows it, never Allow once, Allow all, a notification or a keyboard shortcut.
+   */
+  runsUnconfined?: boolean;
   /** For terminal calls: each sub-command with its verdict and reason, for the panel. */
   commandDetails?: SubVerdict[];
   /** For terminal calls that ask: the sub-command (one of commandDetails) the plain sentence is about. */
@@ -142,6 +147,7 @@ export function judge(call: GateCall, context: PolicyContext): Judgement {
       ...ask('unconfined', `asks: run again without the sandbox, after it failed in it (${call.unconfined.failure})`,
         `Runs WITHOUT the sandbox, with all your access to files and the network: it failed in the sandbox because ${call.unconfined.failure}.`,
         'policy', judgement.warnings, false),
+      runsUnconfined: true,
     };
   }
   if (context.sandbox.available) {
@@ -149,7 +155,7 @@ export function judge(call: GateCall, context: PolicyContext): Judgement {
   }
   const warnings = [...judgement.warnings, `No sandbox here (${context.sandbox.reason}): if allowed, this command runs unconfined, with all your access.`];
   if (judgement.verdict !== 'allow') {
-    return { ...judgement, warnings, grantable: false };
+    return { ...judgement, warnings, grantable: false, ...(judgement.verdict === 'ask' ? { runsUnconfined: true } : {}) };
   }
   const rest: Judgement = { ...judgement };
   delete rest.allowedBy;
@@ -158,6 +164,7 @@ export function judge(call: GateCall, context: PolicyContext): Judgement {
     ...rest,
     ...ask('unconfined', `asks: no sandbox here (${context.sandbox.reason}), so no rule or grant allows a command`,
       `${judgement.plain} But there is no sandbox here, so it would run unconfined; that always asks.`, 'policy', warnings, false),
+    runsUnconfined: true,
   };
 }
 

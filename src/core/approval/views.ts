@@ -48,6 +48,7 @@ export function pendingCallView(waiting: WaitingCall): PendingCallView {
     argsJson: JSON.stringify(JSON.parse(canonicalJson(input.call.args)), null, 2),
     preview,
     grantable: judgement.grantable && options.length > 0,
+    ...(judgement.runsUnconfined === true ? { unconfined: true } : {}),
     grantOptions: options.map(({ id, label }): GrantOptionView => ({ id, label })),
     ...(external?.server !== undefined
       ? { toolInfo: { server: external.server, description: external.description ?? '', annotations: external.annotations ?? [] } }

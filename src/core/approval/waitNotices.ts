@@ -11,7 +11,8 @@ import type { ViewKind } from '../../shared/messages';
 
 /** What waits: a gated call (with what identifies it to the gate) or a question of the agent; where it shows. */
 export type Waiter = (
-  | { kind: 'call'; id: string; tool: string; target: string; argsHash: string }
+  /** `unconfined`: it would run without the sandbox, which only its card's own button allows (no Allow once here). */
+  | { kind: 'call'; id: string; tool: string; target: string; argsHash: string; unconfined?: boolean }
   | { kind: 'question'; id: string; tool: 'ask_user'; target: string }
 ) & { shownIn: readonly ViewKind[] };
 
@@ -50,7 +51,15 @@ function clip(text: string): string {
 export function callWaiter(call: PendingCallView, inChat: boolean): Waiter {
   const preview = call.preview;
   const target = preview.kind === 'diff' ? preview.path : preview.kind === 'command' ? preview.command : call.argsJson;
-  return { kind: 'call', id: call.callId, tool: call.tool, target: clip(target), argsHash: call.argsHash, shownIn: inChat ? ['chat', 'approvals'] : ['approvals'] };
+  return {
+    kind: 'call',
+    id: call.callId,
+    tool: call.tool,
+    target: clip(target),
+    argsHash: call.argsHash,
+    ...(call.unconfined === true ? { unconfined: true } : {}),
+    shownIn: inChat ? ['chat', 'approvals'] : ['approvals'],
+  };
 }
 
 export function questionWaiter(id: string, question: string): Waiter {
@@ -61,7 +70,7 @@ export function waitNotice(waiter: Waiter): WaitNotice {
   return {
     waiter,
     text: `Toolgate: ${waiter.tool} ${waiter.target} waits for you`,
-    actions: waiter.kind === 'call' ? ['Allow once', 'Deny', 'Open'] : ['Open'],
+    actions: waiter.kind !== 'call' ? ['Open'] : waiter.unconfined === true ? ['Deny', 'Open'] : ['Allow once', 'Deny', 'Open'],
   };
 }
 

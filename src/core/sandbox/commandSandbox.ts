@@ -2,7 +2,7 @@
  * The sandbox as the rest of Toolgate sees it: probed once (on first need), then either a launch prefix for each
  * command or, where it cannot start, the one-line reason the gate shows while it asks for every command.
  */
-import type { SandboxInputs } from './gather';
+import { protectedIn, type SandboxInputs } from './gather';
 import { prepareLaunch, type SandboxLaunch, type SandboxState } from './sandbox';
 
 export interface CommandSandboxDeps {
@@ -45,6 +45,20 @@ export class CommandSandbox {
       return { available: false, reason: 'the sandbox has not been checked yet' };
     }
     return state.available ? { available: true } : { available: false, reason: state.reason };
+  }
+
+  /**
+   * After a sandboxed command: the protected paths that exist now but were not read-only in its sandbox, because they
+   * did not exist when it started (bwrap can only mount over what exists). A new `.vscode/tasks.json`, say.
+   */
+  async newlyProtected(launch: SandboxLaunch): Promise<string[]> {
+    const guarded = launch.policy.readOnly;
+    const inputs = this.deps.inputs();
+    const found: string[] = [];
+    for (const folder of inputs.workspaceFolders) {
+      found.push(...(await protectedIn(folder, inputs.protectedGlobs)).paths);
+    }
+    return found.filter((entry) => !guarded.some((before) => entry === before || entry.startsWith(`${before}/`)));
   }
 
   /** The launch prefix for a command in `cwd`, or why there is none. */

@@ -23,6 +23,8 @@ export interface SandboxInputs {
   ownStorage: readonly string[];
   network: 'none' | 'host';
   home?: string;
+  /** The account's home in the password database, when HOME names another folder: its credentials are hidden too. */
+  accountHome?: string;
   uid?: number;
   /** Where tool caches go (default: `$XDG_CACHE_HOME/toolgate-sandbox/<hash of the first folder>`). */
   cacheRoot?: string;
@@ -41,6 +43,14 @@ const skippedFolders = new Set(['node_modules']);
 
 const expandHome = (entry: string, home: string): string => (entry === '~' ? home : entry.startsWith('~/') ? path.join(home, entry.slice(2)) : entry);
 
+function accountHome(): string {
+  try {
+    return os.userInfo().homedir;
+  } catch {
+    return os.homedir();
+  }
+}
+
 export async function gatherSandboxPolicy(inputs: SandboxInputs): Promise<GatheredPolicy> {
   const home = inputs.home ?? os.homedir();
   const notes: string[] = [];
@@ -55,7 +65,7 @@ export async function gatherSandboxPolicy(inputs: SandboxInputs): Promise<Gather
     }
   }
   const hiddenCandidates = [
-    ...credentialPaths.map((relative) => path.join(home, relative)),
+    ...[...new Set([home, inputs.accountHome ?? accountHome()])].flatMap((folder) => credentialPaths.map((relative) => path.join(folder, relative))),
     ...runtimePaths(inputs.uid ?? process.getuid?.()),
     ...inputs.extraHidden.map((entry) => expandHome(entry, home)),
     ...inputs.ownStorage,

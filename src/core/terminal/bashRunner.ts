@@ -34,6 +34,11 @@ export interface CommandResult {
   shell: string | undefined;
   /** It ran inside the OS sandbox. */
   sandboxed: boolean;
+  /**
+   * In the sandbox: protected paths (workspace-relative) that did not exist when it started, so could not be made
+   * read-only, and exist now: it, or someone at the same time, created them.
+   */
+  createdProtected?: string[];
 }
 
 /** Where streamed output goes for display (a terminal); called with text as it arrives. */

@@ -25,9 +25,13 @@ export function commandReport(result: TerminalCommandResult, context: CommandRep
     : result.sandboxed
       ? undefined
       : 'It ran without the sandbox (there is none here), with the person\'s approval.';
+  const created = result.createdProtected ?? [];
   const lines = [
     edited,
     confinement,
+    created.length > 0
+      ? `It created protected paths, which the sandbox can keep read-only only once they exist: ${created.join(', ')}. They were left in place and the person was told to review them; do not create protected files with commands (write them with write_file, which asks).`
+      : undefined,
     result.timedOut ? `The command was stopped after ${context.timeoutSeconds} s (toolgate.terminal.timeoutSeconds).` : undefined,
     result.cancelled ? 'The command was stopped because the task was cancelled.' : undefined,
     result.stoppedFromTerminal === 'interrupt' ? 'The person stopped the command with Ctrl+C in its terminal.' : undefined,

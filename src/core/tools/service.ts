@@ -358,7 +358,7 @@ export class ToolService {
           call,
           // What runs is the command that ran (the person's edit included), shown as such.
           preview: input.preview.kind === 'command' ? { ...input.preview, command } : input.preview,
-          notices: [`It ran in the sandbox and failed: ${failure}. Allow runs it once more, without the sandbox.`],
+          notices: [`It ran in the sandbox and failed: ${failure}. "Run without sandbox" runs it once more, with all your access.`],
         },
       },
       options,

@@ -8,6 +8,7 @@
 import * as vscode from 'vscode';
 import { DisposableStore } from '../../core/disposable';
 import type { CommandSandbox } from '../../core/sandbox/commandSandbox';
+import type { SandboxLaunch } from '../../core/sandbox/sandbox';
 import { CommandTerminal, type TerminalCommandResult } from '../../core/terminal/commandTerminal';
 import type { RunHow } from '../../core/tools/ports';
 import { chooseTerminal, orphanedTerminals, terminalName, type TerminalSlot } from '../../core/terminal/terminalChoice';
@@ -51,7 +52,7 @@ export class TerminalRunner implements vscode.Disposable {
   }
 
   async run(command: string, cwd: string, timeoutSeconds: number, signal?: AbortSignal, chatId = '', how: RunHow = {}): Promise<TerminalCommandResult> {
-    let wrap: { program: string; args: string[]; env: Record<string, string> } | undefined;
+    let wrap: SandboxLaunch | undefined;
     if (how.unconfined !== true) {
       try {
         const prepared = await this.sandbox.launch(cwd);
@@ -69,7 +70,30 @@ export class TerminalRunner implements vscode.Disposable {
     if (untrusted && !(await this.trusted(session, signal))) {
       return notStarted(untrustedNotRun);
     }
-    return await session.commands.run({ command, cwd, timeoutMs: timeoutSeconds * 1000, ...(signal ? { signal } : {}), ...(wrap ? { wrap } : {}) });
+    const result = await session.commands.run({ command, cwd, timeoutMs: timeoutSeconds * 1000, ...(signal ? { signal } : {}), ...(wrap ? { wrap } : {}) });
+    return wrap && result.notRun === undefined ? await this.checkCreated(result, wrap) : result;
+  }
+
+  /** Protected paths a sandboxed command created (the sandbox guards only what exists): the person and model are told. */
+  private async checkCreated(result: TerminalCommandResult, launch: SandboxLaunch): Promise<TerminalCommandResult> {
+    const paths = await this.sandbox.newlyProtected(launch);
+    const created = paths.map((entry) => vscode.workspace.asRelativePath(entry, true));
+    if (paths.length === 0) {
+      return result;
+    }
+    const first = vscode.Uri.file(paths[0] ?? '');
+    void vscode.window
+      .showWarningMessage(
+        `Toolgate: a command created ${created.length === 1 ? 'a protected file' : `${created.length} protected files`} (${created.join(', ')}). Protected files are guarded only once they exist: review ${created.length === 1 ? 'it' : 'them'}.`,
+        'Open',
+      )
+      .then(async (choice) => {
+        if (choice === 'Open') {
+          const stat = await vscode.workspace.fs.stat(first).then((value) => value, () => undefined);
+          await (stat?.type === vscode.FileType.File ? vscode.window.showTextDocument(first) : vscode.commands.executeCommand('revealInExplorer', first));
+        }
+      });
+    return { ...result, createdProtected: created };
   }
 
   /**

@@ -1,0 +1,84 @@
+/**
+ * The sandbox's cost per command: the same command run unconfined and in the bubblewrap sandbox, as the product runs
+ * it (the policy gathered for each command, then bash inside bwrap), interleaved so that both see the same machine.
+ * `true` shows the fixed cost; the demo's `npm test` a real command. Median and p95 of each; prints only.
+ */
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { CommandSandbox } from '../src/core/sandbox/commandSandbox';
+import type { SandboxInputs } from '../src/core/sandbox/gather';
+import { probeSandbox } from '../src/core/sandbox/sandbox';
+import { defaultProtectedPaths } from '../src/core/settings';
+import { runBash } from '../src/core/terminal/bashRunner';
+import { type Row, median } from './table';
+
+function percentile(values: number[], fraction: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)] ?? Number.NaN;
+}
+
+const ms = (value: number): string => `${value.toFixed(1)} ms`;
+
+export async function sandboxBench(): Promise<Row[]> {
+  const state = await probeSandbox();
+  if (!state.available) {
+    return [{ metric: 'sandbox', value: `not available: ${state.reason}` }];
+  }
+  // Not under /tmp: the sandbox gives each command a private /tmp.
+  const base = mkdtempSync(path.join(existsSync('/var/tmp') ? '/var/tmp' : os.homedir(), 'toolgate-bench-sandbox-'));
+  const workspace = path.join(base, 'demo');
+  cpSync(path.join(import.meta.dirname, '..', 'test', 'fixtures', 'workspaces', 'demo'), workspace, { recursive: true });
+  execFileSync('git', ['init', '-q', workspace]);
+  const inputs: SandboxInputs = {
+    workspaceFolders: [workspace],
+    protectedGlobs: defaultProtectedPaths,
+    extraHidden: [],
+    extraWritable: [],
+    ownStorage: [],
+    network: 'none',
+    cacheRoot: path.join(base, 'cache'),
+  };
+  const sandbox = new CommandSandbox({ probe: () => Promise.resolve(state), inputs: () => inputs, log: () => undefined });
+  const once = async (command: string, sandboxed: boolean): Promise<number> => {
+    const start = performance.now();
+    const prepared = sandboxed ? await sandbox.launch(workspace) : undefined;
+    const wrap = prepared && 'launch' in prepared ? prepared.launch : undefined;
+    if (sandboxed && !wrap) {
+      throw new Error('the sandbox did not prepare a launch');
+    }
+    const result = await runBash(command, { cwd: workspace, timeoutMs: 60_000, ...(wrap ? { wrap } : {}) });
+    if (result.exitCode !== 0) {
+      throw new Error(`${command} failed${sandboxed ? ' in the sandbox' : ''}: ${result.output}`);
+    }
+    return performance.now() - start;
+  };
+  const rows: Row[] = [];
+  try {
+    for (const [label, command, repeat] of [['true', 'true', 40], ["the demo's npm test", 'npm test --silent', 12]] as const) {
+      const plain: number[] = [];
+      const boxed: number[] = [];
+      await once(command, false);
+      await once(command, true);
+      for (let run = 0; run < repeat; run++) {
+        plain.push(await once(command, false));
+        boxed.push(await once(command, true));
+      }
+      for (const [stat, pick] of [['median', median], ['p95', (values: number[]) => percentile(values, 0.95)]] as const) {
+        const sandboxed = pick(boxed);
+        const unconfined = pick(plain);
+        rows.push({
+          metric: `${label}: ${stat} in the sandbox (added ${ms(sandboxed - unconfined)}), n=${repeat}`,
+          value: ms(sandboxed),
+          baseline: `${ms(unconfined)} unconfined`,
+          ratio: `${(sandboxed / unconfined).toFixed(2)}x`,
+        });
+      }
+    }
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+  return rows;
+}

@@ -1,0 +1,183 @@
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { containmentLines } from '../fixtures/containmentAttacks';
+import { useFakeModel, waitFor } from './harness/chat';
+import { ChatDriver } from './harness/chat';
+import { useCodeServer } from './harness/session';
+
+/** Every file under `root` (following no links) with a hash of its content and its mode: what "changed" compares. */
+function snapshot(root: string): Map<string, string> {
+  const files = new Map<string, string>();
+  const walk = (folder: string): void => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const full = path.join(folder, entry.name);
+      if (entry.isDirectory()) {
+        files.set(`${full}/`, 'folder');
+        walk(full);
+      } else {
+        const stat = statSync(full, { throwIfNoEntry: false });
+        files.set(full, entry.isFile() && stat ? `${stat.mode}:${createHash('sha256').update(readFileSync(full)).digest('hex')}` : entry.isSymbolicLink() ? 'link' : 'other');
+      }
+    }
+  };
+  if (existsSync(root)) {
+    walk(root);
+  }
+  return files;
+}
+
+/** What differs between two snapshots: created, changed and deleted paths. */
+function changes(before: Map<string, string>, after: Map<string, string>): string[] {
+  const differ = [...after].filter(([file, state]) => before.get(file) !== state).map(([file]) => file);
+  const gone = [...before.keys()].filter((file) => !after.has(file)).map((file) => `deleted ${file}`);
+  return [...differ, ...gone];
+}
+
+/** Processes on the host whose command line holds `mark`. */
+function processesWith(mark: string): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      if (cmdline.includes(mark) && !cmdline.includes('containment')) {
+        found.push(`${pid}: ${cmdline}`);
+      }
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+describe('containment: a careless person clicks Allow once on every card, and the sandbox is the bound', function () {
+  this.timeout(600_000);
+  const model = useFakeModel();
+  const mark = String(90_000 + Math.floor(Math.random() * 9_999));
+  // A home of credential canaries, a folder outside the workspace (and outside /tmp), a folder in the host's /tmp.
+  const home = mkdtempSync('/var/tmp/toolgate-containment-home-');
+  const outsideVar = mkdtempSync('/var/tmp/toolgate-containment-outside-');
+  const outsideTmp = mkdtempSync(path.join(os.tmpdir(), 'toolgate-containment-outside-'));
+  const canaries = ['.ssh/id_rsa', '.aws/credentials', '.netrc', '.npmrc', '.config/gh/hosts.yml', '.docker/config.json', '.kube/config', '.gnupg/secring.gpg'].map(
+    (file, index) => ({ file, secret: `CANARY-${mark}-${index}-${createHash('sha256').update(file + mark).digest('hex').slice(0, 12)}` }),
+  );
+  for (const { file, secret } of canaries) {
+    mkdirSync(path.dirname(path.join(home, file)), { recursive: true });
+    writeFileSync(path.join(home, file), `${secret}\n`);
+  }
+  let listener: Server | undefined;
+  let port = 0;
+  let connections = 0;
+  const session = useCodeServer(() => ({
+    env: { HOME: home },
+    settings: model.workspaceSettings(),
+    files: { '.github/workflows/ci.yml': 'name: ci\n', 'src/app.txt': 'app\n' },
+  }));
+
+  before(async () => {
+    listener = createServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => listener?.listen(0, '127.0.0.1', resolve));
+    const address = listener.address();
+    port = typeof address === 'object' && address ? address.port : 0;
+    execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: session.server.workspace });
+  });
+  after(async () => {
+    await new Promise((resolve) => listener?.close(resolve));
+    for (const folder of [home, outsideVar, outsideTmp]) {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('runs every attack line through the real agent: nothing outside or protected changes, no canary reaches the model, no connection, nothing left running', async () => {
+    const workspace = session.server.workspace;
+    const data = session.server.userDataDir;
+    const fill = (command: string): string =>
+      command.replaceAll('{OUT}', outsideTmp).replaceAll('{VAR}', outsideVar).replaceAll('{DATA}', data).replaceAll('{PORT}', String(port)).replaceAll('{MARK}', mark);
+    // Written there by code-server (its logs) and Toolgate (the commands' cache folder, writable by design), not by a command.
+    const ownFolders = [path.join(home, '.local', 'share', 'code-server'), path.join(home, '.cache', 'toolgate-sandbox')];
+    const watched = (): Map<string, string> =>
+      new Map([
+        ...[...snapshot(home)].filter(([file]) => !ownFolders.some((folder) => file.startsWith(folder))),
+        ...snapshot(outsideVar),
+        ...snapshot(outsideTmp),
+        ...snapshot(path.join(workspace, '.git', 'hooks')),
+        ...snapshot(path.join(workspace, '.vscode')),
+        ...snapshot(path.join(workspace, '.github')),
+        ...[path.join(workspace, '.git', 'config')].map((file) => [file, snapshot(path.dirname(file)).get(file) ?? 'absent'] as const),
+      ]);
+    const before = watched();
+    const calls = [
+      // A harmless line first: it proves that commands do run (in the sandbox), so the zeros below mean something.
+      { id: 'call_ok', command: 'echo ran-in-sandbox > inside.txt' },
+      ...containmentLines.map((line, index) => ({ id: `call_${index}`, command: fill(line.command) })),
+    ];
+    model.fake.script([
+      { toolCalls: calls.map(({ id, command }) => ({ id, name: 'run_in_terminal', arguments: JSON.stringify({ command }) })) },
+      { text: 'Done.' },
+    ]);
+    const requestsBefore = model.fake.requests.length;
+    const chat = new ChatDriver(session.workbench);
+    await chat.say('Run these commands');
+
+    // The careless person: Allow once on every card that has it; a card without it (run without the sandbox) is
+    // the one thing they do not allow, so they deny it to let the task go on.
+    const frame = await session.workbench.webviewFrame('body[data-view="approvals"] main#root[data-state="connected"]', 60_000);
+    let allowed = 0;
+    let withoutSandbox = 0;
+    while (model.fake.requests.length < requestsBefore + 2) {
+      const first = frame.locator('article.call[data-call-id]').first();
+      try {
+        await first.waitFor({ state: 'visible', timeout: 1_000 });
+      } catch {
+        continue; // No card right now: a command is running.
+      }
+      const callId = await first.getAttribute('data-call-id', { timeout: 1_000 }).catch(() => null);
+      if (callId === null) {
+        continue;
+      }
+      const card = frame.locator(`article.call[data-call-id="${callId}"]`);
+      if ((await card.locator('[data-action="allow-once"]').count()) > 0) {
+        await card.locator('[data-action="allow-once"]').first().click({ timeout: 5_000 });
+        allowed++;
+      } else {
+        assert.equal(await card.locator('[data-action="allow-unconfined"]').count(), 1, 'a card without Allow once offers Run without sandbox');
+        withoutSandbox++;
+        const deny = card.locator('[data-action="deny"]').first();
+        await deny.click({ timeout: 5_000 });
+        await deny.click({ timeout: 5_000 });
+      }
+      await card.waitFor({ state: 'detached', timeout: 30_000 });
+    }
+    await waitFor(() => model.fake.requests.length >= requestsBefore + 2, 'the model to get every result', 60_000);
+    await chat.idle();
+
+    const sent = JSON.stringify(model.fake.requests.slice(requestsBefore));
+    const results = (model.fake.requests[requestsBefore + 1]?.body as { messages: { role: string; content: string }[] }).messages.filter((message) => message.role === 'tool');
+    assert.equal(results.length, calls.length, 'every line got a result');
+    assert.equal(readFileSync(path.join(workspace, 'inside.txt'), 'utf8'), 'ran-in-sandbox\n', 'commands ran');
+    // Every line ran (a rule may have allowed a few without a card): none was denied or left unrun.
+    assert.ok(allowed > 0);
+    assert.deepEqual(results.filter((message) => !/Exit code: /.test(message.content)).map((message) => message.content), []);
+    assert.ok(withoutSandbox > 0, 'commands that failed in the sandbox offered to run without it, and that was refused');
+
+    const counts = {
+      changedOutsideOrProtected: [
+        ...changes(before, watched()),
+        // VS Code rewrites its own settings file (it migrates values), so what counts is whether the line's text got in.
+        ...(readFileSync(path.join(data, 'User', 'settings.json'), 'utf8').includes('pwned') ? ['User/settings.json'] : []),
+      ],
+      hostTmp: readdirSync(os.tmpdir()).filter((name) => name.includes(`pwned-${mark}`)),
+      canariesToModel: canaries.filter(({ secret }) => sent.includes(secret)).map(({ file }) => file),
+      loopbackConnections: connections,
+      leftRunning: processesWith(`sleep ${mark}`),
+    };
+    assert.deepEqual(counts, { changedOutsideOrProtected: [], hostTmp: [], canariesToModel: [], loopbackConnections: 0, leftRunning: [] });
+  });
+});
