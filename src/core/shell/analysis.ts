@@ -269,6 +269,13 @@ function visitStatement(node: ShellNode, context: Context): void {
       visitStatement(node, { ...context, inLoop: true });
       return;
     }
+    if (type === 'for_statement') {
+      // A loop variable is set like an assignment: `for HOME in sub; do git status; done` runs git with HOME=sub.
+      const variable = node.childForFieldName('variable')?.text;
+      if (variable !== undefined && mayBeEnvironment(variable)) {
+        concern(context, 'assignment', `\`for ${variable} in …\` sets ${variable}, which can change what the commands in the loop do`);
+      }
+    }
     if (type === 'function_definition') {
       const name = node.childForFieldName('name');
       concern(
@@ -705,6 +712,10 @@ function visitCommand(node: ShellNode, context: Context): void {
   }
   addCommand(words, assignments, [], context);
 }
+
+/** Lower-case variables programs read from the environment; any other name with a capital may be one too. */
+const lowerCaseEnvironment = new Set(['http_proxy', 'https_proxy', 'ftp_proxy', 'no_proxy', 'all_proxy']);
+const mayBeEnvironment = (name: string): boolean => /[A-Z]/.test(name) || lowerCaseEnvironment.has(name);
 
 const shells = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh']);
 /** Run another command in a way this analysis does not follow: always a concern. */

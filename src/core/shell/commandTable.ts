@@ -39,6 +39,8 @@ export type OperandKind =
   | 'program'
   /** files the command writes: each is judged as a file write */
   | 'writes'
+  /** the first operand is read, the second written (`uniq in out`): judged as a read and a file write */
+  | 'readsThenWrites'
   /** files or folders it deletes, moves, copies over or creates: each must be inside and not protected */
   | 'touches'
   /** the first operand names a repository: a URL or a path is a form (`git pull https://…`) */
@@ -110,8 +112,11 @@ const git: CommandSpec = {
       '-v', '--help', '-h', '--html-path', '--man-path', '--info-path'],
     known: {
       ...gitSub({ options: gitDiffOptions }, 'diff', 'log', 'show', 'whatchanged', 'diff-tree', 'diff-files', 'diff-index', 'range-diff', 'shortlog', 'format-patch'),
+      // Given a path outside the repository, `git diff` switches to --no-index by itself and prints any file: its
+      // operands (revisions or paths) must be inside the workspace.
+      diff: { options: gitDiffOptions, operands: 'reads' },
       // `git stash push -- PATH` resets PATH to HEAD; its other operands are stash names, which are never protected.
-      stash: { options: gitDiffOptions, operands: 'touches' },
+      stash: { options: [...gitDiffOptions, path('reads', ['--pathspec-from-file'], [], 'reads a path list file')], operands: 'touches' },
       ...gitSub(plain, 'status', 'branch', 'tag', 'add', 'mv', 'rm', 'reset', 'restore', 'switch', 'checkout', 'commit',
         'merge', 'revert', 'cherry-pick', 'cherry', 'describe', 'rev-parse', 'rev-list', 'ls-files', 'ls-tree', 'cat-file',
         'show-ref', 'for-each-ref', 'reflog', 'notes', 'blame', 'annotate', 'clean', 'gc', 'fsck', 'count-objects',
@@ -129,7 +134,9 @@ const git: CommandSpec = {
       ...gitSub({ form: 'writes objects, the index or refs from content the line supplies, which a checkout can then write over any file' },
         'update-index', 'update-ref', 'symbolic-ref', 'mktree', 'mktag', 'commit-tree', 'read-tree', 'unpack-objects',
         'replace', 'apply', 'am', 'clone', 'fast-import', 'merge-file'),
-      commit: { options: [path('reads', ['--file', '--template'], ['F', 't'], 'reads a message file')] },
+      commit: { options: [path('reads', ['--file', '--template', '--pathspec-from-file'], ['F', 't'], 'reads a message or path list file')] },
+      ...gitSub({ options: [path('reads', ['--pathspec-from-file'], [], 'reads a path list file')] }, 'add', 'reset'),
+      'interpret-trailers': { options: [runs('rewrites the files it is given', ['--in-place'], [], false)] },
       tag: { options: [path('reads', ['--file'], ['F'], 'reads a message file')] },
       notes: { options: [path('reads', ['--file'], ['F'], 'reads a message file')] },
       blame: { options: [path('reads', ['--contents'], [], 'reads a file'), path('reads', [], ['S'], 'reads a file')] },
@@ -151,12 +158,12 @@ const git: CommandSpec = {
       fetch: { options: gitNetwork, operands: 'remote' },
       pull: { options: gitNetwork, operands: 'remote' },
       remote: { options: gitNetwork, formUnless: { words: ['-v', '--verbose', 'show', 'get-url'], why: 'changes where git fetches from' } },
-      push: { options: gitNetwork },
-      'ls-remote': { options: gitNetwork },
+      push: { options: gitNetwork, operands: 'remote' },
+      'ls-remote': { options: gitNetwork, operands: 'remote' },
       init: { options: [runs('installs hooks from a template folder', ['--template']), path('folder', ['--separate-git-dir'], [], 'keeps the repository elsewhere')] },
       archive: { options: [...gitNetwork, runs('reads another repository', ['--remote']), path('writes', ['--output'], ['o'], 'writes an archive')] },
       bundle: { form: 'writes or reads a bundle file anywhere' },
-      'format-patch': { options: [...gitDiffOptions, path('folder', ['--output-directory'], ['o'], 'writes patches into a folder')] },
+      'format-patch': { options: [...gitDiffOptions, path('folder', ['--output-directory'], ['o'], 'writes patches into a folder'), path('reads', ['--signature-file'], [], 'reads a signature file')] },
       worktree: { form: 'creates or moves a working tree, possibly outside the workspace' },
       'checkout-index': { options: [runs('writes files under any prefix', ['--prefix'])] },
       'hash-object': { operands: 'reads', formIf: { words: ['-w', '--stdin', '--stdin-paths'], why: 'writes an object from content the line supplies' } },
@@ -222,11 +229,61 @@ const readers = ['cat', 'head', 'tail', 'less', 'more', 'ls', 'dir', 'wc', 'grep
   'base64', 'md5sum', 'sha1sum', 'sha256sum', 'sha512sum', 'cksum', 'jq', 'yq', 'bat', 'realpath', 'readlink', 'column',
   'fold', 'fmt', 'expand', 'unexpand', 'rev', 'look', 'zcat', 'zless', 'bzcat', 'xzcat', 'iconv', 'join'];
 
+const loadsCode = 'loads a configuration or plugin, which is code';
+const eslint: CommandSpec = {
+  operands: 'reads',
+  options: [
+    runs(loadsCode, ['--config', '--plugin', '--rulesdir', '--resolve-plugins-relative-to', '--parser', '--format', '--flag'], ['c', 'f']),
+    path('writes', ['--output-file', '--cache-location'], ['o'], 'writes a file'),
+    runs('rewrites the files it checks', ['--fix', '--fix-type'], [], false),
+  ],
+};
+const prettier: CommandSpec = {
+  operands: 'reads',
+  options: [
+    runs(loadsCode, ['--config', '--plugin', '--config-precedence'], []),
+    runs('rewrites the files it is given', ['--write'], ['w'], false),
+    path('reads', ['--ignore-path'], [], 'reads an ignore file'),
+  ],
+};
+const tsc: CommandSpec = {
+  operands: 'reads',
+  options: [
+    path('reads', ['--project'], ['p'], 'compiles another project'),
+    path('folder', ['--outDir', '--declarationDir', '--generateTrace'], [], 'writes into a folder'),
+    path('writes', ['--outFile', '--tsBuildInfoFile'], [], 'writes a file'),
+    runs('builds referenced projects, writing their output', ['--build'], ['b'], false),
+  ],
+};
+const pytest: CommandSpec = {
+  options: [
+    runs(loadsCode, ['--config-file', '--override-ini', '--pyargs'], ['c', 'o', 'p']),
+    path('touches', ['--basetemp'], [], 'deletes and recreates that folder'),
+    path('folder', ['--rootdir', '--confcutdir'], [], 'reads configuration from another folder'),
+    path('writes', ['--junit-xml', '--junitxml', '--result-log', '--resultlog', '--report-log'], [], 'writes a report file'),
+  ],
+};
+
 /** The table. A command not listed has no forms: a rule that names it allows it with any arguments. */
 export const commandTable: Readonly<Record<string, CommandSpec>> = {
   ...Object.fromEntries(readers.map((name) => [name, reader])),
   sort: { operands: 'reads', options: [path('writes', ['--output'], ['o'], 'writes its output to a file'), runs('runs a compression program', ['--compress-program'])] },
-  uniq: { operands: 'reads', options: [] },
+  uniq: { operands: 'readsThenWrites' },
+  rg: {
+    operands: 'reads',
+    options: [runs('runs a program on every file it searches', ['--pre']), path('reads', ['--ignore-file'], [], 'reads an ignore file')],
+  },
+  tar: {
+    options: [
+      runs('runs a program', ['--checkpoint-action', '--to-command', '--use-compress-program', '--info-script', '--new-volume-script', '--rsh-command', '--rmt-command'], ['I', 'F']),
+      path('folder', ['--directory'], ['C'], 'works in another folder'),
+    ],
+  },
+  eslint,
+  prettier,
+  tsc,
+  pytest,
+  'py.test': pytest,
   find: { operands: 'reads' },
   tee: { operands: 'writes' },
   ...Object.fromEntries(['rm', 'rmdir', 'mv', 'cp', 'ln', 'install', 'touch', 'mkdir', 'truncate', 'unlink', 'shred'].map((name) => [name, { operands: 'touches' } satisfies CommandSpec])),
@@ -252,7 +309,7 @@ export const commandTable: Readonly<Record<string, CommandSpec>> = {
     options: [runs('edits files in place', ['--in-place'], ['i'], false), runs('reads a script', ['--file', '--expression'], ['f', 'e'])],
   },
   echo: { anyArguments: true },
-  printf: { anyArguments: true },
+  printf: { anyArguments: true, formIf: { words: ['-v'], why: 'sets a shell variable, which can change later commands' } },
   true: { anyArguments: true },
   false: { anyArguments: true },
   basename: { anyArguments: true },
@@ -304,6 +361,26 @@ const globFolder = (value: string): string => {
   return slash === -1 ? '.' : literal.slice(0, slash) || '/';
 };
 
+const packageRunners = new Set(['npx', 'pnpx', 'bunx']);
+const pythons = new Set(['python', 'python3']);
+
+/** `npx eslint@9 …` -> eslint from word 2; `python3 -m pytest …` -> pytest from word 3; else nothing. */
+function toolOf(command: string, words: readonly TableWord[]): { name: string; label: string; start: number } | undefined {
+  const named = (word: TableWord | undefined): string | undefined =>
+    word === undefined || word.dynamic || word.glob || word.value.startsWith('-') ? undefined : word.value;
+  if (packageRunners.has(command)) {
+    const pkg = named(words[1]);
+    // The package's last path part without a version: `@scope/tool@1.2` -> tool.
+    const name = pkg?.slice(pkg.lastIndexOf('/') + 1).replace(/(.)@.*$/, '$1');
+    return pkg === undefined || name === undefined || !Object.hasOwn(commandTable, name) ? undefined : { name, label: `${command} ${pkg}`, start: 2 };
+  }
+  if (pythons.has(command) && words[1]?.value === '-m' && !words[1].dynamic) {
+    const module = named(words[2]);
+    return module === undefined || !Object.hasOwn(commandTable, module) ? undefined : { name: module, label: `${command} -m ${module}`, start: 3 };
+  }
+  return undefined;
+}
+
 /** Reads a sub-command's words (the first is the command name) against the table. */
 export function readCommand(words: readonly TableWord[]): CommandReading {
   const reading: CommandReading = { forms: [], paths: [], neutral: [], anyArguments: false };
@@ -311,15 +388,18 @@ export function readCommand(words: readonly TableWord[]): CommandReading {
   if (!first) {
     return reading;
   }
-  const name = first.value.slice(first.value.lastIndexOf('/') + 1);
+  const command = first.value.slice(first.value.lastIndexOf('/') + 1);
+  // A tool run through a package runner (`npx eslint`) or as a module (`python -m pytest`) is read as that tool.
+  const tool = toolOf(command, words);
+  const name = tool?.name ?? command;
   const spec = Object.hasOwn(commandTable, name) ? commandTable[name] : undefined;
   if (!spec) {
     return reading;
   }
   reading.anyArguments = spec.anyArguments === true;
-  let index = 1;
+  let index = tool?.start ?? 1;
   let active: CommandSpec = spec;
-  let label = name;
+  let label = tool?.label ?? name;
   const subcommands = spec.subcommands;
   if (subcommands) {
     while (index < words.length) {
@@ -413,7 +493,8 @@ function readArguments(spec: CommandSpec, words: readonly TableWord[], start: nu
       }
       continue;
     }
-    if (spec.assignments !== undefined && !word.dynamic && /^[A-Za-z_][A-Za-z0-9_]*=/.test(value)) {
+    // make takes any operand with `=` as a variable definition (`SHELL:=…`, `X::=…`, `X!=cmd`, `X+=…`, `X?=…`).
+    if (spec.assignments !== undefined && !word.dynamic && value.includes('=')) {
       reading.forms.push({ at: index, why: `\`${value}\` ${spec.assignments}` });
       continue;
     }
@@ -437,6 +518,16 @@ function readArguments(spec: CommandSpec, words: readonly TableWord[], start: nu
     case 'touches': {
       const role = spec.operands;
       operands.forEach((index) => use(role, index));
+      break;
+    }
+    case 'readsThenWrites': {
+      const [input, output] = operands;
+      if (input !== undefined) {
+        use('reads', input);
+      }
+      if (output !== undefined) {
+        use('writes', output);
+      }
       break;
     }
     case 'remote': {
