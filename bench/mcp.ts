@@ -46,6 +46,7 @@ export async function mcpDirectBench(n = 500): Promise<{ directMs: number; manag
         origin: 'user',
         source: 'bench',
         requireApproval: 'all',
+        sandbox: false,
         type: 'stdio',
         command: process.execPath,
         args: ARGS,

@@ -9,6 +9,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { DisposableStore, Emitter } from '../core/disposable';
 import type { McpServerConfig } from '../core/mcp/config';
+import type { CommandSandbox } from '../core/sandbox/commandSandbox';
 import { McpManager, type McpServerStatus } from '../core/mcp/manager';
 import { launchDecision, readMcpSources } from '../core/mcp/sources';
 import { mcpModelTools, type McpModelTools } from '../core/mcp/tools';
@@ -32,10 +33,17 @@ export class McpServers implements vscode.Disposable {
     private readonly log: Log,
     /** The extension's `dist` folder, which holds the stdio servers' watchdog. */
     dist: string,
+    /** The commands' sandbox: stdio servers from the workspace (and any whose config asks) run in it. */
+    sandbox: CommandSandbox,
   ) {
     this.manager = new McpManager({
       log: (server, line) => this.output.appendLine(`[${server}] ${line}`),
       startAllowed: (config) => this.startAllowed(config),
+      stdioSandbox: async (config) => {
+        const cwd = config.cwd ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? os.homedir();
+        const prepared = await sandbox.launch(cwd, config.sandbox.network ? 'host' : 'none');
+        return 'launch' in prepared ? prepared.launch : prepared;
+      },
       // No server outlives the extension host (process groups: POSIX only). The host's own binary runs the watchdog
       // as Node: in desktop VS Code that binary is Electron, hence the variable.
       ...(process.platform === 'win32'

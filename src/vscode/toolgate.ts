@@ -79,7 +79,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   const sandbox = createCommandSandbox(context, settings, log, paths);
   const { gate, grants, audit, auditFile, state, policy } = createGateParts(context, settings, log, paths, sandbox);
   store.add(gate);
-  const mcp = new McpServers(context.workspaceState, log, path.join(context.extensionPath, 'dist'));
+  const mcp = new McpServers(context.workspaceState, log, path.join(context.extensionPath, 'dist'), sandbox);
   const chats = store.add(new ChatBook(state, log));
   const terminal = store.add(new TerminalRunner((chatId) => (chatId === apiChatId ? 'API calls' : chats.list().find((chat) => chat.id === chatId)?.title), sandbox));
   // Checkpoints of what the agent's allowed calls change; a note when old ones are dropped goes to the chat.

@@ -6,6 +6,7 @@ import {
   toolRequiresApproval,
   toolVisible,
   type McpServerConfig,
+  type McpStdioServerConfig,
 } from '../../src/core/mcp/config';
 import type { McpServerStatus, McpToolInfo } from '../../src/core/mcp/manager';
 import { definitionHash, McpToolNameMap, MODEL_TOOL_NAME } from '../../src/core/mcp/names';
@@ -15,6 +16,32 @@ const FILE = { kind: 'workspace-file', label: '.vscode/mcp.json' } as const;
 const SETTING = { kind: 'setting', label: 'toolgate.mcp.servers' } as const;
 
 describe('MCP config', () => {
+  describe('whether a stdio server runs in the sandbox', () => {
+    const rows: [title: string, source: typeof FILE | typeof SETTING, sandbox: unknown, expected: unknown, note: boolean][] = [
+      ['a workspace server, by default: in it, no network', FILE, undefined, { network: false }, false],
+      ['a workspace server may ask for the network (part of the launch the person approves)', FILE, { network: true }, { network: true }, false],
+      ['a workspace server cannot leave it: false is ignored, with a note', FILE, false, { network: false }, true],
+      ['a user server, by default: unconfined', SETTING, undefined, false, false],
+      ['a user server that asks for it', SETTING, true, { network: false }, false],
+      ['a user server in it with the network', SETTING, { network: true }, { network: true }, false],
+    ];
+    for (const [title, source, sandbox, expected, note] of rows) {
+      it(title, () => {
+        const server = { command: 'node', ...(sandbox === undefined ? {} : { sandbox }) };
+        const result = parseMcpConfig(source === FILE ? { servers: { s: server } } : { s: server }, source);
+        assert.deepEqual(result.errors, []);
+        assert.deepEqual((result.servers[0] as McpStdioServerConfig).sandbox, expected);
+        assert.equal(result.notes.some((line) => line.includes('"sandbox": false is ignored')), note);
+      });
+    }
+
+    it('a wrong value is an error naming the field', () => {
+      assert.deepEqual(parseMcpConfig({ servers: { s: { command: 'node', sandbox: 'yes' } } }, FILE).errors, [
+        '.vscode/mcp.json: server "s": "sandbox" must be true, false or { "network": true }',
+      ]);
+    });
+  });
+
   it('parses stdio (type inferred), http and sse servers from .vscode/mcp.json with comments and trailing commas', () => {
     const text = `{
       // servers for this repo
@@ -38,6 +65,7 @@ describe('MCP config', () => {
         command: 'npx',
         args: ['-y', 'server', '// not a comment', '/* nor this */'],
         env: { A: '1', B: null },
+        sandbox: { network: false },
       },
       {
         name: 'web',

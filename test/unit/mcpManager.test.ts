@@ -1,11 +1,13 @@
 import * as assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { isAlive } from '../fixtures/processes';
 import type { McpServerConfig, McpStdioServerConfig } from '../../src/core/mcp/config';
 import { McpCallError, McpManager, type McpServerStatus } from '../../src/core/mcp/manager';
+import { CommandSandbox } from '../../src/core/sandbox/commandSandbox';
+import { probeSandbox } from '../../src/core/sandbox/sandbox';
 
 const FIXTURE = path.resolve('test/fixtures/mcp/fixtureServer.ts');
 const NODE_MODULES = path.resolve('node_modules');
@@ -17,6 +19,7 @@ function fixture(name: string, env: Record<string, string> = {}): McpStdioServer
     source: 'test',
     requireApproval: 'all',
     type: 'stdio',
+    sandbox: false,
     command: process.execPath,
     args: ['--import', 'tsx', FIXTURE, '--stdio'],
     env,
@@ -390,3 +393,64 @@ describe('McpManager', function () {
   });
 });
 
+
+describe('McpManager with the commands\' sandbox (real bubblewrap)', function () {
+  this.timeout(30_000);
+  let base: string;
+  let workspace: string;
+  let outside: string;
+  let manager: McpManager | undefined;
+
+  before(() => {
+    // Not under /tmp: the sandbox gives each process a private /tmp.
+    base = realpathSync(mkdtempSync(path.join(existsSync('/var/tmp') ? '/var/tmp' : tmpdir(), 'toolgate-mcp-sandbox-')));
+    workspace = path.join(base, 'ws');
+    outside = path.join(base, 'outside');
+    mkdirSync(workspace);
+    mkdirSync(outside);
+  });
+  afterEach(async () => {
+    await manager?.close();
+  });
+  after(() => rmSync(base, { recursive: true, force: true }));
+
+  const start = async (root: string, sandbox: CommandSandbox): Promise<McpManager> => {
+    const started = new McpManager({
+      startTimeoutMs: 20_000,
+      stdioSandbox: async (config) => {
+        const prepared = await sandbox.launch(config.cwd ?? workspace, config.sandbox.network ? 'host' : 'none');
+        return 'launch' in prepared ? prepared.launch : prepared;
+      },
+    });
+    await started.setServers([{ ...fixture('boxed', { FIXTURE_ROOT: root }), origin: 'workspace', sandbox: { network: false } }]);
+    return started;
+  };
+  const sandbox = (): CommandSandbox =>
+    new CommandSandbox({
+      probe: () => probeSandbox(),
+      inputs: () => ({ workspaceFolders: [workspace], protectedGlobs: [], extraHidden: [], extraWritable: [], ownStorage: [], network: 'none', cacheRoot: path.join(base, 'cache') }),
+      log: () => undefined,
+    });
+
+  it('a workspace server runs in it: its tools work and it writes in the workspace', async () => {
+    manager = await start(workspace, sandbox());
+    assert.equal(manager.server('boxed')?.state, 'running', manager.server('boxed')?.error);
+    assert.equal(textOf(await manager.callTool('boxed', 'echo', { text: 'hi' })), 'hi');
+    await manager.callTool('boxed', 'write_note', { path: 'note.txt', content: 'in' });
+    assert.equal(readFileSync(path.join(workspace, 'note.txt'), 'utf8'), 'in');
+  });
+
+  it('it cannot write outside the workspace', async () => {
+    manager = await start(outside, sandbox());
+    const result = await manager.callTool('boxed', 'write_note', { path: 'note.txt', content: 'out' }).catch((error: unknown) => ({ isError: true, content: [{ type: 'text', text: String(error) }] }));
+    assert.equal(result.isError, true);
+    assert.match(textOf(result), /read-only file system/i);
+    assert.equal(existsSync(path.join(outside, 'note.txt')), false);
+  });
+
+  it('where the sandbox cannot start, it does not start, and says why (fail closed)', async () => {
+    const none = new CommandSandbox({ probe: () => Promise.resolve({ available: false, reason: 'bubblewrap is not installed' }), inputs: () => ({ workspaceFolders: [workspace], protectedGlobs: [], extraHidden: [], extraWritable: [], ownStorage: [], network: 'none' }), log: () => undefined });
+    manager = await start(workspace, none);
+    assert.deepEqual([manager.server('boxed')?.state, manager.server('boxed')?.error], ['failed', 'not started: it runs only in the sandbox, which cannot start here (bubblewrap is not installed)']);
+  });
+});

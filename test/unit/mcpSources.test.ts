@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import type { McpStdioServerConfig } from '../../src/core/mcp/config';
 import { launchDecision, readMcpSources, type McpSources } from '../../src/core/mcp/sources';
 
 const none: McpSources = { fileText: undefined, userSetting: undefined, workspaceSetting: undefined, folder: '/ws', home: '/home/me' };
@@ -41,6 +42,8 @@ describe('whether an MCP server may start', () => {
   const [userServer] = readMcpSources({ ...none, userSetting: { u: { command: 'node' } } }).servers;
   assert.ok(workspaceServer && userServer);
   const asked = launchDecision(workspaceServer, true, []);
+  assert.ok(workspaceServer.type === 'stdio');
+  const networkedServer: McpStdioServerConfig = { ...workspaceServer, sandbox: { network: true } };
 
   it('starts a user server, trusted or not', () => {
     assert.deepEqual(launchDecision(userServer, false, []), { kind: 'start' });
@@ -58,5 +61,14 @@ describe('whether an MCP server may start', () => {
     assert.deepEqual(launchDecision(workspaceServer, true, [asked.hash]), { kind: 'start' });
     const changed = { ...workspaceServer, args: ['other.js'] };
     assert.equal(launchDecision(changed, true, [asked.hash]).kind, 'ask');
+    // The network in the sandbox is part of the launch: asking for it asks again.
+    assert.equal(launchDecision(networkedServer, true, [asked.hash]).kind, 'ask');
+  });
+  it('says that it runs in the sandbox, and whether with the network', () => {
+    assert.ok(asked.kind === 'ask');
+    assert.match(asked.detail, /\nSandbox: yes, no network\n\nIt runs in the sandbox: it may write only in the workspace, cannot read your credentials and cannot reach the network\./);
+    const networked = launchDecision(networkedServer, true, []);
+    assert.ok(networked.kind === 'ask');
+    assert.match(networked.detail, /\nSandbox: yes, with the network\n\nIt runs in the sandbox: it may write only in the workspace, cannot read your credentials\. /);
   });
 });

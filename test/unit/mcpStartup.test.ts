@@ -8,6 +8,7 @@ const config: McpStdioServerConfig = {
   origin: 'user',
   source: 'test',
   requireApproval: 'all',
+  sandbox: false,
   type: 'stdio',
   command: 'node',
   args: [],

@@ -28,6 +28,11 @@ export interface McpStdioServerConfig extends McpServerConfigBase {
   /** `null` removes a variable. */
   env: Readonly<Record<string, string | null>>;
   cwd?: string;
+  /**
+   * Whether it runs in the commands' sandbox (and whether it may reach the network there), or `false`: unconfined.
+   * A server from the workspace always runs in it; one from the user's settings only when its `sandbox` says so.
+   */
+  sandbox: false | { network: boolean };
 }
 
 export interface McpRemoteServerConfig extends McpServerConfigBase {
@@ -111,6 +116,7 @@ const stdioSchema = z.object({
   args: strings.default([]),
   env: z.record(z.string(), z.union([z.string(), z.null()], { error: 'must be a string or null' }), { error: 'must be an object of strings' }).default({}),
   cwd: z.string({ error: 'must be a non-empty string' }).min(1, { error: 'must be a non-empty string' }).optional(),
+  sandbox: z.union([z.boolean(), z.strictObject({ network: z.boolean({ error: 'must be true or false' }).optional() })], { error: 'must be true, false or { "network": true }' }).optional(),
 });
 const remoteSchema = z.object({
   ...common,
@@ -173,8 +179,19 @@ function parseServer(name: string, value: unknown, origin: McpServerOrigin, sour
     ...(parsed.data.tools !== undefined ? { tools: parsed.data.tools } : {}),
   };
   const data = parsed.data;
+  let sandbox: McpStdioServerConfig['sandbox'] = false;
+  if ('command' in data) {
+    const asked = data.sandbox;
+    sandbox = asked === undefined ? (origin === 'workspace' ? { network: false } : false) : asked === true ? { network: false } : asked === false ? false : { network: asked.network ?? false };
+    if (origin === 'workspace' && sandbox === false) {
+      // A workspace file may never take its server out of the sandbox.
+      const ignored = `${source.label}: server "${name}": "sandbox": false is ignored for a server from the workspace; it runs in the sandbox (set it in your user settings' toolgate.mcp.servers instead)`;
+      note = note === undefined ? ignored : `${note}; ${ignored}`;
+      sandbox = { network: false };
+    }
+  }
   const server: McpServerConfig = 'command' in data
-    ? { ...base, type: 'stdio', command: data.command, args: data.args, env: data.env, ...(data.cwd !== undefined ? { cwd: data.cwd } : {}) }
+    ? { ...base, type: 'stdio', command: data.command, args: data.args, env: data.env, ...(data.cwd !== undefined ? { cwd: data.cwd } : {}), sandbox }
     : { ...base, type: type === 'sse' ? 'sse' : 'http', url: data.url, headers: data.headers };
   return note === undefined ? { ok: true, server } : { ok: true, server, note };
 }
@@ -223,7 +240,7 @@ export function toolVisible(config: Pick<McpServerConfig, 'tools'>, tool: string
 export function sameLaunch(a: McpServerConfig, b: McpServerConfig): boolean {
   const launch = (config: McpServerConfig): unknown =>
     config.type === 'stdio'
-      ? [config.type, config.command, config.args, config.env, config.cwd ?? null]
+      ? [config.type, config.command, config.args, config.env, config.cwd ?? null, config.sandbox]
       : [config.type, config.url, config.headers];
   return JSON.stringify(launch(a)) === JSON.stringify(launch(b)) && a.origin === b.origin;
 }

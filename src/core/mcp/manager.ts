@@ -11,7 +11,7 @@ import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { Emitter, type Disposable } from '../disposable';
-import { sameLaunch, type McpServerConfig, type McpServerOrigin } from './config';
+import { sameLaunch, type McpServerConfig, type McpServerOrigin, type McpStdioServerConfig } from './config';
 import { definitionHash } from './names';
 import type * as Sdk from './sdk';
 
@@ -71,6 +71,18 @@ export interface McpManagerOptions {
    * `command args… -- server-command server-args…`. Without it (Windows) the server is started directly.
    */
   stdioWatchdog?: { command: string; args: readonly string[]; env?: Readonly<Record<string, string>> };
+  /**
+   * The commands' sandbox, for a stdio server whose config says it runs there: the launcher that confines it in its
+   * folder, or why there is none (then it does not start: fail closed). Without this option servers run unconfined.
+   */
+  stdioSandbox?: (config: McpStdioServerConfig & { sandbox: { network: boolean } }) => Promise<StdioLauncher | { unavailable: string }>;
+}
+
+/** A launcher a stdio server runs inside: `program args… -- server-command server-args…`, `env` added. */
+export interface StdioLauncher {
+  program: string;
+  args: readonly string[];
+  env: Readonly<Record<string, string>>;
 }
 
 export type McpCallErrorKind = 'unknown-server' | 'not-running' | 'timeout' | 'cancelled' | 'crashed' | 'failed';
@@ -105,6 +117,8 @@ interface Entry {
   attempts: number;
   stderrTail: string[];
   removed: boolean;
+  /** The sandbox the current launch runs in, prepared just before it. */
+  sandbox?: StdioLauncher;
 }
 
 const STDERR_TAIL = 5;
@@ -426,10 +440,14 @@ export class McpManager implements Disposable {
             }
           }
           const watchdog = this.options.stdioWatchdog;
+          // watchdog -- sandbox -- server: the watchdog ends the sandbox with the extension host, and bwrap all in it.
+          const sandbox = entry.sandbox;
+          const server = sandbox ? [sandbox.program, ...sandbox.args, '--', config.command, ...config.args] : [config.command, ...config.args];
+          const [program = config.command, ...rest] = server;
           const transport = new sdk.StdioClientTransport({
-            command: watchdog?.command ?? config.command,
-            args: watchdog ? [...watchdog.args, '--', config.command, ...config.args] : [...config.args],
-            env: { ...env, ...watchdog?.env },
+            command: watchdog?.command ?? program,
+            args: watchdog ? [...watchdog.args, '--', ...server] : rest,
+            env: { ...env, ...sandbox?.env, ...watchdog?.env },
             stderr: 'pipe',
             ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
           });
@@ -483,6 +501,14 @@ export class McpManager implements Disposable {
     if (config.type === 'stdio' && this.options.stdioWatchdog && !(await commandExists(config.command, config.cwd, config.env['PATH'] ?? process.env['PATH']))) {
       // Through the watchdog a missing command would only show as an early exit: say what it is, at once.
       throw new Error(`command not found: ${config.command}`);
+    }
+    delete entry.sandbox;
+    if (config.type === 'stdio' && config.sandbox !== false && this.options.stdioSandbox) {
+      const prepared = await this.options.stdioSandbox({ ...config, sandbox: config.sandbox });
+      if ('unavailable' in prepared) {
+        throw new Error(`not started: it runs only in the sandbox, which cannot start here (${prepared.unavailable})`);
+      }
+      entry.sandbox = prepared;
     }
     const factories = this.createTransports(sdk, entry);
     let lastError: unknown;

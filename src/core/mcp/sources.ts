@@ -66,7 +66,7 @@ export function launchHash(config: McpServerConfig): string {
   if (config.type !== 'stdio') {
     return sha256(canonicalJson({ type: config.type, url: config.url, headers: Object.keys(config.headers).sort() }));
   }
-  return sha256(canonicalJson({ command: config.command, args: config.args, envKeys: Object.keys(config.env).sort(), cwd: config.cwd ?? null }));
+  return sha256(canonicalJson({ command: config.command, args: config.args, envKeys: Object.keys(config.env).sort(), cwd: config.cwd ?? null, sandbox: config.sandbox }));
 }
 
 export type LaunchDecision =
@@ -95,8 +95,11 @@ export function launchDecision(config: McpServerConfig, trusted: boolean, approv
     `Arguments: ${config.args.length === 0 ? '(none)' : config.args.map((arg) => JSON.stringify(arg)).join(' ')}`,
     `Environment keys: ${envKeys.length === 0 ? '(none)' : envKeys.join(', ')}`,
     `Working folder: ${config.cwd ?? '(the workspace)'}`,
+    `Sandbox: ${config.sandbox === false ? 'none' : config.sandbox.network ? 'yes, with the network' : 'yes, no network'}`,
     '',
-    'It will run with your permissions. Its tool calls still go through the approval panel.',
+    config.sandbox === false
+      ? 'It will run with your permissions. Its tool calls still go through the approval panel.'
+      : `It runs in the sandbox: it may write only in the workspace, cannot read your credentials${config.sandbox.network ? '' : ' and cannot reach the network'}. Its tool calls still go through the approval panel.`,
   ].join('\n');
   return { kind: 'ask', question: `Start the MCP server "${config.name}" defined in this workspace?`, detail, hash };
 }

@@ -61,13 +61,14 @@ export class CommandSandbox {
     return found.filter((entry) => !guarded.some((before) => entry === before || entry.startsWith(`${before}/`)));
   }
 
-  /** The launch prefix for a command in `cwd`, or why there is none. */
-  async launch(cwd: string): Promise<{ launch: SandboxLaunch } | { unavailable: string }> {
+  /** The launch prefix for a command (or an MCP server, which may be given the network) in `cwd`, or why there is none. */
+  async launch(cwd: string, network?: SandboxInputs['network']): Promise<{ launch: SandboxLaunch } | { unavailable: string }> {
     const state = await this.ready();
     if (!state.available) {
       return { unavailable: state.reason };
     }
-    const { launch, notes } = await prepareLaunch(state, this.deps.inputs(), cwd);
+    const inputs = this.deps.inputs();
+    const { launch, notes } = await prepareLaunch(state, network === undefined ? inputs : { ...inputs, network }, cwd);
     for (const note of notes) {
       this.deps.log(`sandbox: ${note}`);
     }
