@@ -141,7 +141,7 @@ describe('an MCP server defined in the workspace', function () {
     return (await item.getAttribute('aria-label')) ?? '';
   }
 
-  it('starts only after the person has seen and allowed its exact command line and environment keys', async () => {
+  it('starts only after the person has seen and allowed its exact command line, environment keys and sandbox', async () => {
     await new ChatDriver(session.workbench).frame();
     const dialog = session.workbench.page.locator('.monaco-dialog-box');
     await dialog.waitFor({ timeout: 60_000 });
@@ -150,6 +150,8 @@ describe('an MCP server defined in the workspace', function () {
     assert.ok(text.includes(tsx), 'the command is shown');
     assert.ok(text.includes(fixtureServer), 'the arguments are shown');
     assert.match(text, /Environment keys: FIXTURE_TOKEN/);
+    assert.match(text, /Sandbox: yes, no network/);
+    assert.match(text, /It runs in the sandbox: it may write only in the workspace, cannot read your credentials and cannot reach the network\./);
     assert.doesNotMatch(text, /secret-value/, 'environment values are not shown');
     assert.match(await row(), /fx \(defined in this workspace\): (starting|stopped)/);
     await session.workbench.screenshot('mcp-first-run-approval');
