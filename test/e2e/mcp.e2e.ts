@@ -123,6 +123,9 @@ describe('MCP servers behind the gate, in the real VS Code', function () {
 describe('an MCP server defined in the workspace', function () {
   this.timeout(180_000);
   const session = useCodeServer({
+    // It runs in the sandbox, whose /tmp is private: a checkout under /tmp (as in CI) must be made visible to run the
+    // fixture from it, with the setting a person would use.
+    machineSettings: { 'toolgate.sandbox.writablePaths': [repoRoot] },
     files: {
       '.vscode/mcp.json': JSON.stringify(
         {

@@ -428,7 +428,8 @@ describe('McpManager with the commands\' sandbox (real bubblewrap)', function ()
   const sandbox = (): CommandSandbox =>
     new CommandSandbox({
       probe: () => probeSandbox(),
-      inputs: () => ({ workspaceFolders: [workspace], protectedGlobs: [], extraHidden: [], extraWritable: [], ownStorage: [], network: 'none', cacheRoot: path.join(base, 'cache') }),
+      // The fixture runs from this checkout, which the sandbox's private /tmp would hide when the checkout is under /tmp.
+      inputs: () => ({ workspaceFolders: [workspace], protectedGlobs: [], extraHidden: [], extraWritable: [process.cwd()], ownStorage: [], network: 'none', cacheRoot: path.join(base, 'cache') }),
       log: () => undefined,
     });
 
