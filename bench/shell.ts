@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { analyseCommand, defaultWasmDir, initShellParser } from '../src/core/shell/analysis';
 import { compileTerminalRule, defaultTerminalRules, evaluateCommand } from '../src/core/shell/rules';
-import { type AttackRow, attackRows, commonRules } from '../test/fixtures/shellAttacks';
+import { type AttackRow, attackRows, commonRules, powerRules } from '../test/fixtures/shellAttacks';
 import { prng } from '../test/fixtures/prng';
 import { shellCases, shellHome, shellRuleContext, shellTestRules, shellWorkspace } from '../test/fixtures/shellCases';
 import { type Row, kib, median } from './table';
@@ -115,7 +115,10 @@ export async function shellBench(): Promise<Row[]> {
   // (the whole-policy version over a real workspace is the unit test).
   const attacks = attackRows.filter((row) => row.harmlessUnder === undefined);
   const harmlessRows = attackRows.filter((row) => row.harmlessUnder !== undefined);
-  const rulesOf = (row: AttackRow): Readonly<Record<string, boolean>> => (row.harmlessUnder === 'common' ? commonRules : defaultTerminalRules);
+  const rulesOf = (row: AttackRow): Readonly<Record<string, boolean>> =>
+    row.harmlessUnder === 'power' ? powerRules : row.harmlessUnder === 'common' ? commonRules : defaultTerminalRules;
+  // Issue 19's classes were written for a power user's rules too.
+  const optionAttacks = attacks.filter((row) => row.class === 'options');
   const judgedBy = (rules: Readonly<Record<string, boolean>>, command: string): 'allow' | 'ask' =>
     evaluateCommand(analyseCommand(command, shellWorkspace, shellHome), shellRuleContext(rules)).verdict;
   const letThrough = (rules: Readonly<Record<string, boolean>>, judge: (rules: Readonly<Record<string, boolean>>, command: string) => string): number =>
@@ -153,6 +156,11 @@ export async function shellBench(): Promise<Row[]> {
       metric: `our attacks let through, common rules (of ${attacks.length}; no symlinks here*)`,
       value: String(letThrough(commonRules, judgedBy)),
       baseline: String(letThrough(commonRules, naiveJudge)),
+    },
+    {
+      metric: `issue 19's option attacks let through, a power user's rules (of ${optionAttacks.length})`,
+      value: String(optionAttacks.filter((row) => judgedBy(powerRules, row.command) === 'allow').length),
+      baseline: String(optionAttacks.filter((row) => naiveJudge(powerRules, row.command) === 'allow').length),
     },
     {
       metric: `harmless lines over-blocked (of ${harmlessRows.length})`,
