@@ -8,7 +8,9 @@ import { useCodeServer } from './harness/session';
 describe('the gate, through the real approvals panel', function () {
   this.timeout(180_000);
   const control = new Control();
-  const session = useCodeServer({ env: control.env, extraExtensions: [control.vsix] });
+  // A web workbench saves edited files after a second by default (files.autoSave is afterDelay in the browser): on a
+  // loaded machine that saved the "unsaved" buffer below before the agent's edit reached it. Desktop VS Code's default.
+  const session = useCodeServer({ env: control.env, extraExtensions: [control.vsix], userSettings: { 'files.autoSave': 'off' } });
   const file = (relative: string): string => path.join(session.server.workspace, relative);
   const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
 
