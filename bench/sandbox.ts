@@ -42,14 +42,17 @@ export async function sandboxBench(): Promise<Row[]> {
     cacheRoot: path.join(base, 'cache'),
   };
   const sandbox = new CommandSandbox({ probe: () => Promise.resolve(state), inputs: () => inputs, log: () => undefined });
-  const once = async (command: string, sandboxed: boolean): Promise<number> => {
+  // toolgate.sandbox.allowedDomains set: each command gets its filtering proxy, and the bridge starts it.
+  const networked = new CommandSandbox({ probe: () => Promise.resolve(state), inputs: () => ({ ...inputs, allowedDomains: ['registry.npmjs.org'] }), log: () => undefined });
+  const once = async (command: string, sandboxed: boolean, through = sandbox): Promise<number> => {
     const start = performance.now();
-    const prepared = sandboxed ? await sandbox.launch(workspace) : undefined;
+    const prepared = sandboxed ? await through.launch(workspace) : undefined;
     const wrap = prepared && 'launch' in prepared ? prepared.launch : undefined;
     if (sandboxed && !wrap) {
       throw new Error('the sandbox did not prepare a launch');
     }
     const result = await runBash(command, { cwd: workspace, timeoutMs: 60_000, ...(wrap ? { wrap } : {}) });
+    await wrap?.proxy?.close();
     if (result.exitCode !== 0) {
       throw new Error(`${command} failed${sandboxed ? ' in the sandbox' : ''}: ${result.output}`);
     }
@@ -76,6 +79,21 @@ export async function sandboxBench(): Promise<Row[]> {
           ratio: `${(sandboxed / unconfined).toFixed(2)}x`,
         });
       }
+    }
+    const alone: number[] = [];
+    const withProxy: number[] = [];
+    await once('true', true, networked);
+    for (let run = 0; run < 40; run++) {
+      alone.push(await once('true', true));
+      withProxy.push(await once('true', true, networked));
+    }
+    for (const [stat, pick] of [['median', median], ['p95', (values: number[]) => percentile(values, 0.95)]] as const) {
+      rows.push({
+        metric: `true with allowed domains (a proxy and the bridge): ${stat} (added ${ms(pick(withProxy) - pick(alone))} to the sandbox alone), n=40`,
+        value: ms(pick(withProxy)),
+        baseline: `${ms(pick(alone))} in the sandbox without`,
+        ratio: `${(pick(withProxy) / pick(alone)).toFixed(2)}x`,
+      });
     }
   } finally {
     rmSync(base, { recursive: true, force: true });

@@ -3,6 +3,7 @@
  * value falls back to its default with a warning instead of loosening anything.
  */
 import * as z from 'zod';
+import { parseDomainEntry } from './sandbox/domains';
 import { defaultTerminalRules } from './shell/rules';
 
 export const defaultGatedTools: Readonly<Record<string, boolean>> = {
@@ -58,6 +59,15 @@ export const settingSchemas = {
   'notifications.whenHidden': z.boolean(),
   'sandbox.hiddenPaths': z.array(z.string().min(1)),
   'sandbox.writablePaths': z.array(z.string().min(1)),
+  // One entry that does not parse makes the whole list fall back to none: no network rather than a guess.
+  'sandbox.allowedDomains': z.array(
+    z.string().superRefine((entry, context) => {
+      const parsed = parseDomainEntry(entry);
+      if ('problem' in parsed) {
+        context.addIssue({ code: 'custom', message: parsed.problem });
+      }
+    }),
+  ),
 } as const;
 
 export type SettingKey = keyof typeof settingSchemas;
@@ -81,6 +91,7 @@ export const settingDefaults: { [K in SettingKey]: SettingValue<K> } = {
   'notifications.whenHidden': true,
   'sandbox.hiddenPaths': [],
   'sandbox.writablePaths': [],
+  'sandbox.allowedDomains': [],
 };
 
 export interface ParsedSetting<T> {

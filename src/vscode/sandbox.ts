@@ -23,6 +23,7 @@ export function createCommandSandbox(context: vscode.ExtensionContext, settings:
       protectedGlobs: protectedPaths(settings),
       extraHidden: settings.get('sandbox.hiddenPaths'),
       extraWritable: settings.get('sandbox.writablePaths'),
+      allowedDomains: settings.get('sandbox.allowedDomains'),
       ownStorage,
       network: 'none',
     }),

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { containmentLines } from '../fixtures/containmentAttacks';
 import { useFakeModel, waitFor } from './harness/chat';
 import { ChatDriver } from './harness/chat';
+import { ApprovalsPanelDriver } from './harness/panel';
 import { useCodeServer } from './harness/session';
 
 /** Every file under `root` (following no links) with a hash of its content and its mode: what "changed" compares. */
@@ -126,54 +127,18 @@ describe('containment: a careless person clicks Allow once on every card, and th
     const chat = new ChatDriver(session.workbench);
     await chat.say('Run these commands');
 
-    // The careless person: Allow once on every card that has it; a card without it (run without the sandbox) is
-    // the one thing they do not allow, so they deny it to let the task go on.
-    const frame = await session.workbench.webviewFrame('body[data-view="approvals"] main#root[data-state="connected"]', 60_000);
-    let allowed = 0;
-    let withoutSandbox = 0;
-    while (model.fake.requests.length < requestsBefore + 2) {
-      const first = frame.locator('article.call[data-call-id]').first();
-      try {
-        await first.waitFor({ state: 'visible', timeout: 1_000 });
-      } catch {
-        continue; // No card right now: a command is running.
-      }
-      const callId = await first.getAttribute('data-call-id', { timeout: 1_000 }).catch(() => null);
-      if (callId === null) {
-        continue;
-      }
-      const card = frame.locator(`article.call[data-call-id="${callId}"]`);
-      const unconfined = (await card.locator('[data-action="allow-unconfined"]').count()) > 0;
-      if (unconfined) {
-        assert.equal(await card.locator('[data-action="allow-once"]').count(), 0, 'a card that offers Run without sandbox has no Allow once');
-      }
-      try {
-        if (unconfined) {
-          if (withoutSandbox === 0) {
-            await card.scrollIntoViewIfNeeded();
-            await session.workbench.screenshot('run-without-sandbox-card');
-          }
-          const deny = card.locator('[data-action="deny"]').first();
-          await deny.click();
-          await card.locator('[data-field="reason"]').waitFor({ state: 'visible' });
-          await deny.click();
-        } else {
-          await card.locator('[data-action="allow-once"]').first().click();
+    // The careless person allows every card; only Run without sandbox they deny.
+    let shown = false;
+    const { allowed, withoutSandbox } = await new ApprovalsPanelDriver(session.workbench).allowEveryCard(
+      () => model.fake.requests.length >= requestsBefore + 2,
+      async (card) => {
+        if (!shown) {
+          shown = true;
+          await card.scrollIntoViewIfNeeded();
+          await session.workbench.screenshot('run-without-sandbox-card');
         }
-        await card.waitFor({ state: 'detached', timeout: 60_000 });
-      } catch (error) {
-        // The card changed under the click (a patch re-rendered it) or is slow to go on a loaded machine: look again.
-        if (await card.count() > 0) {
-          continue;
-        }
-        throw error;
-      }
-      if (unconfined) {
-        withoutSandbox++;
-      } else {
-        allowed++;
-      }
-    }
+      },
+    );
     await waitFor(() => model.fake.requests.length >= requestsBefore + 2, 'the model to get every result', 60_000);
     await chat.idle();
 

@@ -9,16 +9,35 @@
  * - every namespace new (`--unshare-all`): its own PIDs (so nothing it starts outlives it: when the sandbox's first
  *   process ends the kernel ends the rest), its own `/proc` and `/dev` (`/dev/fd` is the command's), no network but
  *   its own loopback unless the policy says `host`; all capabilities dropped (bwrap's default), even as root;
- * - the whole file system read-only, a private empty `/tmp`;
+ * - the whole file system read-only, a private empty `/tmp` (holding the filtering proxy's socket when
+ *   toolgate.sandbox.allowedDomains lists any: ./domainProxy);
  * - the writable folders bound read-write at their own paths, then the protected paths inside them read-only again;
  * - hidden folders covered by an empty read-only folder, hidden files by /dev/null;
  * - `--die-with-parent`: if Toolgate's side of it is killed, so is the sandbox.
  */
+import { proxySocketInSandbox } from './bridge';
 import type { SandboxPolicy } from './policy';
 
-export function bwrapArgs(policy: SandboxPolicy, cwd: string): string[] {
+/** What the network bridge needs in the private /tmp: the proxy's socket, and a Node binary the sandbox cannot see. */
+export interface BridgeMounts {
+  /** The filtering proxy's Unix socket on the host. */
+  proxySocket: string;
+  /** A Node binary to show at `nodeInSandbox` (it lives under the host's /tmp or a hidden path). */
+  node?: string;
+}
+
+/** Where a Node binary the sandbox cannot otherwise see is shown for the bridge. */
+export const nodeInSandbox = '/tmp/.toolgate-node';
+
+export function bwrapArgs(policy: SandboxPolicy, cwd: string, bridge?: BridgeMounts): string[] {
   const args = ['--unshare-all', ...(policy.network === 'host' ? ['--share-net'] : []), '--die-with-parent'];
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--tmpfs', '/dev/shm');
+  if (bridge !== undefined) {
+    args.push('--bind', bridge.proxySocket, proxySocketInSandbox);
+    if (bridge.node !== undefined) {
+      args.push('--ro-bind', bridge.node, nodeInSandbox);
+    }
+  }
   for (const folder of policy.writable) {
     args.push('--bind', folder, folder);
   }

@@ -2,14 +2,20 @@
  * The sandbox as the rest of Toolgate sees it: probed once (on first need), then either a launch prefix for each
  * command or, where it cannot start, the one-line reason the gate shows while it asks for every command.
  */
+import { DomainProxy, type DomainProxyOptions } from './domainProxy';
+import { localForwards, parseAllowedDomains } from './domains';
 import { protectedIn, type SandboxInputs } from './gather';
-import { prepareLaunch, type SandboxLaunch, type SandboxState } from './sandbox';
+import { hostNode, prepareLaunch, type BridgeNode, type SandboxLaunch, type SandboxState } from './sandbox';
 
 export interface CommandSandboxDeps {
   probe: () => Promise<SandboxState>;
   /** The policy's inputs as the settings and folders are now. */
   inputs: () => SandboxInputs;
   log: (message: string) => void;
+  /** The Node binary the network bridge runs on inside the sandbox (default: the extension host's). */
+  bridgeNode?: BridgeNode;
+  /** For tests: the proxy's name resolution and the like. */
+  proxyOptions?: Omit<DomainProxyOptions, 'rules'>;
 }
 
 /** What the gate knows about the sandbox when it judges a command. */
@@ -61,17 +67,33 @@ export class CommandSandbox {
     return found.filter((entry) => !guarded.some((before) => entry === before || entry.startsWith(`${before}/`)));
   }
 
-  /** The launch prefix for a command (or an MCP server, which may be given the network) in `cwd`, or why there is none. */
+  /**
+   * The launch prefix for a command in `cwd`, or why there is none. A command reaches the domains of
+   * toolgate.sandbox.allowedDomains through a proxy of its own, which the caller closes (`launch.proxy`) once the
+   * command has ended. `network` is for an MCP server, whose configuration says whether it has the network: no proxy.
+   */
   async launch(cwd: string, network?: SandboxInputs['network']): Promise<{ launch: SandboxLaunch } | { unavailable: string }> {
     const state = await this.ready();
     if (!state.available) {
       return { unavailable: state.reason };
     }
     const inputs = this.deps.inputs();
-    const { launch, notes } = await prepareLaunch(state, network === undefined ? inputs : { ...inputs, network }, cwd);
-    for (const note of notes) {
-      this.deps.log(`sandbox: ${note}`);
+    const rules = network === undefined && inputs.network === 'none' ? parseAllowedDomains(inputs.allowedDomains ?? []).rules : [];
+    const proxy = rules.length > 0 ? await DomainProxy.start({ ...this.deps.proxyOptions, rules }) : undefined;
+    try {
+      const { launch, notes } = await prepareLaunch(
+        state,
+        network === undefined ? inputs : { ...inputs, network },
+        cwd,
+        proxy === undefined ? undefined : { proxy, node: this.deps.bridgeNode ?? hostNode(), forwards: localForwards(rules) },
+      );
+      for (const note of notes) {
+        this.deps.log(`sandbox: ${note}`);
+      }
+      return { launch };
+    } catch (error) {
+      await proxy?.close();
+      throw error;
     }
-    return { launch };
   }
 }

@@ -24,9 +24,16 @@ const rows: readonly FailureRow[] = [
 ];
 
 /** Why the sandbox probably made this command fail, or undefined (it succeeded, or failed for its own reasons). */
-export function sandboxFailure(result: Pick<CommandResult, 'exitCode' | 'output' | 'sandboxed' | 'notRun' | 'cancelled' | 'timedOut'>): string | undefined {
+export function sandboxFailure(
+  result: Pick<CommandResult, 'exitCode' | 'output' | 'sandboxed' | 'notRun' | 'cancelled' | 'timedOut' | 'refusedConnections'>,
+): string | undefined {
   if (!result.sandboxed || result.notRun !== undefined || result.cancelled || result.timedOut || result.exitCode === 0) {
     return undefined;
+  }
+  // Not a guess: the proxy said what it refused.
+  const refused = result.refusedConnections ?? [];
+  if (refused.length > 0) {
+    return `the sandbox refused connections to ${refused.join(', ')}`;
   }
   const row = rows.find((candidate) => candidate.pattern.test(result.output));
   // The sandbox's own start-up error is quoted: it is what the person needs to see to decide.

@@ -22,6 +22,11 @@ export interface SandboxInputs {
   /** Toolgate's own storage and VS Code's user data (secrets, state): never readable. */
   ownStorage: readonly string[];
   network: 'none' | 'host';
+  /**
+   * toolgate.sandbox.allowedDomains: with `network: 'none'`, a command may still reach these through the filtering
+   * proxy (./domainProxy). Entries that do not parse are left out (the setting's schema refuses them first).
+   */
+  allowedDomains?: readonly string[];
   home?: string;
   /** The account's home in the password database, when HOME names another folder: its credentials are hidden too. */
   accountHome?: string;

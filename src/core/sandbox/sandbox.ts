@@ -6,7 +6,10 @@
 import { execFile } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
-import { bwrapArgs } from './bwrap';
+import { bridgeCommand } from './bridge';
+import { bwrapArgs, nodeInSandbox } from './bwrap';
+import type { DomainProxy } from './domainProxy';
+import type { LocalForward } from './domains';
 import { gatherSandboxPolicy, type SandboxInputs } from './gather';
 import type { SandboxPolicy } from './policy';
 
@@ -25,7 +28,21 @@ export interface SandboxLaunch {
   /** Variables set for the command (a private TMPDIR, caches in the writable cache folder). */
   env: Record<string, string>;
   policy: SandboxPolicy;
+  /**
+   * The filtering proxy this command's connections go through (toolgate.sandbox.allowedDomains): its refusals are
+   * the command's; whoever runs the command closes it when the command has ended.
+   */
+  proxy?: DomainProxy;
 }
+
+/** A Node binary the bridge can run on inside the sandbox, and what it needs set to behave as Node. */
+export interface BridgeNode {
+  path: string;
+  env: Record<string, string>;
+}
+
+/** The extension host's own binary: Node in a server, Electron (run as Node) in the desktop app. */
+export const hostNode = (): BridgeNode => ({ path: process.execPath, env: process.versions.electron === undefined ? {} : { ELECTRON_RUN_AS_NODE: '1' } });
 
 const candidates = ['/usr/bin/bwrap', '/bin/bwrap', '/usr/local/bin/bwrap'];
 
@@ -73,8 +90,23 @@ export function probeSandbox(platform: NodeJS.Platform = process.platform, locat
   });
 }
 
-/** The launch prefix for one command: its policy gathered now, so what exists now is what is protected. */
-export async function prepareLaunch(state: Extract<SandboxState, { available: true }>, inputs: SandboxInputs, cwd: string): Promise<{ launch: SandboxLaunch; notes: string[] }> {
+/**
+ * The launch prefix for one command: its policy gathered now, so what exists now is what is protected. With a proxy,
+ * the command is started by the bridge, which hands its connections to the proxy.
+ */
+export async function prepareLaunch(
+  state: Extract<SandboxState, { available: true }>,
+  inputs: SandboxInputs,
+  cwd: string,
+  network?: { proxy: DomainProxy; node: BridgeNode; forwards: readonly LocalForward[] },
+): Promise<{ launch: SandboxLaunch; notes: string[] }> {
   const { policy, notes } = await gatherSandboxPolicy(inputs);
-  return { launch: { program: state.program, args: bwrapArgs(policy, cwd), env: policy.env, policy }, notes };
+  if (network === undefined) {
+    return { launch: { program: state.program, args: bwrapArgs(policy, cwd), env: policy.env, policy }, notes };
+  }
+  // The host's /tmp is out of the sandbox's sight, and so are the hidden paths: a Node binary there is shown alone.
+  const unseen = network.node.path.startsWith('/tmp/') || policy.hidden.some((entry) => network.node.path === entry.path || network.node.path.startsWith(`${entry.path}/`));
+  const mounts = { proxySocket: network.proxy.socketPath, ...(unseen ? { node: network.node.path } : {}) };
+  const args = [...bwrapArgs(policy, cwd, mounts), '--', ...bridgeCommand(unseen ? nodeInSandbox : network.node.path, network.forwards)];
+  return { launch: { program: state.program, args, env: { ...policy.env, ...network.node.env }, policy, proxy: network.proxy }, notes };
 }

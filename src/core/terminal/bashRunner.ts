@@ -39,6 +39,8 @@ export interface CommandResult {
    * read-only, and exist now: it, or someone at the same time, created them.
    */
   createdProtected?: string[];
+  /** In the sandbox: connections its filtering proxy refused (`host:port (why)`), oldest first. */
+  refusedConnections?: string[];
 }
 
 /** Where streamed output goes for display (a terminal); called with text as it arrives. */

@@ -21,14 +21,16 @@ export function commandReport(result: TerminalCommandResult, context: CommandRep
   const confinement = sandbox
     ? sandbox.rerun
       ? `It failed in the sandbox (${sandbox.failure}); the person let it run once more without the sandbox, and this is that run.`
-      : `It failed in the sandbox, probably because ${sandbox.failure}. The person chose not to run it without the sandbox; find a way that works inside it (write only in the workspace, no network), or ask the person.`
+      : `It failed in the sandbox, probably because ${sandbox.failure}. The person chose not to run it without the sandbox; find a way that works inside it (write only in the workspace; the network only to the domains the person allowed, through the proxy in HTTPS_PROXY), or ask the person.`
     : result.sandboxed
       ? undefined
       : 'It ran without the sandbox (there is none here), with the person\'s approval.';
   const created = result.createdProtected ?? [];
+  const refused = result.refusedConnections ?? [];
   const lines = [
     edited,
     confinement,
+    refused.length > 0 && sandbox === undefined ? `The sandbox refused connections to ${refused.join(', ')}.` : undefined,
     created.length > 0
       ? `It created protected paths, which the sandbox can keep read-only only once they exist: ${created.join(', ')}. They were left in place and the person was told to review them; do not create protected files with commands (write them with write_file, which asks).`
       : undefined,

@@ -8,6 +8,7 @@
 import * as vscode from 'vscode';
 import { DisposableStore } from '../../core/disposable';
 import type { CommandSandbox } from '../../core/sandbox/commandSandbox';
+import { describeRefusal } from '../../core/sandbox/domainProxy';
 import type { SandboxLaunch } from '../../core/sandbox/sandbox';
 import { CommandTerminal, type TerminalCommandResult } from '../../core/terminal/commandTerminal';
 import type { RunHow } from '../../core/tools/ports';
@@ -61,17 +62,21 @@ export class TerminalRunner implements vscode.Disposable {
         return notStarted(`the sandbox could not be prepared (${error instanceof Error ? error.message : String(error)}), so nothing was run.`);
       }
     }
-    // In a folder not trusted, nothing starts before VS Code's own trust request is answered: a new terminal makes
-    // VS Code ask ("Creating a terminal process requires executing code"), and only a grant lets the command run.
-    const untrusted = !vscode.workspace.isTrusted;
-    const index = untrusted ? undefined : chooseTerminal(this.sessions.map(slot), chatId);
-    const session = (index === undefined ? undefined : this.sessions[index]) ?? this.create(chatId);
-    session.terminal.show(true);
-    if (untrusted && !(await this.trusted(session, signal))) {
-      return notStarted(untrustedNotRun);
+    try {
+      // In a folder not trusted, nothing starts before VS Code's own trust request is answered: a new terminal makes
+      // VS Code ask ("Creating a terminal process requires executing code"), and only a grant lets the command run.
+      const untrusted = !vscode.workspace.isTrusted;
+      const index = untrusted ? undefined : chooseTerminal(this.sessions.map(slot), chatId);
+      const session = (index === undefined ? undefined : this.sessions[index]) ?? this.create(chatId);
+      session.terminal.show(true);
+      if (untrusted && !(await this.trusted(session, signal))) {
+        return notStarted(untrustedNotRun);
+      }
+      const result = await session.commands.run({ command, cwd, timeoutMs: timeoutSeconds * 1000, ...(signal ? { signal } : {}), ...(wrap ? { wrap } : {}) });
+      return wrap && result.notRun === undefined ? await this.checkCreated(withRefusals(result, wrap), wrap) : result;
+    } finally {
+      await wrap?.proxy?.close();
     }
-    const result = await session.commands.run({ command, cwd, timeoutMs: timeoutSeconds * 1000, ...(signal ? { signal } : {}), ...(wrap ? { wrap } : {}) });
-    return wrap && result.notRun === undefined ? await this.checkCreated(result, wrap) : result;
   }
 
   /** Protected paths a sandboxed command created (the sandbox guards only what exists): the person and model are told. */
@@ -165,6 +170,12 @@ export class TerminalRunner implements vscode.Disposable {
     }
     this.store.dispose();
   }
+}
+
+/** What the command's filtering proxy refused, for the model and the person (the terminal already showed the 403s). */
+function withRefusals(result: TerminalCommandResult, launch: SandboxLaunch): TerminalCommandResult {
+  const refused = launch.proxy?.refusals.map(describeRefusal) ?? [];
+  return refused.length === 0 ? result : { ...result, refusedConnections: refused };
 }
 
 const notStarted = (reason: string): TerminalCommandResult => ({

@@ -52,6 +52,58 @@ export class ApprovalsPanelDriver {
   }
 
   /**
+   * The careless person: until `done()`, Allow once on every card that has it; a card without it (Run without
+   * sandbox) is the one thing they do not allow, so they deny it and the task goes on. `onUnconfined` sees each such
+   * card first (for a screenshot). Counts what was allowed and what offered to run without the sandbox.
+   */
+  async allowEveryCard(done: () => boolean, onUnconfined?: (card: Locator) => Promise<void>): Promise<{ allowed: number; withoutSandbox: number }> {
+    const frame = await this.workbench.webviewFrame('body[data-view="approvals"] main#root[data-state="connected"]', 60_000);
+    let allowed = 0;
+    let withoutSandbox = 0;
+    while (!done()) {
+      const first = frame.locator('article.call[data-call-id]').first();
+      try {
+        await first.waitFor({ state: 'visible', timeout: 1_000 });
+      } catch {
+        continue; // No card right now: a command is running.
+      }
+      const callId = await first.getAttribute('data-call-id', { timeout: 1_000 }).catch(() => null);
+      if (callId === null) {
+        continue;
+      }
+      const card = frame.locator(`article.call[data-call-id="${callId}"]`);
+      const unconfined = (await card.locator('[data-action="allow-unconfined"]').count()) > 0;
+      if (unconfined && (await card.locator('[data-action="allow-once"]').count()) > 0) {
+        throw new Error('a card that offers Run without sandbox has an Allow once');
+      }
+      try {
+        if (unconfined) {
+          await onUnconfined?.(card);
+          const deny = card.locator('[data-action="deny"]').first();
+          await deny.click();
+          await card.locator('[data-field="reason"]').waitFor({ state: 'visible' });
+          await deny.click();
+        } else {
+          await card.locator('[data-action="allow-once"]').first().click();
+        }
+        await card.waitFor({ state: 'detached', timeout: 60_000 });
+      } catch (error) {
+        // The card changed under the click (a patch re-rendered it) or is slow to go on a loaded machine: look again.
+        if ((await card.count()) > 0) {
+          continue;
+        }
+        throw error;
+      }
+      if (unconfined) {
+        withoutSandbox++;
+      } else {
+        allowed++;
+      }
+    }
+    return { allowed, withoutSandbox };
+  }
+
+  /**
    * Records from now on every message the panel posts to the extension host, as it leaves the webview's host frame
    * (VS Code's webview pre/index.html hands each one to a MessagePort towards the workbench). Returns a reader.
    */

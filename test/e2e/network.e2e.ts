@@ -1,0 +1,65 @@
+import * as assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:net';
+import { useFakeModel, waitFor, sentToolResult } from './harness/chat';
+import { ChatDriver } from './harness/chat';
+import { ApprovalsPanelDriver } from './harness/panel';
+import { useCodeServer } from './harness/session';
+
+/** A listener on the host's loopback that greets and counts who connected. */
+async function listen(greeting: string): Promise<{ server: Server; port: number; connections: () => number }> {
+  let connections = 0;
+  const server = createServer((socket) => {
+    connections++;
+    socket.end(`${greeting}\n`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  return { server, port: typeof address === 'object' && address ? address.port : 0, connections: () => connections };
+}
+
+describe('the sandbox\'s network allow-list in the real VS Code: what the person listed is reachable, nothing else', function () {
+  this.timeout(300_000);
+  const model = useFakeModel();
+  let listed: Awaited<ReturnType<typeof listen>>;
+  let fromWorkspace: Awaited<ReturnType<typeof listen>>;
+  // Registered before the VS Code session's own hook, so the ports are known when its settings are written.
+  before(async () => {
+    listed = await listen('LISTED-SERVICE');
+    fromWorkspace = await listen('WORKSPACE-LISTED');
+  });
+  const session = useCodeServer(() => ({
+    // The person's machine settings list one service of this machine; the workspace's settings try to list another,
+    // which VS Code does not take from a workspace (the setting's scope is machine).
+    machineSettings: { 'toolgate.sandbox.allowedDomains': [`127.0.0.1:${listed.port}`] },
+    settings: { ...model.workspaceSettings(), 'toolgate.sandbox.allowedDomains': [`127.0.0.1:${fromWorkspace.port}`] },
+  }));
+  after(async () => {
+    await Promise.all([listed, fromWorkspace].map(({ server }) => new Promise((resolve) => server.close(resolve))));
+  });
+
+  it('reaches the listed service, not the one the workspace listed, and the model hears what the proxy refused', async () => {
+    const calls = [
+      { id: 'call_listed', command: `exec 3<>/dev/tcp/127.0.0.1/${listed.port} && cat <&3` },
+      { id: 'call_workspace', command: `exec 3<>/dev/tcp/127.0.0.1/${fromWorkspace.port} && cat <&3` },
+      { id: 'call_elsewhere', command: 'curl -sS --max-time 10 --proxytunnel http://registry.example.org/ ; exit 9' },
+    ];
+    model.fake.script([{ toolCalls: calls.map(({ id, command }) => ({ id, name: 'run_in_terminal', arguments: JSON.stringify({ command }) })) }, { text: 'Done.' }]);
+    const before = model.fake.requests.length;
+    await new ChatDriver(session.workbench).say('Reach the services');
+    const { allowed, withoutSandbox } = await new ApprovalsPanelDriver(session.workbench).allowEveryCard(() => model.fake.requests.length >= before + 2);
+    await waitFor(() => model.fake.requests.length >= before + 2, 'the model to get every result', 60_000);
+    assert.equal(allowed, 3);
+    // The two that failed offered to run without the sandbox; the person said no.
+    assert.equal(withoutSandbox, 2);
+
+    assert.match(sentToolResult(model.fake, before + 1, 'call_listed'), /Exit code: 0\nOutput:\nLISTED-SERVICE\n?$/);
+    const workspaceResult = sentToolResult(model.fake, before + 1, 'call_workspace');
+    assert.doesNotMatch(workspaceResult, /WORKSPACE-LISTED/);
+    assert.match(workspaceResult, /It failed in the sandbox, probably because a connection was refused/);
+    assert.equal(fromWorkspace.connections(), 0, 'nothing reached the service only the workspace listed');
+    assert.equal(listed.connections(), 1);
+    const elsewhere = sentToolResult(model.fake, before + 1, 'call_elsewhere');
+    assert.match(elsewhere, /It failed in the sandbox, probably because the sandbox refused connections to registry\.example\.org:80 \(not in toolgate\.sandbox\.allowedDomains\)\./);
+    assert.match(elsewhere, /Exit code: 9/);
+  });
+});

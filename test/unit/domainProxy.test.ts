@@ -1,0 +1,348 @@
+/**
+ * toolgate.sandbox.allowedDomains: the entries, the filtering proxy over its Unix socket, and a command in the real
+ * bubblewrap sandbox reaching what is listed (through the bridge and HTTP_PROXY, with curl as people use it) and
+ * nothing else.
+ */
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { CommandSandbox } from '../../src/core/sandbox/commandSandbox';
+import { DomainProxy, describeRefusal, parseAuthority, type Lookup } from '../../src/core/sandbox/domainProxy';
+import { destinationAllowed, isLocalAddress, localForwards, parseAllowedDomains, parseDomainEntry } from '../../src/core/sandbox/domains';
+import { sandboxFailure } from '../../src/core/sandbox/failures';
+import type { SandboxInputs } from '../../src/core/sandbox/gather';
+import { probeSandbox } from '../../src/core/sandbox/sandbox';
+import { parseSetting } from '../../src/core/settings';
+import { runBash, type CommandResult } from '../../src/core/terminal/bashRunner';
+
+describe('allowed domains: the entries', () => {
+  const valid: [string, string, boolean, number | undefined][] = [
+    ['registry.npmjs.org', 'registry.npmjs.org', false, undefined],
+    ['Registry.NPMJS.org.', 'registry.npmjs.org', false, undefined],
+    ['*.pythonhosted.org', 'pythonhosted.org', true, undefined],
+    ['git.example.com:8443', 'git.example.com', false, 8443],
+    ['localhost:5432', 'localhost', false, 5432],
+    ['127.0.0.1:8080', '127.0.0.1', false, 8080],
+    ['[::1]:6379', '::1', false, 6379],
+    ['10.1.2.3', '10.1.2.3', false, undefined],
+  ];
+  for (const [entry, host, subdomains, port] of valid) {
+    it(`reads ${entry}`, () => {
+      const rule = parseDomainEntry(entry);
+      assert.ok(!('problem' in rule), JSON.stringify(rule));
+      assert.deepEqual([rule.host, rule.subdomains, rule.port], [host, subdomains, port]);
+    });
+  }
+  const invalid: [string, RegExp][] = [
+    ['https://registry.npmjs.org/', /is a URL: write the host only, such as registry\.npmjs\.org/],
+    ['github.com/org', /has a path/],
+    ['*', /not a host name/],
+    ['*.com', /whole top-level domain/],
+    ['exa mple.com', /not a host name/],
+    ['example.com:0', /no valid port/],
+    ['example.com:99999', /no valid port/],
+    ['localhost', /names this machine: give the port of the service \(such as localhost:5432/],
+    ['127.0.0.1:80', /1024 or above/],
+    ['-bad.example.com', /not a host name/],
+  ];
+  for (const [entry, problem] of invalid) {
+    it(`refuses ${JSON.stringify(entry)} and says what to write`, () => {
+      const parsed = parseDomainEntry(entry);
+      assert.ok('problem' in parsed);
+      assert.match(parsed.problem, problem);
+    });
+  }
+
+  it('one bad entry makes the whole setting fall back to no network, with a warning', () => {
+    const parsed = parseSetting('sandbox.allowedDomains', ['registry.npmjs.org', 'https://pypi.org']);
+    assert.deepEqual(parsed.value, []);
+    assert.match(parsed.problem ?? '', /toolgate\.sandbox\.allowedDomains is invalid \("https:\/\/pypi\.org" is a URL/);
+    assert.deepEqual(parseSetting('sandbox.allowedDomains', ['registry.npmjs.org']).value, ['registry.npmjs.org']);
+  });
+
+  const { rules } = parseAllowedDomains(['registry.npmjs.org', '*.pythonhosted.org', 'git.example.com:8443', 'localhost:5432']);
+  const destinations: [string, number, string | undefined][] = [
+    ['registry.npmjs.org', 443, 'registry.npmjs.org'],
+    ['REGISTRY.npmjs.org.', 80, 'registry.npmjs.org'],
+    ['registry.npmjs.org', 22, undefined],
+    ['evil-registry.npmjs.org', 443, undefined],
+    ['registry.npmjs.org.evil.com', 443, undefined],
+    ['files.pythonhosted.org', 443, '*.pythonhosted.org'],
+    ['pythonhosted.org', 443, undefined],
+    ['git.example.com', 8443, 'git.example.com:8443'],
+    ['git.example.com', 443, undefined],
+    ['localhost', 5432, 'localhost:5432'],
+    ['localhost', 5433, undefined],
+    ['127.0.0.1', 5432, undefined],
+  ];
+  for (const [host, port, entry] of destinations) {
+    it(`${host}:${port} is ${entry === undefined ? 'refused' : `allowed by ${entry}`}`, () => {
+      assert.equal(destinationAllowed(rules, host, port)?.entry, entry);
+    });
+  }
+
+  const addresses: [string, boolean][] = [
+    ['127.0.0.1', true],
+    ['127.8.9.10', true],
+    ['0.0.0.0', true],
+    ['169.254.169.254', true],
+    ['::1', true],
+    ['::ffff:127.0.0.1', true],
+    ['[::1]', true],
+    ['fe80::1', true],
+    ['10.0.0.5', false],
+    ['93.184.216.34', false],
+    ['2606:4700::1111', false],
+  ];
+  for (const [address, local] of addresses) {
+    it(`${address} is ${local ? '' : 'not '}this machine's own`, () => assert.equal(isLocalAddress(address), local));
+  }
+
+  it('forwards each listed local service once, at its own address and port', () => {
+    const forwarded = localForwards(parseAllowedDomains(['localhost:5432', '127.0.0.1:5432', '[::1]:6379', 'registry.npmjs.org', '127.0.0.2:8080']).rules);
+    assert.deepEqual(forwarded, [
+      { listen: ['127.0.0.1', '::1'], port: 5432, target: 'localhost:5432' },
+      { listen: ['::1'], port: 6379, target: '[::1]:6379' },
+      { listen: ['127.0.0.2'], port: 8080, target: '127.0.0.2:8080' },
+    ]);
+  });
+
+  it('reads CONNECT authorities', () => {
+    assert.deepEqual(parseAuthority('example.com:443'), { host: 'example.com', port: 443 });
+    assert.deepEqual(parseAuthority('[::1]:8080'), { host: '::1', port: 8080 });
+    assert.equal(parseAuthority('example.com'), undefined);
+    assert.equal(parseAuthority('example.com:0'), undefined);
+    assert.equal(parseAuthority('a:b:443'), undefined);
+  });
+});
+
+/** A server on the host's loopback that answers HTTP with what it was asked, and raw TCP clients with a canary. */
+async function servers(): Promise<{ webPort: number; rawPort: number; slowPort: number; close: () => Promise<void> }> {
+  const web = http.createServer((request, response) => response.end(`HOST-WEB ${request.method} ${request.headers.host} ${request.url}\n`));
+  const raw = net.createServer((socket) => socket.end('CANARY-RAW\n'));
+  const held = new Set<net.Socket>();
+  const slow = net.createServer((socket) => {
+    held.add(socket);
+    socket.on('error', () => undefined);
+  });
+  const port = async (server: net.Server): Promise<number> => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return (server.address() as net.AddressInfo).port;
+  };
+  const [webPort, rawPort, slowPort] = [await port(web), await port(raw), await port(slow)];
+  const close = async (): Promise<void> => {
+    web.closeAllConnections();
+    held.forEach((socket) => socket.destroy());
+    await Promise.all([web, raw, slow].map((server) => new Promise((resolve) => server.close(resolve))));
+  };
+  return { webPort, rawPort, slowPort, close };
+}
+
+/** Sends raw bytes to the proxy's socket and reads until it closes (or `until` is seen). */
+function talk(socketPath: string, bytes: string, until?: RegExp): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(socketPath, () => socket.write(bytes));
+    let text = '';
+    socket.on('data', (chunk) => {
+      text += chunk.toString();
+      if (until?.test(text)) {
+        socket.destroy();
+        resolve(text);
+      }
+    });
+    socket.on('error', reject);
+    socket.on('close', () => resolve(text));
+  });
+}
+
+describe('the filtering proxy', () => {
+  let host: Awaited<ReturnType<typeof servers>>;
+  before(async () => {
+    host = await servers();
+  });
+  after(() => host.close());
+
+  // A test network: these names resolve to the host's loopback, and the loopback counts as the network.
+  const lookup: Lookup = (name) => Promise.resolve(name.endsWith('.test') ? [{ address: '127.0.0.1', family: 4 }] : []);
+
+  it('tunnels CONNECT to a listed destination, refuses the rest with 403 and keeps what it refused', async () => {
+    const proxy = await DomainProxy.start({ rules: parseAllowedDomains([`registry.test:${host.rawPort}`]).rules, lookup, isLocal: () => false });
+    try {
+      const allowed = await talk(proxy.socketPath, `CONNECT registry.test:${host.rawPort} HTTP/1.1\r\nHost: registry.test\r\n\r\n`);
+      assert.match(allowed, /^HTTP\/1\.1 200 Connection Established\r\n\r\nCANARY-RAW\n$/);
+      const refused = await talk(proxy.socketPath, `CONNECT other.test:${host.rawPort} HTTP/1.1\r\n\r\n`);
+      assert.match(refused, /^HTTP\/1\.1 403 Forbidden\r\n[\s\S]*Toolgate's sandbox refused other\.test:\d+ \(not in toolgate\.sandbox\.allowedDomains\)\n$/);
+      assert.doesNotMatch(refused, /CANARY/);
+      const malformed = await talk(proxy.socketPath, 'CONNECT nowhere HTTP/1.1\r\n\r\n');
+      assert.match(malformed, /^HTTP\/1\.1 400/);
+      assert.deepEqual(proxy.refusals.map(describeRefusal), [`other.test:${host.rawPort} (not in toolgate.sandbox.allowedDomains)`, 'nowhere (not a request a proxy can forward)']);
+      assert.equal(proxy.allowed, 1);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('forwards plain HTTP by absolute URL with the Host the client asked for', async () => {
+    const proxy = await DomainProxy.start({ rules: parseAllowedDomains([`registry.test:${host.webPort}`]).rules, lookup, isLocal: () => false });
+    try {
+      const answer = await talk(proxy.socketPath, `GET http://registry.test:${host.webPort}/pkg?v=1 HTTP/1.1\r\nHost: registry.test:${host.webPort}\r\nProxy-Authorization: x\r\nConnection: close\r\n\r\n`, /HOST-WEB.*\n/);
+      assert.match(answer, new RegExp(`^HTTP/1\\.1 200 OK[\\s\\S]*HOST-WEB GET registry\\.test:${host.webPort} /pkg\\?v=1\\n`));
+      const https = await talk(proxy.socketPath, `GET https://registry.test:${host.webPort}/ HTTP/1.1\r\nHost: x\r\n\r\n`, /\n\n?$/);
+      assert.match(https, /^HTTP\/1\.1 400[\s\S]*needs an absolute http:\/\/ URL/);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('refuses a listed name that resolves to this machine (DNS pointing at the loopback), but lets an entry naming it through', async () => {
+    const proxy = await DomainProxy.start({ rules: parseAllowedDomains(['rebind.test', `localhost:${host.rawPort}`]).rules, lookup: () => Promise.resolve([{ address: '127.0.0.1', family: 4 }]) });
+    try {
+      const refused = await talk(proxy.socketPath, 'CONNECT rebind.test:443 HTTP/1.1\r\n\r\n');
+      assert.match(refused, /403[\s\S]*rebind\.test:443 \(it resolves to an address of this machine/);
+      const named = await talk(proxy.socketPath, `CONNECT localhost:${host.rawPort} HTTP/1.1\r\n\r\n`);
+      assert.match(named, /200 Connection Established\r\n\r\nCANARY-RAW/);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('listens in a private folder that close removes, and ends open tunnels', async () => {
+    const proxy = await DomainProxy.start({ rules: parseAllowedDomains([`127.0.0.1:${host.slowPort}`]).rules, lookup });
+    const folder = path.dirname(proxy.socketPath);
+    assert.equal(statSync(folder).mode & 0o777, 0o700);
+    // A tunnel to a server that never answers nor closes: only the proxy's close ends it.
+    const tunnel = net.connect(proxy.socketPath, () => tunnel.write(`CONNECT 127.0.0.1:${host.slowPort} HTTP/1.1\r\n\r\n`));
+    await new Promise<void>((resolve) => tunnel.once('data', () => resolve()));
+    const ended = new Promise<void>((resolve) => tunnel.once('close', () => resolve()));
+    await proxy.close();
+    await ended;
+    assert.equal(existsSync(folder), false);
+  });
+});
+
+describe('a command reaching allowed domains from the real sandbox', function () {
+  this.timeout(30_000);
+  let host: Awaited<ReturnType<typeof servers>>;
+  let base: string;
+  let workspace: string;
+  before(async () => {
+    host = await servers();
+    // Not under /tmp, which the sandbox replaces with its own.
+    base = realpathSync(mkdtempSync(path.join(existsSync('/var/tmp') ? '/var/tmp' : os.homedir(), 'toolgate-net-')));
+    workspace = path.join(base, 'ws');
+    mkdirSync(workspace);
+  });
+  after(async () => {
+    await host.close();
+    rmSync(base, { recursive: true, force: true });
+  });
+
+  const lookup: Lookup = (name) => Promise.resolve(name.endsWith('.test') ? [{ address: '127.0.0.1', family: 4 }] : []);
+
+  async function run(
+    command: string,
+    allowedDomains: string[],
+    timeoutMs = 15_000,
+    node?: { path: string; hidden: string },
+  ): Promise<CommandResult & { refused: string[]; proxyFolder: string | undefined }> {
+    const inputs: SandboxInputs = {
+      workspaceFolders: [workspace],
+      protectedGlobs: [],
+      extraHidden: node ? [node.hidden] : [],
+      extraWritable: [],
+      ownStorage: [],
+      network: 'none',
+      allowedDomains,
+      cacheRoot: path.join(base, 'cache'),
+    };
+    const sandbox = new CommandSandbox({
+      probe: () => probeSandbox(),
+      inputs: () => inputs,
+      log: () => undefined,
+      proxyOptions: { lookup, isLocal: () => false },
+      ...(node ? { bridgeNode: { path: node.path, env: {} } } : {}),
+    });
+    const prepared = await sandbox.launch(workspace);
+    assert.ok('launch' in prepared, `the sandbox starts here: ${'unavailable' in prepared ? prepared.unavailable : ''}`);
+    const proxy = prepared.launch.proxy;
+    try {
+      const result = await runBash(command, { cwd: workspace, timeoutMs, wrap: prepared.launch, graceMs: 500, drainMs: 300 });
+      const refused = proxy?.refusals.map(describeRefusal) ?? [];
+      return { ...result, refused, ...(refused.length > 0 ? { refusedConnections: refused } : {}), proxyFolder: proxy ? path.dirname(proxy.socketPath) : undefined };
+    } finally {
+      await proxy?.close();
+    }
+  }
+
+  it('without allowed domains there is no proxy and no network', async () => {
+    const result = await run(`echo "[$HTTPS_PROXY]"; curl -sS --max-time 5 http://registry.test:${host.webPort}/`, []);
+    assert.equal(result.proxyFolder, undefined);
+    assert.match(result.output, /^\[\]\ncurl: \(6\) Could not resolve host: registry\.test/);
+  });
+
+  it('curl reaches a listed domain over plain HTTP and through a CONNECT tunnel (as HTTPS goes)', async () => {
+    const result = await run(`curl -sS --max-time 5 http://registry.test:${host.webPort}/a && curl -sS --max-time 5 --proxytunnel http://registry.test:${host.webPort}/b`, [`registry.test:${host.webPort}`]);
+    assert.equal(result.exitCode, 0, result.output);
+    assert.equal(result.output, `HOST-WEB GET registry.test:${host.webPort} /a\nHOST-WEB GET registry.test:${host.webPort} /b\n`);
+    assert.deepEqual(result.refused, []);
+  });
+
+  it('a domain not listed is refused, said to the model as the sandbox\'s refusal, and nothing reaches it', async () => {
+    const result = await run(`curl -sSf --max-time 5 --proxytunnel http://other.test:${host.webPort}/`, [`registry.test:${host.webPort}`]);
+    assert.notEqual(result.exitCode, 0);
+    assert.deepEqual(result.refused, [`other.test:${host.webPort} (not in toolgate.sandbox.allowedDomains)`]);
+    assert.equal(sandboxFailure(result), `the sandbox refused connections to other.test:${host.webPort} (not in toolgate.sandbox.allowedDomains)`);
+  });
+
+  it('going around the proxy finds no network', async () => {
+    const result = await run(`curl -sS --max-time 5 --noproxy '*' http://registry.test:${host.webPort}/; exec 3<>/dev/tcp/127.0.0.1/${host.rawPort} && cat <&3`, [`registry.test:${host.webPort}`]);
+    assert.doesNotMatch(result.output, /HOST-WEB|CANARY/);
+    assert.notEqual(result.exitCode, 0);
+  });
+
+  it('a listed service of this machine is reached at its own address and port; an unlisted one is not', async () => {
+    const listed = await run(`exec 3<>/dev/tcp/127.0.0.1/${host.rawPort} && cat <&3`, [`127.0.0.1:${host.rawPort}`]);
+    assert.equal(listed.output, 'CANARY-RAW\n');
+    const unlisted = await run(`exec 3<>/dev/tcp/127.0.0.1/${host.webPort} && cat <&3`, [`127.0.0.1:${host.rawPort}`]);
+    assert.doesNotMatch(unlisted.output, /HOST-WEB/);
+    assert.notEqual(unlisted.exitCode, 0);
+  });
+
+  it('keeps the command\'s exit code, its own loopback and its environment (without ELECTRON_RUN_AS_NODE)', async () => {
+    const result = await run('echo "$HTTPS_PROXY $NO_PROXY ${ELECTRON_RUN_AS_NODE:-unset}"; exit 5', ['registry.test']);
+    assert.equal(result.exitCode, 5);
+    assert.match(result.output, /^http:\/\/127\.0\.0\.1:\d+ localhost,127\.0\.0\.1,::1 unset\n$/);
+  });
+
+  it('a Node binary the sandbox cannot see (in a hidden folder) is shown to it alone, and the bridge runs on it', async () => {
+    const hidden = path.join(base, 'hidden-node');
+    mkdirSync(hidden);
+    const node = path.join(hidden, 'node');
+    copyFileSync(process.execPath, node);
+    chmodSync(node, 0o755);
+    const result = await run(`ls ${hidden} 2>&1; curl -sS --max-time 5 http://registry.test:${host.webPort}/n`, [`registry.test:${host.webPort}`], 15_000, { path: node, hidden });
+    assert.equal(result.exitCode, 0, result.output);
+    assert.equal(result.output, `HOST-WEB GET registry.test:${host.webPort} /n\n`, 'the hidden folder looks empty, and the request went through');
+  });
+
+  it('a timeout still ends the command and everything it started, the bridge included; the proxy\'s folder is gone', async () => {
+    const tag = `toolgate-net-timeout-${process.pid}`;
+    const result = await run(`(exec -a ${tag} sleep 60 &); exec -a ${tag} sleep 60`, ['registry.test'], 500);
+    assert.equal(result.timedOut, true);
+    assert.equal(pgrep(tag), '');
+    assert.ok(result.proxyFolder !== undefined && !existsSync(result.proxyFolder));
+    assert.deepEqual(readdirSync(os.tmpdir()).filter((name) => name === path.basename(result.proxyFolder ?? '')), []);
+  });
+});
+
+function pgrep(pattern: string): string {
+  try {
+    return execFileSync('pgrep', ['-f', pattern]).toString().trim();
+  } catch {
+    return '';
+  }
+}
