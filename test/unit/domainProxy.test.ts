@@ -15,7 +15,8 @@ import { DomainProxy, describeRefusal, parseAuthority, type Lookup } from '../..
 import { destinationAllowed, isLocalAddress, localForwards, parseAllowedDomains, parseDomainEntry } from '../../src/core/sandbox/domains';
 import { sandboxFailure } from '../../src/core/sandbox/failures';
 import type { SandboxInputs } from '../../src/core/sandbox/gather';
-import { probeSandbox } from '../../src/core/sandbox/sandbox';
+import type { BridgeRuntime } from '../../src/core/sandbox/bridge';
+import { bridgeRuntime, probeSandbox } from '../../src/core/sandbox/sandbox';
 import { parseSetting } from '../../src/core/settings';
 import { runBash, type CommandResult } from '../../src/core/terminal/bashRunner';
 
@@ -224,7 +225,16 @@ describe('the filtering proxy', () => {
   });
 });
 
-describe('a command reaching allowed domains from the real sandbox', function () {
+it('the bridge runs on the system\'s Python 3 where there is one, else on the extension host\'s Node', () => {
+  assert.deepEqual(bridgeRuntime((file) => file === '/usr/local/bin/python3'), { kind: 'python', path: '/usr/local/bin/python3', env: {} });
+  assert.deepEqual(bridgeRuntime(() => false), { kind: 'node', path: process.execPath, env: {} });
+});
+
+const runtimes: BridgeRuntime[] = [
+  { kind: 'python', path: '/usr/bin/python3', env: {} },
+  { kind: 'node', path: process.execPath, env: {} },
+];
+for (const runtime of runtimes) {describe(`a command reaching allowed domains from the real sandbox, through the ${runtime.kind} bridge`, function () {
   this.timeout(30_000);
   let host: Awaited<ReturnType<typeof servers>>;
   let base: string;
@@ -264,7 +274,7 @@ describe('a command reaching allowed domains from the real sandbox', function ()
       inputs: () => inputs,
       log: () => undefined,
       proxyOptions: { lookup, isLocal: () => false },
-      ...(node ? { bridgeNode: { path: node.path, env: {} } } : {}),
+      bridgeRuntime: node ? { kind: 'node', path: node.path, env: {} } : runtime,
     });
     const prepared = await sandbox.launch(workspace);
     assert.ok('launch' in prepared, `the sandbox starts here: ${'unavailable' in prepared ? prepared.unavailable : ''}`);
@@ -318,7 +328,7 @@ describe('a command reaching allowed domains from the real sandbox', function ()
     assert.match(result.output, /^http:\/\/127\.0\.0\.1:\d+ localhost,127\.0\.0\.1,::1 unset\n$/);
   });
 
-  it('a Node binary the sandbox cannot see (in a hidden folder) is shown to it alone, and the bridge runs on it', async () => {
+  if (runtime.kind === 'node') {it('a Node binary the sandbox cannot see (in a hidden folder) is shown to it alone, and the bridge runs on it', async () => {
     const hidden = path.join(base, 'hidden-node');
     mkdirSync(hidden);
     const node = path.join(hidden, 'node');
@@ -327,7 +337,7 @@ describe('a command reaching allowed domains from the real sandbox', function ()
     const result = await run(`ls ${hidden} 2>&1; curl -sS --max-time 5 http://registry.test:${host.webPort}/n`, [`registry.test:${host.webPort}`], 15_000, { path: node, hidden });
     assert.equal(result.exitCode, 0, result.output);
     assert.equal(result.output, `HOST-WEB GET registry.test:${host.webPort} /n\n`, 'the hidden folder looks empty, and the request went through');
-  });
+  });}
 
   it('a timeout still ends the command and everything it started, the bridge included; the proxy\'s folder is gone', async () => {
     const tag = `toolgate-net-timeout-${process.pid}`;
@@ -337,7 +347,7 @@ describe('a command reaching allowed domains from the real sandbox', function ()
     assert.ok(result.proxyFolder !== undefined && !existsSync(result.proxyFolder));
     assert.deepEqual(readdirSync(os.tmpdir()).filter((name) => name === path.basename(result.proxyFolder ?? '')), []);
   });
-});
+});}
 
 function pgrep(pattern: string): string {
   try {

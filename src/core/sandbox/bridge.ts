@@ -102,10 +102,122 @@ function forward(target) {
 `;
 
 /**
- * The words after bwrap's `--` that start the bridge, to which the runner appends `-- bash ...`. `node`: a Node
- * binary readable inside the sandbox (the extension host's own: VS Code's Electron needs ELECTRON_RUN_AS_NODE, which
- * the bridge removes before the command starts).
+ * The same bridge for Python 3, preferred where the system has one: it starts in a third of Node's time, and it can do
+ * better than stay the command's parent. It binds every listener first, forks one process that serves them (it
+ * ignores the stop signals; the sandbox ends it with the command), and then becomes the command itself with exec, so
+ * exit codes and signals are the command's own. argv: `<socket> <forwards as JSON> -- <program> ...args`.
  */
-export function bridgeCommand(node: string, forwards: readonly LocalForward[]): string[] {
-  return [node, '-e', bridgeSource, '--', proxySocketInSandbox, JSON.stringify(forwards)];
+export const pythonBridgeSource = String.raw`import json, os, signal, socket, sys, threading
+sock_path, forwards_json, separator, *command = sys.argv[1:]
+if separator != '--' or not command:
+    sys.stderr.write('toolgate: the network bridge was started without a command\n')
+    sys.exit(125)
+def listener(address, port):
+    family = socket.AF_INET6 if ':' in address else socket.AF_INET
+    server = socket.socket(family, socket.SOCK_STREAM)
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    server.bind((address, port))
+    server.listen(128)
+    return server
+def pump(source, sink):
+    # One direction: its end is passed on as a half close; an error ends both.
+    try:
+        while True:
+            data = source.recv(65536)
+            if not data:
+                sink.shutdown(socket.SHUT_WR)
+                return
+            sink.sendall(data)
+    except OSError:
+        for end in (source, sink):
+            try:
+                end.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+def join(client, upstream):
+    back = threading.Thread(target=pump, args=(upstream, client), daemon=True)
+    back.start()
+    pump(client, upstream)
+    back.join()
+    client.close()
+    upstream.close()
+def serve(server, target):
+    while True:
+        client, _ = server.accept()
+        threading.Thread(target=handle, args=(client, target), daemon=True).start()
+def handle(client, target):
+    upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        upstream.connect(sock_path)
+        if target is not None:
+            upstream.sendall(('CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n' % (target, target)).encode('latin-1'))
+            answer = b''
+            while b'\r\n\r\n' not in answer:
+                chunk = upstream.recv(4096)
+                if not chunk:
+                    raise OSError('the proxy closed the tunnel')
+                answer += chunk
+            head, rest = answer.split(b'\r\n\r\n', 1)
+            if not (head.startswith(b'HTTP/1.1 200') or head.startswith(b'HTTP/1.0 200')):
+                raise OSError('refused')
+            if rest:
+                client.sendall(rest)
+    except OSError:
+        client.close()
+        upstream.close()
+        return
+    join(client, upstream)
+proxy = listener('127.0.0.1', 0)
+servers = [(proxy, None)]
+for entry in json.loads(forwards_json):
+    for address in entry['listen']:
+        try:
+            servers.append((listener(address, entry['port']), entry['target']))
+        except OSError as error:
+            # ::1 is missing where IPv6 is off: 127.0.0.1 is enough then.
+            if address != '::1':
+                sys.stderr.write('toolgate: %s:%d (allowed) cannot be forwarded into the sandbox: %s\n' % (address, entry['port'], error))
+url = 'http://127.0.0.1:%d' % proxy.getsockname()[1]
+if os.fork() == 0:
+    for name in ('SIGINT', 'SIGTERM', 'SIGHUP'):
+        signal.signal(getattr(signal, name), signal.SIG_IGN)
+    # It holds none of the command's output open.
+    quiet = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(quiet, fd)
+    for server, target in servers[1:]:
+        threading.Thread(target=serve, args=(server, target), daemon=True).start()
+    try:
+        serve(proxy, None)
+    finally:
+        os._exit(0)
+for server, _ in servers:
+    server.close()
+env = dict(os.environ)
+for name in ('HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy'):
+    env[name] = url
+env['NO_PROXY'] = env['no_proxy'] = 'localhost,127.0.0.1,::1'
+env['NODE_USE_ENV_PROXY'] = '1'
+try:
+    os.execvpe(command[0], command, env)
+except OSError as error:
+    sys.stderr.write('toolgate: %s could not be started: %s\n' % (command[0], error))
+    sys.exit(127)
+`;
+
+/** What the bridge runs on: the system's Python 3 where there is one, else Node (the extension host's own binary). */
+export interface BridgeRuntime {
+  kind: 'python' | 'node';
+  path: string;
+  /** Set for the bridge (VS Code's Electron runs as Node with ELECTRON_RUN_AS_NODE, which the bridge removes). */
+  env: Record<string, string>;
+}
+
+/** The words after bwrap's `--` that start the bridge, to which the runner appends `-- bash ...`. */
+export function bridgeCommand(runtime: Pick<BridgeRuntime, 'kind'>, program: string, forwards: readonly LocalForward[]): string[] {
+  const forwarded = JSON.stringify(forwards);
+  return runtime.kind === 'python'
+    ? // -I: no user site, no PYTHON* variables, no script folder on the path; -S: no site module (faster).
+      [program, '-I', '-S', '-c', pythonBridgeSource, proxySocketInSandbox, forwarded]
+    : [program, '-e', bridgeSource, '--', proxySocketInSandbox, forwarded];
 }

@@ -5,15 +5,16 @@
 import { DomainProxy, type DomainProxyOptions } from './domainProxy';
 import { localForwards, parseAllowedDomains } from './domains';
 import { protectedIn, type SandboxInputs } from './gather';
-import { hostNode, prepareLaunch, type BridgeNode, type SandboxLaunch, type SandboxState } from './sandbox';
+import type { BridgeRuntime } from './bridge';
+import { bridgeRuntime, prepareLaunch, type SandboxLaunch, type SandboxState } from './sandbox';
 
 export interface CommandSandboxDeps {
   probe: () => Promise<SandboxState>;
   /** The policy's inputs as the settings and folders are now. */
   inputs: () => SandboxInputs;
   log: (message: string) => void;
-  /** The Node binary the network bridge runs on inside the sandbox (default: the extension host's). */
-  bridgeNode?: BridgeNode;
+  /** What the network bridge runs on inside the sandbox (default: the system's Python 3, else the host's Node). */
+  bridgeRuntime?: BridgeRuntime;
   /** For tests: the proxy's name resolution and the like. */
   proxyOptions?: Omit<DomainProxyOptions, 'rules'>;
 }
@@ -85,7 +86,7 @@ export class CommandSandbox {
         state,
         network === undefined ? inputs : { ...inputs, network },
         cwd,
-        proxy === undefined ? undefined : { proxy, node: this.deps.bridgeNode ?? hostNode(), forwards: localForwards(rules) },
+        proxy === undefined ? undefined : { proxy, runtime: this.deps.bridgeRuntime ?? bridgeRuntime(), forwards: localForwards(rules) },
       );
       for (const note of notes) {
         this.deps.log(`sandbox: ${note}`);

@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
-import { bridgeCommand } from './bridge';
+import { bridgeCommand, type BridgeRuntime } from './bridge';
 import { bwrapArgs, nodeInSandbox } from './bwrap';
 import type { DomainProxy } from './domainProxy';
 import type { LocalForward } from './domains';
@@ -35,14 +35,17 @@ export interface SandboxLaunch {
   proxy?: DomainProxy;
 }
 
-/** A Node binary the bridge can run on inside the sandbox, and what it needs set to behave as Node. */
-export interface BridgeNode {
-  path: string;
-  env: Record<string, string>;
-}
-
 /** The extension host's own binary: Node in a server, Electron (run as Node) in the desktop app. */
-export const hostNode = (): BridgeNode => ({ path: process.execPath, env: process.versions.electron === undefined ? {} : { ELECTRON_RUN_AS_NODE: '1' } });
+export const hostNode = (): BridgeRuntime => ({ kind: 'node', path: process.execPath, env: process.versions.electron === undefined ? {} : { ELECTRON_RUN_AS_NODE: '1' } });
+
+/** Where the system's Python 3 lives (never a version manager's shim: those are scripts that read the home). */
+const pythonCandidates = ['/usr/bin/python3', '/bin/python3', '/usr/local/bin/python3'];
+
+/** The bridge's runtime: the system's Python 3, which starts in a third of Node's time, else the host's Node. */
+export function bridgeRuntime(exists: (file: string) => boolean = isExecutable): BridgeRuntime {
+  const python = pythonCandidates.find(exists);
+  return python === undefined ? hostNode() : { kind: 'python', path: python, env: {} };
+}
 
 const candidates = ['/usr/bin/bwrap', '/bin/bwrap', '/usr/local/bin/bwrap'];
 
@@ -98,15 +101,16 @@ export async function prepareLaunch(
   state: Extract<SandboxState, { available: true }>,
   inputs: SandboxInputs,
   cwd: string,
-  network?: { proxy: DomainProxy; node: BridgeNode; forwards: readonly LocalForward[] },
+  network?: { proxy: DomainProxy; runtime: BridgeRuntime; forwards: readonly LocalForward[] },
 ): Promise<{ launch: SandboxLaunch; notes: string[] }> {
   const { policy, notes } = await gatherSandboxPolicy(inputs);
   if (network === undefined) {
     return { launch: { program: state.program, args: bwrapArgs(policy, cwd), env: policy.env, policy }, notes };
   }
   // The host's /tmp is out of the sandbox's sight, and so are the hidden paths: a Node binary there is shown alone.
-  const unseen = network.node.path.startsWith('/tmp/') || policy.hidden.some((entry) => network.node.path === entry.path || network.node.path.startsWith(`${entry.path}/`));
-  const mounts = { proxySocket: network.proxy.socketPath, ...(unseen ? { node: network.node.path } : {}) };
-  const args = [...bwrapArgs(policy, cwd, mounts), '--', ...bridgeCommand(unseen ? nodeInSandbox : network.node.path, network.forwards)];
-  return { launch: { program: state.program, args, env: { ...policy.env, ...network.node.env }, policy, proxy: network.proxy }, notes };
+  const { runtime } = network;
+  const unseen = runtime.kind === 'node' && (runtime.path.startsWith('/tmp/') || policy.hidden.some((entry) => runtime.path === entry.path || runtime.path.startsWith(`${entry.path}/`)));
+  const mounts = { proxySocket: network.proxy.socketPath, ...(unseen ? { node: runtime.path } : {}) };
+  const args = [...bwrapArgs(policy, cwd, mounts), '--', ...bridgeCommand(runtime, unseen ? nodeInSandbox : runtime.path, network.forwards)];
+  return { launch: { program: state.program, args, env: { ...policy.env, ...runtime.env }, policy, proxy: network.proxy }, notes };
 }
