@@ -199,6 +199,21 @@ describe('the filtering proxy', () => {
     }
   });
 
+  it('judges every request of a kept-alive connection: a second, pipelined request to an unlisted host is refused', async () => {
+    const proxy = await DomainProxy.start({ rules: parseAllowedDomains([`registry.test:${host.webPort}`]).rules, lookup, isLocal: () => false });
+    try {
+      const both = await talk(
+        proxy.socketPath,
+        `GET http://registry.test:${host.webPort}/first HTTP/1.1\r\nHost: registry.test\r\n\r\nGET http://evil.test:${host.webPort}/second HTTP/1.1\r\nHost: registry.test\r\nConnection: close\r\n\r\n`,
+      );
+      assert.match(both, /HOST-WEB GET registry\.test:\d+ \/first/);
+      assert.doesNotMatch(both, /\/second/);
+      assert.match(both, /403 Forbidden[\s\S]*refused evil\.test:\d+ \(not in toolgate\.sandbox\.allowedDomains\)/);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('refuses a listed name that resolves to this machine (DNS pointing at the loopback), but lets an entry naming it through', async () => {
     const proxy = await DomainProxy.start({ rules: parseAllowedDomains(['rebind.test', `localhost:${host.rawPort}`]).rules, lookup: () => Promise.resolve([{ address: '127.0.0.1', family: 4 }]) });
     try {

@@ -250,7 +250,9 @@ export class DomainProxy {
     const upstream = http.request(
       { createConnection: () => socket, method: request.method, path: `${url.pathname}${url.search}`, headers, setHost: false },
       (answer) => {
-        response.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.headers);
+        // The destination's connection headers are about its connection with the proxy, not the client's.
+        const headersBack = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !hopByHop.has(name) && name !== 'transfer-encoding'));
+        response.writeHead(answer.statusCode ?? 502, answer.statusMessage, headersBack);
         answer.pipe(response);
       },
     );
