@@ -14,6 +14,12 @@ export class Settings {
     if (parsed.problem !== undefined && !this.reported.has(parsed.problem)) {
       this.reported.add(parsed.problem);
       this.log.warn(parsed.problem);
+      // Said where the person looks, with the way to fix it: the safe default holds meanwhile.
+      void vscode.window.showWarningMessage(`Toolgate: ${parsed.problem}.`, 'Open Setting').then((choice) => {
+        if (choice === 'Open Setting') {
+          void vscode.commands.executeCommand('workbench.action.openSettings', `toolgate.${key}`);
+        }
+      });
     }
     return parsed.value;
   }

@@ -31,7 +31,12 @@ describe('the sandbox\'s network allow-list in the real VS Code: what the person
     // The person's machine settings list one service of this machine; the workspace's settings try to list another,
     // which VS Code does not take from a workspace (the setting's scope is machine).
     machineSettings: { 'toolgate.sandbox.allowedDomains': [`127.0.0.1:${listed.port}`] },
-    settings: { ...model.workspaceSettings(), 'toolgate.sandbox.allowedDomains': [`127.0.0.1:${fromWorkspace.port}`] },
+    settings: {
+      ...model.workspaceSettings(),
+      'toolgate.sandbox.allowedDomains': [`127.0.0.1:${fromWorkspace.port}`],
+      // Malformed: the safe default holds, and the person is told where to fix it.
+      'toolgate.sandbox.hiddenPaths': 'not-a-list',
+    },
   }));
   after(async () => {
     await Promise.all([listed, fromWorkspace].map(({ server }) => new Promise((resolve) => server.close(resolve))));
@@ -61,5 +66,14 @@ describe('the sandbox\'s network allow-list in the real VS Code: what the person
     const elsewhere = sentToolResult(model.fake, before + 1, 'call_elsewhere');
     assert.match(elsewhere, /It failed in the sandbox, probably because the sandbox refused connections to registry\.example\.org:80 \(not in toolgate\.sandbox\.allowedDomains\)\./);
     assert.match(elsewhere, /Exit code: 9/);
+  });
+
+  it('a malformed setting is shown with the way to fix it, not only logged', async () => {
+    const toast = session.workbench.page.locator('.notification-toast', { hasText: 'toolgate.sandbox.hiddenPaths is invalid' });
+    await toast.waitFor({ timeout: 30_000 });
+    assert.match(await toast.innerText(), /Toolgate: toolgate\.sandbox\.hiddenPaths is invalid \(.*expected array.*\); using the default\./);
+    await toast.locator('.monaco-button', { hasText: 'Open Setting' }).click();
+    // The settings editor opens on that one setting (a modal editor in this VS Code, a tab in older ones).
+    await session.workbench.page.locator('.settings-editor .setting-item-title', { hasText: 'Sandbox: Hidden Paths' }).waitFor({ timeout: 30_000 });
   });
 });
