@@ -90,7 +90,9 @@ export class Workbench {
       await this.page.keyboard.press('F1');
       try {
         await input.waitFor({ state: 'visible', timeout: 5_000 });
-        await input.fill(`>${label}`);
+        // The palette closes when something takes the focus (the approvals panel revealed for a call that just
+        // arrived): then it is opened again, rather than typed into for 30 s while hidden.
+        await input.fill(`>${label}`, { timeout: 5_000 });
         await row.waitFor({ state: 'visible', timeout: 5_000 });
         break;
       } catch (error) {
