@@ -14,6 +14,7 @@ import { sandboxFailure } from '../../src/core/sandbox/failures';
 import { gatherSandboxPolicy, protectedIn, type SandboxInputs } from '../../src/core/sandbox/gather';
 import { normalisePolicy } from '../../src/core/sandbox/policy';
 import { explainProbeFailure, findBwrap, probeSandbox } from '../../src/core/sandbox/sandbox';
+import { pgrep } from '../fixtures/processes';
 import { runBash, type CommandResult } from '../../src/core/terminal/bashRunner';
 import { defaultProtectedPaths } from '../../src/core/settings';
 
@@ -218,13 +219,6 @@ describe('the command sandbox (real bubblewrap)', function () {
   }
 });
 
-function pgrep(pattern: string): string {
-  try {
-    return execFileSync('pgrep', ['-f', pattern]).toString().trim();
-  } catch {
-    return '';
-  }
-}
 
 describe('the sandbox policy, without starting it', () => {
   it('bwrap\'s arguments: everything read-only first, then the writable folders, then read-only and hidden over them', () => {

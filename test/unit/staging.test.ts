@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { bwrapArgs } from '../../src/core/sandbox/bwrap';
@@ -199,7 +199,6 @@ describe('staged commands (real overlay, unshare and bubblewrap)', function () {
     assert.deepEqual(set.changes, []);
     await landChanges(stage, set.changes);
     assert.deepEqual(tree(ws), before);
-    chmodSync(stage.root, 0o700);
     await discardStage(stage);
   });
 });
