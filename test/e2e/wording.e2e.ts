@@ -254,11 +254,15 @@ describe('what the person reads and sees: plain reasons, contrast, grant control
     assert.ok(width >= 290 && width <= 310, `the ${view} is about 300 px wide (${width})`);
     const overflow = await frame.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     assert.ok(overflow <= 0, `the ${view} does not scroll sideways (${overflow} px too wide)`);
-    const buttons = card.locator('vscode-button[data-action]:not([disabled]):visible');
-    const count = await buttons.count();
-    assert.ok(count >= 4, `the ${view} card has its buttons (${count})`);
-    for (let index = 0; index < count; index++) {
-      const button = buttons.nth(index);
+    // The buttons are named once, then each is found by its action: a card re-rendered while the loop runs (a state
+    // patch of the call) cannot shift an index onto nothing, as `nth(i)` of a live list did once in CI.
+    const actions = await card.locator('vscode-button[data-action]:not([disabled]):visible').evaluateAll((found) => found.map((element) => element.getAttribute('data-action') ?? ''));
+    assert.ok(actions.length >= 4, `the ${view} card has its buttons (${actions.join(', ')})`);
+    const seen = new Map<string, number>();
+    for (const [index, action] of actions.entries()) {
+      const nth = seen.get(action) ?? 0;
+      seen.set(action, nth + 1);
+      const button = card.locator(`vscode-button[data-action="${action}"]`).nth(nth);
       await button.scrollIntoViewIfNeeded();
       const box = await button.boundingBox();
       assert.ok(box, `button ${index} has a box`);
@@ -267,7 +271,7 @@ describe('what the person reads and sees: plain reasons, contrast, grant control
         const hit = document.elementFromPoint(rect.left + rect.width / 2, rect.top + rect.height / 2);
         return rect.left >= 0 && rect.right <= window.innerWidth + 0.5 && hit !== null && (hit === element || element.contains(hit));
       });
-      assert.ok(inside, `${view}: ${await button.getAttribute('data-action')} is whole and on top`);
+      assert.ok(inside, `${view}: ${action} is whole and on top`);
       await button.click({ trial: true });
     }
   }
