@@ -14,6 +14,7 @@ import { Emitter, type Disposable } from '../disposable';
 import { sameLaunch, type McpServerConfig, type McpServerOrigin, type McpStdioServerConfig } from './config';
 import { definitionHash } from './names';
 import type * as Sdk from './sdk';
+import { isAlive } from '../processes';
 
 type SdkModule = typeof Sdk;
 let sdkLoading: Promise<SdkModule> | undefined;
@@ -125,15 +126,6 @@ const STDERR_TAIL = 5;
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
