@@ -89,6 +89,17 @@ describe('the git port over the git program', () => {
     });
   }
 
+  it('names the ignored paths among those asked (new or not, at any depth, with odd names), never a tracked file, and none outside a repository', async () => {
+    const repo = repository();
+    writeFileSync(path.join(repo, '.gitignore'), 'build/\n*.log\na.txt\n');
+    const asked = ['build/out.js', 'build/deep/x.js', 'sub/debug.log', 'new line\n.log', 'src/kept.ts', 'a.txt', 'sub/b.txt'];
+    assert.deepEqual([...(await new GitCli().ignored(repo, asked))].sort(), ['build/deep/x.js', 'build/out.js', 'new line\n.log', 'sub/debug.log'], 'a.txt is tracked: its pattern does not count');
+    assert.deepEqual([...(await new GitCli().ignored(path.join(repo, 'sub'), ['debug.log', 'b.txt']))], ['debug.log'], 'relative to the folder asked about');
+    assert.deepEqual([...(await new GitCli().ignored(dir, ['x.log']))], []);
+    assert.deepEqual([...(await new GitCli({ git: path.join(dir, 'no-such-git') }).ignored(repo, ['x.log']))], []);
+    await assert.rejects(new GitCli({ git: fakeGit('echo "fatal: index file corrupt" >&2; exit 128') }).ignored(repo, ['x.log']), /git check-ignore failed: fatal: index file corrupt/);
+  });
+
   it('hashes regular files, by target for a link, never reads a fifo, and by size past the cap', async () => {
     writeFileSync(path.join(dir, 'small.txt'), 'small\n');
     writeFileSync(path.join(dir, 'big.bin'), 'x'.repeat(100));

@@ -106,6 +106,36 @@ export class GitCli implements GitPort {
     return { root, head: head.kind === 'ok' ? head.stdout.trim() : null, status: status.stdout };
   }
 
+  /**
+   * Of `paths` (relative to `folder`), those git ignores: `git check-ignore`, which never names a tracked file. None
+   * when `folder` is not in a work tree or git is missing; rejects when git fails otherwise.
+   */
+  ignored(folder: string, paths: readonly string[]): Promise<ReadonlySet<string>> {
+    if (paths.length === 0) {
+      return Promise.resolve(new Set());
+    }
+    return new Promise((resolve, reject) => {
+      const child = execFile(
+        this.git,
+        ['--no-optional-locks', '-c', 'core.fsmonitor=false', 'check-ignore', '-z', '--stdin'],
+        { cwd: folder, timeout: this.timeoutMs * 4, killSignal: 'SIGKILL', maxBuffer: this.maxOutputBytes, encoding: 'utf8', windowsHide: true, env: { ...process.env, LC_ALL: 'C', LANGUAGE: 'C', GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0' } },
+        (error, stdout, stderr) => {
+          const code = error === null ? 0 : typeof error.code === 'number' ? error.code : undefined;
+          // 0: some are ignored; 1: none is; 128 "not a git repository": none is.
+          if (code === 0 || code === 1) {
+            resolve(new Set(stdout.split('\0').filter((entry) => entry !== '')));
+          } else if ((error as NodeJS.ErrnoException | null)?.code === 'ENOENT' || (code === 128 && notARepository.test(stderr))) {
+            resolve(new Set());
+          } else {
+            reject(new Error(`git check-ignore failed: ${stderr.trim().split('\n')[0] || (error?.message ?? 'no message')}`));
+          }
+        },
+      );
+      child.stdin?.on('error', () => undefined);
+      child.stdin?.end(paths.map((entry) => `${entry}\0`).join(''));
+    });
+  }
+
   async hashFiles(root: string, paths: readonly string[]): Promise<Record<string, string>> {
     const out: Record<string, string> = {};
     const queue = paths.slice(0, this.maxHashFiles);
