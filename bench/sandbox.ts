@@ -4,14 +4,19 @@
  * `true` shows the fixed cost; the demo's `npm test` a real command. Median and p95 of each; prints only.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { CommandSandbox } from '../src/core/sandbox/commandSandbox';
 import type { SandboxInputs } from '../src/core/sandbox/gather';
 import { probeSandbox } from '../src/core/sandbox/sandbox';
-import { createStage, discardStage, landChanges, probeStaging, readChangeSet, stagedLaunch } from '../src/core/sandbox/staging';
+import { discardStage, findUnshare, probeStaging } from '../src/core/sandbox/staging';
+import { PathResolver } from '../src/core/approval/paths';
+import { GitCli } from '../src/core/checkpoints/gitCli';
+import { StagedLanding } from '../src/core/tools/stagedChanges';
+import { DiskFiles } from '../test/fixtures/diskFiles';
+import { createMemoryGate, locateUnder } from '../test/fixtures/memoryGate';
 import { defaultProtectedPaths } from '../src/core/settings';
 import { runBash } from '../src/core/terminal/bashRunner';
 import { type Row, median } from './table';
@@ -105,49 +110,71 @@ export async function sandboxBench(): Promise<Row[]> {
 }
 
 /**
- * Staged commands: the same command in the plain sandbox (it writes the workspace) and staged (a stage made, the
- * command run on the overlay, its change set read and landed, the stage removed), for 1 file and for 10,000 files in
- * 100 folders (an `npm install`-like tree). Each run writes a folder of its own, removed after it, untimed.
+ * Staged commands, as the product runs them: the same command in the plain sandbox (it writes the workspace) and
+ * staged (a stage made, the command run on the overlay, its change set read, judged by the gate (an edit rule allows
+ * it, so nothing waits) and landed, the stage removed), for 1 file (judged and written through the files port) and for
+ * 10,000 files in 100 folders (an `npm install`-like tree git ignores, moved in whole). Each run writes a folder of its
+ * own, removed after it, untimed.
  */
 async function stagingRows(bwrap: string, workspace: string, inputs: SandboxInputs): Promise<Row[]> {
-  const staging = await probeStaging();
-  if (!staging.available) {
-    return [{ metric: 'staged commands', value: `not available: ${staging.reason}` }];
+  const parent = path.join(inputs.cacheRoot ?? workspace, 'stages');
+  mkdirSync(parent, { recursive: true });
+  const unshare = findUnshare();
+  const staging = await probeStaging(unshare, parent);
+  if (!staging.available || unshare === undefined) {
+    return [{ metric: 'staged commands', value: `not available: ${staging.available ? 'no unshare' : staging.reason}` }];
   }
-  const sandbox = new CommandSandbox({ probe: () => Promise.resolve({ available: true, program: bwrap }), inputs: () => inputs, log: () => undefined });
+  writeFileSync(path.join(workspace, '.gitignore'), 'node_modules*/\n');
+  const sandbox = new CommandSandbox({
+    probe: () => Promise.resolve({ available: true, program: bwrap }),
+    inputs: () => inputs,
+    log: () => undefined,
+    staging: { parent, unshare, probe: () => Promise.resolve({ available: true }), enabled: () => true },
+  });
+  const { gate } = createMemoryGate({ locate: locateUnder(workspace), editRules: { '**': true } }, undefined, { keepAudit: false });
+  const git = new GitCli();
+  const landing = new StagedLanding({
+    gate,
+    files: new DiskFiles(),
+    resolver: new PathResolver([workspace]),
+    log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+    ignored: (folder, paths) => git.ignored(folder, paths),
+    landIgnored: true,
+    keepProposal: () => () => undefined,
+  });
   const cases = [
-    ['1 file', (out: string) => `mkdir ${out} && echo one > ${out}/one.txt`, 10],
-    ['10,000 files', (out: string) => `mkdir ${out} && cd ${out} && for d in $(seq 100); do mkdir $d; for f in $(seq 100); do echo "module.exports = $f;" > $d/$f.js; done; done`, 4],
+    ['1 file', (out: string) => `mkdir out-${out} && echo one > out-${out}/one.txt`, (out: string) => `out-${out}`, 10],
+    ['10,000 files', (out: string) => `mkdir node_modules-${out} && cd node_modules-${out} && for d in $(seq 100); do mkdir $d; for f in $(seq 100); do echo "module.exports = $f;" > $d/$f.js; done; done`, (out: string) => `node_modules-${out}`, 4],
   ] as const;
   const rows: Row[] = [];
   let serial = 0;
-  for (const [label, command, repeat] of cases) {
+  for (const [label, command, folder, repeat] of cases) {
     const plain: number[] = [];
     const staged: number[] = [];
     for (let run = 0; run <= repeat; run++) {
       for (const mode of ['plain', 'staged'] as const) {
-        const out = `bench-out-${serial++}`;
+        const out = String(serial++);
         const start = performance.now();
-        const prepared = await sandbox.launch(workspace);
+        const prepared = await sandbox.launch(workspace, undefined, { stage: mode === 'staged' });
         if (!('launch' in prepared)) {
           throw new Error('the sandbox did not prepare a launch');
         }
         const { launch } = prepared;
-        if (mode === 'plain') {
-          await runBash(command(out), { cwd: workspace, timeoutMs: 120_000, wrap: launch });
-        } else {
-          const stage = await createStage(path.join(inputs.cacheRoot ?? workspace, 'stages'), [workspace]);
-          const wrap = { ...stagedLaunch(stage, '/usr/bin/unshare', { program: launch.program, args: launch.args }), env: launch.env };
-          await runBash(command(out), { cwd: workspace, timeoutMs: 120_000, wrap });
-          const set = await readChangeSet(stage);
-          await landChanges(stage, set.changes);
-          await discardStage(stage);
+        await runBash(command(out), { cwd: workspace, timeoutMs: 120_000, wrap: launch });
+        if (launch.stage !== undefined) {
+          const summary = await landing.land(launch.stage, { command: command(out), source: 'agent', chatId: 'bench' });
+          await discardStage(launch.stage);
+          if (/NOT landed/.test(summary)) {
+            throw new Error(`${label}: ${summary}`);
+          }
+        } else if (mode === 'staged') {
+          throw new Error('the command was not staged');
         }
         const elapsed = performance.now() - start;
-        if (!existsSync(path.join(workspace, out))) {
+        if (!existsSync(path.join(workspace, folder(out)))) {
           throw new Error(`${label} (${mode}) wrote nothing`);
         }
-        rmSync(path.join(workspace, out), { recursive: true, force: true });
+        rmSync(path.join(workspace, folder(out)), { recursive: true, force: true });
         // The first round warms caches and is not counted.
         if (run > 0) {
           (mode === 'plain' ? plain : staged).push(elapsed);
@@ -155,7 +182,7 @@ async function stagingRows(bwrap: string, workspace: string, inputs: SandboxInpu
       }
     }
     rows.push({
-      metric: `a command writing ${label}: staged, read and landed (median, n=${repeat})`,
+      metric: `a command writing ${label}: staged, judged and landed (median, n=${repeat})`,
       value: ms(median(staged)),
       baseline: `${ms(median(plain))} in the plain sandbox`,
       ratio: `${(median(staged) / median(plain)).toFixed(2)}x`,

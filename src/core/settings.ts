@@ -59,6 +59,8 @@ export const settingSchemas = {
   'notifications.whenHidden': z.boolean(),
   'sandbox.hiddenPaths': z.array(z.string().min(1)),
   'sandbox.writablePaths': z.array(z.string().min(1)),
+  'sandbox.reviewCommandChanges': z.boolean(),
+  'sandbox.landIgnoredFiles': z.boolean(),
   // One entry that does not parse makes the whole list fall back to none: no network rather than a guess.
   'sandbox.allowedDomains': z.array(
     z.string().superRefine((entry, context) => {
@@ -92,6 +94,8 @@ export const settingDefaults: { [K in SettingKey]: SettingValue<K> } = {
   'sandbox.hiddenPaths': [],
   'sandbox.writablePaths': [],
   'sandbox.allowedDomains': [],
+  'sandbox.reviewCommandChanges': true,
+  'sandbox.landIgnoredFiles': true,
 };
 
 export interface ParsedSetting<T> {

@@ -34,6 +34,7 @@ import { ApiKeyStore } from './secrets';
 import { Settings } from './settings';
 import { SuggestionsPanel } from './suggestionsPanel';
 import { createCommandSandbox } from './sandbox';
+import { GitCli } from '../core/checkpoints/gitCli';
 import { TerminalRunner } from './tools/terminal';
 import { createCheckpoints, createUndoCommands } from './undoCommands';
 import { chatRequests, panelRequests } from './viewRequests';
@@ -86,6 +87,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   const checkpoints = createCheckpoints({ state, settings, log, disposables: store, onNote: (note) => chats.notice(`Checkpoints: ${note.message}`) });
   // Next to the audit log, in Toolgate's storage, which no tool call may read.
   const keptResults = new KeptResults(path.join(path.dirname(auditFile), 'results'));
+  const git = new GitCli();
   const tools = new ToolService({
     results: keptResults,
     gate,
@@ -96,6 +98,10 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     commandJudgeReady,
     log,
     recorder: checkpoints.recorder,
+    staging: {
+      ignored: (folder, paths) => git.ignored(folder, paths),
+      landIgnored: () => settings.get('sandbox.landIgnoredFiles'),
+    },
     mcp: {
       resolve: (name) => mcp.modelTools().resolve(name),
       call: (server, tool, args, options) => mcp.manager.callTool(server, tool, args, options),

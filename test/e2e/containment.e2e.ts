@@ -101,8 +101,9 @@ describe('containment: a careless person clicks Allow once on every card, and th
     const data = session.server.userDataDir;
     const fill = (command: string): string =>
       command.replaceAll('{OUT}', outsideTmp).replaceAll('{VAR}', outsideVar).replaceAll('{DATA}', data).replaceAll('{PORT}', String(port)).replaceAll('{MARK}', mark);
-    // Written there by code-server (its logs) and Toolgate (the commands' cache folder, writable by design), not by a command.
-    const ownFolders = [path.join(home, '.local', 'share', 'code-server'), path.join(home, '.cache', 'toolgate-sandbox')];
+    // Written there by code-server (its logs) and Toolgate (the commands' cache folder, writable by design, and the
+    // folder of their stages, which no command can see), not by a command.
+    const ownFolders = [path.join(home, '.local', 'share', 'code-server'), path.join(home, '.cache', 'toolgate-sandbox'), path.join(home, '.cache', 'toolgate-stages')];
     const watched = (): Map<string, string> =>
       new Map([
         ...[...snapshot(home)].filter(([file]) => !ownFolders.some((folder) => file.startsWith(folder))),

@@ -141,9 +141,14 @@ describe('the gate, through the real approvals panel', function () {
     assert.equal(existsSync(file('ran.txt')), false, 'nothing ran before approval');
     await session.workbench.screenshot('approvals-terminal');
     await panel().act(card, 'allow-once');
+    // What it wrote was staged: ran.txt is shown for review before it lands.
+    const write = await panel().waitForCall('write_file', 'ran.txt');
+    assert.equal(existsSync(file('ran.txt')), false, 'nothing lands before the review');
+    await panel().act(write, 'allow-once');
     const outcome = await result;
     assert.match(outcome.output, /toolgate-42/);
     assert.match(outcome.output, /Exit code: 0/);
+    assert.match(outcome.output, /- landed: ran\.txt/);
     assert.equal(readFileSync(file('ran.txt'), 'utf8').trim(), 'ran');
   });
 

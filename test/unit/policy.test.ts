@@ -71,6 +71,8 @@ describe('policy engine: judge()', () => {
     tool: string;
     args: Record<string, unknown>;
     context?: Partial<PolicyContext>;
+    /** What Toolgate itself sets on the call (never the model). */
+    call?: Pick<GateCall, 'changedMeanwhile'>;
     verdict: Verdict;
     reason: RegExp;
     warning?: RegExp;
@@ -96,6 +98,8 @@ describe('policy engine: judge()', () => {
     { name: 'a .code-workspace file is protected', tool: 'write_file', args: { path: 'x.code-workspace', content: '{}' }, verdict: 'ask', reason: /protected path/ },
     { name: 'a symlink into .vscode is judged by its real path', tool: 'write_file', args: { path: 'innocent/settings.json', content: '{}' }, context: { grants: [grant('write_file', { kind: 'tool' })] }, verdict: 'ask', reason: /\.vscode\/settings\.json is a protected path/ },
     { name: 'a path that wanders through ../ back into .vscode is still protected', tool: 'write_file', args: { path: './src/../.vscode/tasks.json', content: '{}' }, context: { grants: [grant('write_file', { kind: 'tool' })] }, verdict: 'ask', reason: /protected path/ },
+    // A command's staged change to a file the person changed while it ran.
+    { name: 'a staged change over the person\'s change asks, whatever rule allows the path', tool: 'write_file', args: { path: 'src/b.ts', content: 'x' }, call: { changedMeanwhile: 'it has unsaved changes in an editor' }, context: { editRules: { '**': true }, gatedTools: { write_file: false }, grants: [grant('write_file', { kind: 'tool' })] }, verdict: 'ask', reason: /^asks: a command changed src\/b\.ts, and it has unsaved changes in an editor$/ },
     // Outside the workspace.
     { name: '../ leaves the workspace', tool: 'write_file', args: { path: '../outside/x.txt', content: 'x' }, context: { grants: [grant('write_file', { kind: 'tool' })] }, verdict: 'ask', reason: /writes outside the workspace always ask/, warning: /outside every workspace folder/ },
     { name: 'an absolute path outside asks', tool: 'write_file', args: { path: '/etc/passwd', content: 'x' }, context: { gatedTools: { write_file: false } }, verdict: 'ask', reason: /outside the workspace/ },
@@ -147,7 +151,7 @@ describe('policy engine: judge()', () => {
 
   for (const row of rows) {
     it(row.name, () => {
-      const decision = judge(call(row.tool, row.args), context(row.context));
+      const decision = judge({ ...call(row.tool, row.args), ...row.call }, context(row.context));
       assert.equal(decision.verdict, row.verdict, decision.reason);
       assert.match(decision.reason, row.reason);
       if (row.warning) {

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { bwrapArgs } from '../../src/core/sandbox/bwrap';
 import { gatherSandboxPolicy } from '../../src/core/sandbox/gather';
 import { findBwrap } from '../../src/core/sandbox/sandbox';
-import { createStage, discardStage, landChanges, probeStaging, readChangeSet, stagedLaunch, type ChangeSet, type Stage } from '../../src/core/sandbox/staging';
+import { createStage, discardStage, landChanges, findUnshare, probeStaging, readChangeSet, stagedLaunch, sweepStages, type ChangeSet, type Stage } from '../../src/core/sandbox/staging';
 import { defaultProtectedPaths } from '../../src/core/settings';
 import { runBash, type CommandResult } from '../../src/core/terminal/bashRunner';
 
@@ -80,8 +80,20 @@ describe('staged commands (real overlay, unshare and bubblewrap)', function () {
     return { stage, result };
   }
 
+  it("a window gone leaves its stages behind: the next start removes them (even a used overlay's work folder), another live window's stay", async () => {
+    const parent = path.join(base, 'stages');
+    const mine = await createStage(parent, [ws]);
+    const { stage: used } = await staged('echo x > src/a.ts', 15_000, parent);
+    const gone = path.join(parent, `stage-999999-leftover`);
+    execFileSync('mv', [used.root, gone]);
+    const swept = await sweepStages(parent, (pid) => pid !== 999999);
+    assert.deepEqual(swept, [gone]);
+    assert.deepEqual(readdirSync(parent), [path.basename(mine.root)]);
+    assert.match(path.basename(mine.root), new RegExp(`^stage-${process.pid}-`));
+  });
+
   it('can stage here (unprivileged user namespaces with overlayfs)', async () => {
-    assert.deepEqual(await probeStaging(), { available: true });
+    assert.deepEqual(await probeStaging(findUnshare()), { available: true });
   });
 
   it('the command sees its own writes, the workspace none of them; the change set holds every kind of change; landing it is exactly what the command left', async () => {

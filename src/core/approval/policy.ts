@@ -7,7 +7,8 @@
  *  2. a write into Toolgate's own storage (audit log, state) -> deny
  *  3. untrusted workspace -> ask (nothing is auto-allowed)
  *  4. a write or a read that resolves outside every workspace root -> ask, with a warning
- *  5. a write to a protected path -> ask, whatever grant or rule exists
+ *  5. a write to a protected path -> ask, whatever grant or rule exists; so does a command's staged change to a file
+ *     the person changed while it ran
  *  6. a `false` rule (edits glob, terminal prefix or /regex/) -> ask; a `false` rule beats any `true` rule
  *  7. a terminal command the analysis cannot vouch for -> ask (unless the tool is not gated); a command that would run
  *     without the OS sandbox (none here, or the person's "run without the sandbox" after it failed in it) -> ask,
@@ -34,7 +35,7 @@ export type DecidedBy = 'policy' | 'rule' | 'grant' | 'setting';
 /** Why a call was judged as it was; nothing reads a judgement back from its wording. */
 export type JudgementKind =
   | 'unknown-tool' | 'interact' | 'own-storage' | 'untrusted' | 'outside' | 'protected' | 'false-rule' | 'command'
-  | 'not-gated' | 'grant' | 'rule' | 'gated' | 'unconfined';
+  | 'not-gated' | 'grant' | 'rule' | 'gated' | 'unconfined' | 'changed-meanwhile';
 
 
 /** What let a call run without asking: `true` keys of a setting, or a grant the person made. */
@@ -81,6 +82,11 @@ export interface GateCall {
    * it: why it failed there. Such a call always asks.
    */
   unconfined?: { failure: string };
+  /**
+   * Set by Toolgate (never from a call's arguments) for a change a staged command made to a file the person changed
+   * while it ran: how. Such a change always asks, so the person's version is never replaced unseen.
+   */
+  changedMeanwhile?: string;
   /** For tools not built in (MCP, other extensions): known to the caller, with whether it is gated. */
   external?: {
     gated: boolean;
@@ -217,6 +223,10 @@ function judgeCall(call: GateCall, context: PolicyContext): Judgement {
     if (hit !== undefined) {
       return ask('protected', `asks: ${relative} is a protected path (\`${hit}\`), which always asks`,
         `Writes ${code(relative)}, a protected path (${code(hit)} in toolgate.protectedPaths); that always asks.`, 'setting', warnings, false);
+    }
+    if (call.changedMeanwhile !== undefined) {
+      return ask('changed-meanwhile', `asks: a command changed ${relative}, and ${call.changedMeanwhile}`,
+        `A command changed ${code(relative)}, and ${call.changedMeanwhile}; that always asks.`, 'policy', warnings, false);
     }
     const denyRule = Object.entries(context.editRules).find(
       ([glob, allowed]) => !allowed && globMatches(glob, relative),

@@ -46,6 +46,8 @@ export interface CommandOutcome {
   exitCode?: number | null | undefined;
   /** Set when the command never started (with why): nothing is recorded. */
   notRun?: string | undefined;
+  /** Set when it ran staged: what it changed is recorded file by file as it lands. */
+  stage?: unknown;
 }
 
 export interface ChangeRecorderOptions {
@@ -115,7 +117,8 @@ export class ChangeRecorder {
     const { result, git } = this.options.git ? await observeCommand(this.options.git, command.cwd, guarded) : { result: await guarded(), git: notObserved };
     if (!result.ok || typeof result.value.notRun !== 'string') {
       const exitCode = result.ok ? result.value.exitCode : undefined;
-      await this.record(ref, { kind: 'command', command: command.command, cwd: command.cwd, ...(exitCode !== undefined ? { exitCode } : {}), git });
+      const staged = result.ok && result.value.stage !== undefined;
+      await this.record(ref, { kind: 'command', command: command.command, cwd: command.cwd, ...(exitCode !== undefined ? { exitCode } : {}), git, ...(staged ? { staged } : {}) });
     }
     if (!result.ok) {
       throw result.error;

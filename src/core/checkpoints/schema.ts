@@ -37,6 +37,8 @@ export const StoredCommandEntry = z.strictObject({
   at: Time,
   exitCode: z.number().int().nullable().optional(),
   git: CommandGitEffect.optional(),
+  /** It ran staged: the text files it changed were recorded as file entries when they landed. */
+  staged: z.boolean().optional(),
 });
 export type StoredCommandEntry = z.infer<typeof StoredCommandEntry>;
 
@@ -127,6 +129,8 @@ export interface CommandRecord {
   at: string;
   exitCode?: number | null;
   git?: CommandGitEffect;
+  /** It ran staged: the text files it changed are file records of their own, undone like edits. */
+  staged?: boolean;
 }
 
 export interface TurnRecord {

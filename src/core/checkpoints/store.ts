@@ -55,7 +55,7 @@ export interface TurnRef {
 
 export type RecordInput =
   | { kind: 'file'; path: string; relativePath?: string; tool: string; before: FileContent; after: FileContent }
-  | { kind: 'command'; command: string; cwd: string; exitCode?: number | null; git?: CommandGitEffect };
+  | { kind: 'command'; command: string; cwd: string; exitCode?: number | null; git?: CommandGitEffect; staged?: boolean };
 
 export type RecordOutcome =
   | { kind: 'recorded'; taskBytes: number; totalBytes: number; dropped: DropNote[] }
@@ -133,6 +133,7 @@ function commandRecord(change: StoredCommandEntry): CommandRecord {
     at: change.at,
     ...(change.exitCode !== undefined ? { exitCode: change.exitCode } : {}),
     ...(change.git !== undefined ? { git: structuredClone(change.git) } : {}),
+    ...(change.staged === true ? { staged: true } : {}),
   };
 }
 
@@ -387,6 +388,7 @@ export class CheckpointStore {
         at,
         ...(input.exitCode !== undefined ? { exitCode: input.exitCode } : {}),
         ...(input.git !== undefined ? { git: input.git } : {}),
+        ...(input.staged === true ? { staged: true } : {}),
       });
     }
     let json = this.serialise(task);

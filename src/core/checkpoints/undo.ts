@@ -3,7 +3,8 @@
  * changed since. For each file, newest change first, a three-way merge of (base = the agent's result, ours = the
  * file as it is now, theirs = the file before the agent's change): a clean merge is written, a conflict is shown in a
  * merge editor and nothing is overwritten. Files the agent created are deleted only if unchanged since (else the
- * person is asked). Terminal commands cannot be reverted; they are listed with the files git saw them touch.
+ * person is asked). Terminal commands cannot be reverted; they are listed with the files git saw them touch, except a
+ * staged command, whose text files were recorded as they landed and are reverted like edits.
  *
  * Pure: the wiring reads the current contents (`undoPaths` says which), applies the plan through WorkspaceEdit after
  * checking each file is still as planned (`current` with `checkApplyBinding`), writes the audit entry, and marks the
@@ -275,7 +276,11 @@ export function planUndo(turns: readonly TurnRecord[], current: CurrentContents)
   for (const turn of ordered) {
     for (const change of turn.changes) {
       if (change.kind === 'command') {
-        commands.push(describeCommand(turn.turn, change));
+        // A staged command's text files are file records of their own; what of it could not be kept was said when
+        // it landed.
+        if (change.staged !== true) {
+          commands.push(describeCommand(turn.turn, change));
+        }
         continue;
       }
       let file = byPath.get(change.path);

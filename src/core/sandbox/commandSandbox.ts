@@ -7,6 +7,7 @@ import { localForwards, parseAllowedDomains } from './domains';
 import { protectedIn, type SandboxInputs } from './gather';
 import type { BridgeRuntime } from './bridge';
 import { bridgeRuntime, prepareLaunch, type SandboxLaunch, type SandboxState } from './sandbox';
+import { createStage, stagedLaunch, unstageable } from './staging';
 
 export interface CommandSandboxDeps {
   probe: () => Promise<SandboxState>;
@@ -17,6 +18,11 @@ export interface CommandSandboxDeps {
   bridgeRuntime?: BridgeRuntime;
   /** For tests: the proxy's name resolution and the like. */
   proxyOptions?: Omit<DomainProxyOptions, 'rules'>;
+  /**
+   * Staged commands (./staging): where stages are made (a folder the sandbox cannot write, on the workspace's disk if
+   * it can be), the `unshare` that starts them, and whether they work here (probed once, on first need).
+   */
+  staging?: { parent: string; unshare: string; probe: () => Promise<SandboxStatus>; enabled: () => boolean };
 }
 
 /** What the gate knows about the sandbox when it judges a command. */
@@ -25,6 +31,7 @@ export type SandboxStatus = { available: true } | { available: false; reason: st
 export class CommandSandbox {
   private state: SandboxState | undefined;
   private probing: Promise<SandboxState> | undefined;
+  private stagingProbe: Promise<SandboxStatus> | undefined;
 
   constructor(private readonly deps: CommandSandboxDeps) {}
 
@@ -73,7 +80,26 @@ export class CommandSandbox {
    * toolgate.sandbox.allowedDomains through a proxy of its own, which the caller closes (`launch.proxy`) once the
    * command has ended. `network` is for an MCP server, whose configuration says whether it has the network: no proxy.
    */
-  async launch(cwd: string, network?: SandboxInputs['network']): Promise<{ launch: SandboxLaunch } | { unavailable: string }> {
+  /** Whether commands are staged here (toolgate.sandbox.reviewCommandChanges on, and the overlay works): probed once. */
+  async stagingStatus(): Promise<SandboxStatus> {
+    const staging = this.deps.staging;
+    if (staging === undefined) {
+      return { available: false, reason: 'commands are not staged by this build' };
+    }
+    if (!staging.enabled()) {
+      return { available: false, reason: 'toolgate.sandbox.reviewCommandChanges is off' };
+    }
+    this.stagingProbe ??= staging.probe().then(
+      (status) => {
+        this.deps.log(status.available ? 'commands are staged: what they write is reviewed before it lands' : status.reason);
+        return status;
+      },
+      (error: unknown) => ({ available: false, reason: `the staging check failed: ${String(error)}` }),
+    );
+    return this.stagingProbe;
+  }
+
+  async launch(cwd: string, network?: SandboxInputs['network'], options: { stage?: boolean } = {}): Promise<{ launch: SandboxLaunch } | { unavailable: string }> {
     const state = await this.ready();
     if (!state.available) {
       return { unavailable: state.reason };
@@ -91,10 +117,28 @@ export class CommandSandbox {
       for (const note of notes) {
         this.deps.log(`sandbox: ${note}`);
       }
-      return { launch };
+      return { launch: options.stage === true ? await this.staged(launch, inputs.workspaceFolders) : launch };
     } catch (error) {
       await proxy?.close();
       throw error;
     }
+  }
+
+  /**
+   * The launch with the workspace folders behind a copy-on-write stage, where staging works and every folder can be
+   * staged; else the launch as it is (the command writes directly, confined as before), with why in the log.
+   */
+  private async staged(launch: SandboxLaunch, folders: readonly string[]): Promise<SandboxLaunch> {
+    const staging = this.deps.staging;
+    const status = await this.stagingStatus();
+    const refused = folders.map(unstageable).find((reason) => reason !== undefined);
+    if (staging === undefined || !status.available || folders.length === 0 || refused !== undefined) {
+      if (refused !== undefined) {
+        this.deps.log(`not staged: ${refused}`);
+      }
+      return launch;
+    }
+    const stage = await createStage(staging.parent, folders);
+    return { ...launch, ...stagedLaunch(stage, staging.unshare, launch), stage };
   }
 }

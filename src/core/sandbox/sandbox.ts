@@ -12,6 +12,7 @@ import type { DomainProxy } from './domainProxy';
 import type { LocalForward } from './domains';
 import { gatherSandboxPolicy, type SandboxInputs } from './gather';
 import type { SandboxPolicy } from './policy';
+import type { Stage } from './staging';
 
 export type SandboxState =
   | { available: true; program: string }
@@ -33,6 +34,11 @@ export interface SandboxLaunch {
    * the command's; whoever runs the command closes it when the command has ended.
    */
   proxy?: DomainProxy;
+  /**
+   * The stage the workspace folders are seen through (./staging): what the command writes there lands only when
+   * Toolgate lands it. Whoever runs the command lands or discards it.
+   */
+  stage?: Stage;
 }
 
 /** The extension host's own binary: Node in a server, Electron (run as Node) in the desktop app. */
@@ -49,7 +55,7 @@ export function bridgeRuntime(exists: (file: string) => boolean = isExecutable):
 
 const candidates = ['/usr/bin/bwrap', '/bin/bwrap', '/usr/local/bin/bwrap'];
 
-function isExecutable(file: string): boolean {
+export function isExecutable(file: string): boolean {
   try {
     accessSync(file, constants.X_OK);
     return statSync(file).isFile();

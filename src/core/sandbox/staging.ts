@@ -23,6 +23,8 @@ import { execFile } from 'node:child_process';
 import { promises as fs, readdirSync, type Stats } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { isExecutable } from './sandbox';
+import { isAlive } from '../processes';
 
 /** One workspace folder of a stage: where its lower view, upper layer and overlay work folder are. */
 interface StagedFolder {
@@ -39,7 +41,8 @@ export interface Stage {
 }
 
 export type StagedChange =
-  | { kind: 'created' | 'modified'; folder: string; path: string; staged: string; mode: number }
+  /** `mode` is left out for a file in a new folder (not read, to keep an `npm install` fast): it is the staged file's. */
+  | { kind: 'created' | 'modified'; folder: string; path: string; staged: string; mode?: number }
   | { kind: 'mode'; folder: string; path: string; mode: number }
   | { kind: 'symlink'; folder: string; path: string; target: string }
   /** A new folder; `staged` is its copy in the stage, whose content is listed as changes of their own. */
@@ -103,7 +106,8 @@ export function unstageable(folder: string): string | undefined {
 /** A new stage for one command, under `parent` (the per-workspace cache folder: on the same disk as most workspaces). */
 export async function createStage(parent: string, folders: readonly string[]): Promise<Stage> {
   await fs.mkdir(parent, { recursive: true, mode: 0o700 });
-  const root = await fs.mkdtemp(path.join(parent, 'stage-'));
+  // Named after this process, so a later start can tell the stages of a window that is gone from those still in use.
+  const root = await fs.mkdtemp(path.join(parent, `stage-${process.pid}-`));
   const staged: StagedFolder[] = [];
   for (const [index, folder] of folders.entries()) {
     const dir = path.join(root, String(index));
@@ -138,6 +142,24 @@ export async function discardStage(stage: Stage): Promise<void> {
     await fs.chmod(path.join(entry.dir, 'work', 'work'), 0o700).catch(() => undefined);
   }
   await fs.rm(stage.root, { recursive: true, force: true });
+}
+
+/**
+ * Removes the stages left under `parent` by processes that are gone (a window closed or crashed while a command ran or
+ * its changes waited for review: what they held never landed). Another window's stages, in use, are kept.
+ */
+export async function sweepStages(parent: string, alive: (pid: number) => boolean = isAlive): Promise<string[]> {
+  const swept: string[] = [];
+  for (const name of await fs.readdir(parent).catch(() => [])) {
+    const pid = /^stage-(\d+)-/.exec(name)?.[1];
+    if (pid !== undefined && !alive(Number(pid))) {
+      const root = path.join(parent, name);
+      const folders = await fs.readdir(root).catch(() => []);
+      await discardStage({ root, folders: folders.map((folder) => ({ folder: '', dir: path.join(root, folder) })), startedMs: 0 });
+      swept.push(root);
+    }
+  }
+  return swept;
 }
 
 const isWhiteout = (stat: Stats): boolean => stat.isCharacterDevice() && stat.rdev === 0;
@@ -206,7 +228,7 @@ export async function readChangeSet(stage: Stage): Promise<ChangeSet> {
         } else if (entry.isSymbolicLink()) {
           changes.push({ kind: 'symlink', folder, path: rel, target: await fs.readlink(staged) });
         } else if (entry.isFile()) {
-          changes.push({ kind: 'created', folder, path: rel, staged, mode: (await fs.lstat(staged)).mode & 0o7777 });
+          changes.push({ kind: 'created', folder, path: rel, staged });
         }
       }
     };
@@ -294,14 +316,18 @@ export async function landChanges(stage: Stage, changes: readonly StagedChange[]
   const conflicts: LandOutcome['conflicts'] = [];
   // A new folder that lands whole (everything under it is in `changes`) is moved at once rather than file by file.
   let moved: string | undefined;
-  const wholeFolders = newFoldersLandingWhole(changes);
+  const under = changesUnderNewFolders(changes);
   for (const change of changes) {
     const target = path.join(change.folder, change.path);
     if (moved !== undefined && target.startsWith(`${moved}/`)) {
       landed.push(change);
       continue;
     }
-    if (change.kind === 'folder' && wholeFolders.has(change) && (await lstatOrUndefined(target)) === undefined && (await moveInto(change.staged, target))) {
+    if (await reachedThroughLink(target)) {
+      conflicts.push({ change, why: `a folder on the way to ${change.path} is now a symbolic link` });
+      continue;
+    }
+    if (change.kind === 'folder' && (under.get(change) ?? 0) === countStaged(change.staged) && (await lstatOrUndefined(target)) === undefined && (await moveInto(change.staged, target))) {
       moved = target;
       landed.push(change);
       continue;
@@ -335,7 +361,7 @@ export async function landChanges(stage: Stage, changes: readonly StagedChange[]
         if (!(await moveInto(change.staged, target))) {
           const temporary = path.join(path.dirname(target), `.${path.basename(target)}.toolgate-${process.pid}-${Date.now()}`);
           await fs.copyFile(change.staged, temporary);
-          await fs.chmod(temporary, change.mode);
+          await fs.chmod(temporary, change.mode ?? (await fs.stat(change.staged)).mode & 0o7777);
           await fs.rename(temporary, target);
         }
         break;
@@ -344,6 +370,26 @@ export async function landChanges(stage: Stage, changes: readonly StagedChange[]
     landed.push(change);
   }
   return { landed, conflicts };
+}
+
+/**
+ * Whether `target`'s folder (or the nearest one of its folders that exists) is reached through a symbolic link: the
+ * workspace folders are real paths, so a real path that differs means a link was put on the way (by a change landed
+ * earlier, or by someone meanwhile), and what lands there would land elsewhere. Checked just before each change lands.
+ */
+export async function reachedThroughLink(target: string): Promise<boolean> {
+  let folder = path.dirname(target);
+  for (;;) {
+    try {
+      return (await fs.realpath(folder)) !== folder;
+    } catch {
+      const parent = path.dirname(folder);
+      if (parent === folder) {
+        return false;
+      }
+      folder = parent;
+    }
+  }
 }
 
 /** Renames `from` to `to` when both are on one disk; false (nothing done) when they are not. */
@@ -360,21 +406,28 @@ async function moveInto(from: string, to: string): Promise<boolean> {
 }
 
 /**
- * New folders whose every staged entry is among `changes` (nothing under them was left out, say by the person's
- * review): they can be moved into the workspace whole. Outermost first, as `readChangeSet` lists them.
+ * For each new folder among `changes`, how many of `changes` lie under it: a folder whose every staged entry is among
+ * them (nothing under it was left out, say by the person's review) can be moved into the workspace whole. One pass over
+ * the changes and their parent folders, not one per folder: an `npm install` stages thousands of folders.
  */
-function newFoldersLandingWhole(changes: readonly StagedChange[]): Set<StagedChange> {
-  const whole = new Set<StagedChange>();
+export function changesUnderNewFolders(changes: readonly StagedChange[]): Map<StagedChange, number> {
+  const byPath = new Map<string, StagedChange>();
   for (const change of changes) {
-    if (change.kind === 'folder' && countUnder(changes, change) === countStaged(change.staged)) {
-      whole.add(change);
+    if (change.kind === 'folder') {
+      byPath.set(`${change.folder}\0${change.path}`, change);
     }
   }
-  return whole;
+  const counts = new Map<StagedChange, number>();
+  for (const change of changes) {
+    for (let parent = path.posix.dirname(change.path); parent !== '.' && parent !== '/' && parent !== ''; parent = path.posix.dirname(parent)) {
+      const folder = byPath.get(`${change.folder}\0${parent}`);
+      if (folder !== undefined) {
+        counts.set(folder, (counts.get(folder) ?? 0) + 1);
+      }
+    }
+  }
+  return counts;
 }
-
-const countUnder = (changes: readonly StagedChange[], folder: StagedChange): number =>
-  changes.filter((change) => change.folder === folder.folder && change.path.startsWith(`${folder.path}/`)).length;
 
 function countStaged(dir: string): number {
   let count = 0;
@@ -384,8 +437,16 @@ function countStaged(dir: string): number {
   return count;
 }
 
+/** util-linux's `unshare`, in the system's places only (never a PATH entry the workspace could have put first). */
+export function findUnshare(exists: (file: string) => boolean = isExecutable): string | undefined {
+  return ['/usr/bin/unshare', '/bin/unshare'].find(exists);
+}
+
 /** Whether commands can be staged here: `unshare` makes a user namespace and an overlay mounts in it. */
-export async function probeStaging(unshare = '/usr/bin/unshare', parent = os.tmpdir()): Promise<{ available: true } | { available: false; reason: string }> {
+export async function probeStaging(unshare: string | undefined, parent = os.tmpdir()): Promise<{ available: true } | { available: false; reason: string }> {
+  if (unshare === undefined) {
+    return { available: false, reason: "commands cannot be staged here (util-linux's unshare is missing); they write to the workspace directly" };
+  }
   let root: string | undefined;
   try {
     root = await fs.mkdtemp(path.join(parent, 'toolgate-stage-probe-'));

@@ -6,12 +6,18 @@
  * terminal stops what runs in it.
  */
 import { Emitter, type Disposable } from '../disposable';
+import type { Stage } from '../sandbox/staging';
 import { runBash, type BashRunOptions, type CommandResult } from './bashRunner';
 import { visibleControls } from './output';
 
 export interface TerminalCommandResult extends CommandResult {
   /** Stopped from its terminal: Ctrl+C typed there, or the person closed the terminal. */
   stoppedFromTerminal: 'interrupt' | 'closed' | undefined;
+  /**
+   * It ran staged: what it wrote in the workspace folders is in this stage, not in them. The caller lands what is
+   * allowed of it and then discards it.
+   */
+  stage?: Stage;
 }
 
 export interface CommandRequest {

@@ -11,7 +11,7 @@ import type { Judgement } from '../approval/policy';
 import { diffText } from '../diff/lineDiff';
 import { isMcpModelName } from '../mcp/names';
 import { diffPreview } from '../review/diffPreview';
-import { applyHunksOf, describeHunkDecisions } from '../review/hunks';
+import { describeHunkDecisions } from '../review/hunks';
 import type { ChangeRecorder } from '../checkpoints/recorder';
 import type { TurnRef } from '../checkpoints/store';
 import { commandReport } from '../terminal/report';
@@ -23,6 +23,8 @@ import { mcpArgs, mcpGateCall, mcpPreview, mcpText } from './mcpCalls';
 import { ToolError, type CommandRunner, type LogPort, type McpBridge, type ResultKeeper, type RunHow, type WorkspaceFiles } from './ports';
 import { sandboxFailure } from '../sandbox/failures';
 import { boundedForModel, deniedMessage, writtenMessage } from './results';
+import { StagedLanding, textToWrite, type StagedLandingDeps } from './stagedChanges';
+import { discardStage, type Stage } from '../sandbox/staging';
 
 export interface ToolCallRequest {
   tool: string;
@@ -72,6 +74,8 @@ export interface ToolServiceDeps {
   recorder?: Pick<ChangeRecorder, 'fileWritten' | 'commandRan'>;
   /** Keeps MCP results too long for the model whole, for the person. */
   results?: ResultKeeper;
+  /** What a staged command's changes need to land (./stagedChanges): which files git ignores, and the setting. */
+  staging?: Pick<StagedLandingDeps, 'ignored'> & { landIgnored: () => boolean };
 }
 
 /** A request the service could not bring to the gate (invalid arguments, an unknown tool, a file it cannot read). */
@@ -326,13 +330,25 @@ export class ToolService {
             return this.deps.recorder ? await this.deps.recorder.commandRan(options.turn, { command, cwd }, start) : await start();
           };
           const first = await run({});
-          // Failed because of the sandbox: the person may run it once without it, asked on a card of its own.
-          const failure = sandboxFailure(first);
-          const again = failure === undefined || options.signal?.aborted ? undefined : await this.askUnconfined(item, command, failure, options);
-          const result = again?.verdict === 'allow' ? await run({ unconfined: true }) : first;
-          const sandbox = failure === undefined ? undefined : { failure, rerun: again?.verdict === 'allow' };
-          const report = commandReport(result, { command, edited: decision.edited !== undefined, timeoutSeconds, ...(sandbox ? { sandbox } : {}) });
-          return { ok: report.ok, output: report.text, decision };
+          let stage = first.stage;
+          try {
+            // Failed because of the sandbox: the person may run it once without it, asked on a card of its own.
+            const failure = sandboxFailure(first);
+            const again = failure === undefined || options.signal?.aborted ? undefined : await this.askUnconfined(item, command, failure, options);
+            let result = first;
+            if (again?.verdict === 'allow') {
+              // What the failed run staged is dropped: the run without the sandbox writes directly.
+              await this.discard(stage);
+              stage = undefined;
+              result = await run({ unconfined: true });
+            }
+            const sandbox = failure === undefined ? undefined : { failure, rerun: again?.verdict === 'allow' };
+            const report = commandReport(result, { command, edited: decision.edited !== undefined, timeoutSeconds, ...(sandbox ? { sandbox } : {}) });
+            const landing = stage === undefined ? undefined : await this.landStaged(stage, command, item.input.source, options);
+            return { ok: report.ok, output: landing === undefined || landing === '' ? report.text : `${report.text}\n\n${landing}`, decision };
+          } finally {
+            await this.discard(stage);
+          }
         }
         case 'ask_user':
           return { ok: false, output: 'Error: ask_user is answered in the chat, not run as a tool here.', decision };
@@ -340,6 +356,35 @@ export class ToolService {
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       return { ok: false, output: `Error: ${parsed.tool} failed: ${message}`, decision };
+    }
+  }
+
+  /** Judges and lands what a staged command wrote (./stagedChanges); what is not landed is discarded after. */
+  private async landStaged(stage: Stage, command: string, source: string, options: RunOptions): Promise<string> {
+    const landing = new StagedLanding({
+      gate: this.deps.gate,
+      files: this.deps.files,
+      resolver: this.deps.resolver(),
+      ...(this.deps.recorder ? { recorder: this.deps.recorder } : {}),
+      log: this.deps.log,
+      ...(this.deps.staging?.ignored ? { ignored: this.deps.staging.ignored } : {}),
+      landIgnored: this.deps.staging?.landIgnored() ?? true,
+      keepProposal: (callId, proposal) => {
+        this.proposals.set(callId, proposal);
+        return () => this.proposals.delete(callId);
+      },
+    });
+    try {
+      return await landing.land(stage, { command, source, chatId: options.chatId, ...(options.signal ? { signal: options.signal } : {}), ...(options.turn ? { turn: options.turn } : {}) });
+    } catch (error) {
+      this.deps.log.error(`staged changes of \`${command}\` could not be landed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+      return `Its changes to the workspace were staged, but reading them failed (${error instanceof Error ? error.message : String(error)}): none landed.`;
+    }
+  }
+
+  private async discard(stage: Stage | undefined): Promise<void> {
+    if (stage !== undefined) {
+      await discardStage(stage).catch((error: unknown) => this.deps.log.warn(`a command's stage could not be removed (${String(error)})`));
     }
   }
 
@@ -376,8 +421,7 @@ export class ToolService {
     const shown = decision.hunks !== undefined ? diffText(proposal.base.text, proposal.newText).hunks : undefined;
     const decided = new Map((decision.hunks ?? []).map((hunk) => [hunk.index, hunk]));
     const hunkDecisions = shown?.map((_, index) => decided.get(index) ?? { index, accepted: true });
-    const accepted = new Set((hunkDecisions ?? []).filter((hunk) => hunk.accepted).map((hunk) => hunk.index));
-    const text = shown !== undefined ? applyHunksOf(proposal.base.text, proposal.newText, shown, accepted) : (decision.edited ?? proposal.newText);
+    const text = textToWrite(proposal, decision);
     const applied = await this.deps.files.apply(proposal.target.absolute, proposal.base, text, proposal.target.input);
     // A binary file replaced whole is not kept as a checkpoint (checkpoints hold text): its card said undo cannot bring it back.
     if (applied.kind === 'written' && proposal.base.format.kind === 'binary') {

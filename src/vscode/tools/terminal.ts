@@ -10,6 +10,7 @@ import { DisposableStore } from '../../core/disposable';
 import type { CommandSandbox } from '../../core/sandbox/commandSandbox';
 import { describeRefusal } from '../../core/sandbox/domainProxy';
 import type { SandboxLaunch } from '../../core/sandbox/sandbox';
+import { discardStage } from '../../core/sandbox/staging';
 import { CommandTerminal, type TerminalCommandResult } from '../../core/terminal/commandTerminal';
 import type { RunHow } from '../../core/tools/ports';
 import { chooseTerminal, orphanedTerminals, terminalName, type TerminalSlot } from '../../core/terminal/terminalChoice';
@@ -56,12 +57,14 @@ export class TerminalRunner implements vscode.Disposable {
     let wrap: SandboxLaunch | undefined;
     if (how.unconfined !== true) {
       try {
-        const prepared = await this.sandbox.launch(cwd);
+        const prepared = await this.sandbox.launch(cwd, undefined, { stage: true });
         wrap = 'launch' in prepared ? prepared.launch : undefined;
       } catch (error) {
         return notStarted(`the sandbox could not be prepared (${error instanceof Error ? error.message : String(error)}), so nothing was run.`);
       }
     }
+    // The stage goes to the caller with a result of a command that ran; in every other case it is discarded here.
+    let handedOver = false;
     try {
       // In a folder not trusted, nothing starts before VS Code's own trust request is answered: a new terminal makes
       // VS Code ask ("Creating a terminal process requires executing code"), and only a grant lets the command run.
@@ -73,9 +76,17 @@ export class TerminalRunner implements vscode.Disposable {
         return notStarted(untrustedNotRun);
       }
       const result = await session.commands.run({ command, cwd, timeoutMs: timeoutSeconds * 1000, ...(signal ? { signal } : {}), ...(wrap ? { wrap } : {}) });
-      return wrap && result.notRun === undefined ? await this.checkCreated(withRefusals(result, wrap), wrap) : result;
+      if (!wrap || result.notRun !== undefined) {
+        return result;
+      }
+      const checked = await this.checkCreated(withRefusals(result, wrap), wrap);
+      handedOver = wrap.stage !== undefined;
+      return wrap.stage === undefined ? checked : { ...checked, stage: wrap.stage };
     } finally {
       await wrap?.proxy?.close();
+      if (!handedOver && wrap?.stage !== undefined) {
+        await discardStage(wrap.stage);
+      }
     }
   }
 

@@ -1,0 +1,459 @@
+/**
+ * What a staged command wrote, brought into the workspace (issue "see what a command changed before it lands"). The
+ * command ran with the workspace folders behind a copy-on-write stage (../sandbox/staging); when it ends, each change it
+ * made is judged as a write by the same gate as `write_file`: edit rules, grants, protected paths, outside.
+ *
+ * - Lands without asking: what git writes inside `.git` (objects, refs, the index, logs: never its control entries,
+ *   which are protected), and files git ignores (build output, caches, `node_modules`) unless a rule protects them or
+ *   toolgate.sandbox.landIgnoredFiles is off. The sandbox let the command write these; they land as it left them.
+ * - Everything else goes to the gate as a `write_file` of that path, with the diff from the file as it is now to what
+ *   the command left: what a rule or grant allows lands at once; what asks waits in the panel and the chat like any
+ *   edit (hunk by hunk, edit then allow, the diff editor), with a notice naming the command. A file the person changed
+ *   while the command ran (on disk, or unsaved in an editor) always asks.
+ * - Text files land through the editor's port (`WorkspaceFiles.apply`, byte-exact in the file's own encoding, open
+ *   buffers updated) and join the task's checkpoint, so the undo reverts them like edits. Binary files, symlinks and
+ *   mode changes land as the kernel left them and cannot be undone (the model and the person are told).
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { Gate, GateInput, GateResult } from '../approval/gate';
+import type { GateCall } from '../approval/policy';
+import { newCallId } from '../approval/broker';
+import type { PathResolver } from '../approval/paths';
+import type { TurnRef } from '../checkpoints/store';
+import type { ChangeRecorder } from '../checkpoints/recorder';
+import { diffText } from '../diff/lineDiff';
+import { decodeFile, encodeText, sha256Bytes } from '../files/encoding';
+import { diffPreview } from '../review/diffPreview';
+import { applyHunksOf } from '../review/hunks';
+import { gitControlEntries } from '../sandbox/policy';
+import { changesUnderNewFolders, landChanges, readChangeSet, type Stage, type StagedChange } from '../sandbox/staging';
+import type { Preview } from '../../shared/approvals';
+import type { Proposal } from './fileTools';
+import { gateCall } from './gateCall';
+import type { FileSnapshot, LogPort, WorkspaceFiles } from './ports';
+
+export interface StagedLandingDeps {
+  gate: Pick<Gate, 'request' | 'evaluate'>;
+  files: WorkspaceFiles;
+  resolver: PathResolver;
+  recorder?: Pick<ChangeRecorder, 'fileWritten'>;
+  log: LogPort;
+  /** Of `paths` (relative to `folder`, `/` separators), those git ignores; none when it is not a repository. */
+  ignored?: (folder: string, paths: readonly string[]) => Promise<ReadonlySet<string>>;
+  /** toolgate.sandbox.landIgnoredFiles. */
+  landIgnored: boolean;
+  /** Keeps a waiting change's proposal for the diff editor while it waits; returns how to forget it. */
+  keepProposal: (callId: string, proposal: Proposal) => () => void;
+  /** A reviewed change landed or was refused (while others may still wait). */
+  onSettled?: (relative: string, landed: boolean) => void;
+}
+
+export interface LandingContext {
+  /** The command as it ran. */
+  command: string;
+  /** Who asked for the command ('agent', an extension id): its changes are theirs. */
+  source: string;
+  chatId: string;
+  signal?: AbortSignal;
+  turn?: TurnRef;
+}
+
+/** What became of one change, for the summary. */
+type Fate =
+  | { kind: 'landed'; how: 'asked' | 'rule' | 'git' | 'ignored'; undoable: boolean }
+  | { kind: 'refused'; why: string };
+
+interface Outcome {
+  path: string;
+  fate: Fate;
+}
+
+/** A change that goes to the gate: how it is shown and judged, and how it lands if allowed. */
+interface Review {
+  change: StagedChange;
+  relative: string;
+  absolute: string;
+  input: GateInput & { callId: string };
+  /** Text changes: what the diff is of, and what lands (hunks and edits apply to it). */
+  proposal?: Proposal;
+  /** A text file deleted: its text, for the undo. */
+  deletedText?: FileSnapshot;
+}
+
+/** Allowed changes past which git is asked which are ignored, to move those in whole rather than one by one. */
+const manyChanges = 200;
+
+/**
+ * What lands without review inside a `.git` folder: git's own data (objects, refs, the index, logs), never what decides
+ * what git runs or ignores. Judged instead (and asking, as protected paths): any `hooks` or `info` folder (attributes,
+ * and `info/exclude`, which would decide which files land unreviewed as ignored), any `config`, `commondir` or
+ * `alternates`, in the repository or in any of its submodules' (`modules/<name>/…`).
+ */
+export function gitInternal(relative: string): boolean {
+  const parts = relative.split('/');
+  const at = parts.indexOf('.git');
+  const inner = at < 0 ? [] : parts.slice(at + 1);
+  if (inner.length === 0) {
+    return false;
+  }
+  const decides = new Set(['hooks', 'info', ...gitControlEntries.map((entry) => entry.split('/').at(-1) ?? entry)]);
+  return !inner.some((part) => decides.has(part));
+}
+
+const describeChange = (change: StagedChange): string => {
+  switch (change.kind) {
+    case 'deleted':
+      return 'deletes it';
+    case 'mode':
+      return `changes its mode to ${change.mode.toString(8)}`;
+    case 'symlink':
+      return `makes it a symbolic link to ${change.target}`;
+    case 'folder':
+      return 'creates the folder';
+    default:
+      return change.kind === 'created' ? 'creates it' : 'changes it';
+  }
+};
+
+/** The text a staged file holds, when it can land as text: decoded in the file's own format and byte-exact. */
+async function stagedText(staged: string, base: FileSnapshot): Promise<string | undefined> {
+  const bytes = await fs.readFile(staged);
+  const preferred = base.exists && base.format.kind === 'text' ? base.format.encoding : undefined;
+  const decoded = await decodeFile(bytes, preferred);
+  if (decoded.format.kind !== 'text') {
+    return undefined;
+  }
+  // The write goes out in the base's format (a new file: UTF-8): the staged bytes must be exactly what that writes.
+  const format = base.exists && base.format.kind === 'text' ? base.format : { kind: 'text' as const, encoding: 'utf8', bom: false };
+  if (decoded.format.encoding !== format.encoding || decoded.format.bom !== format.bom) {
+    return undefined;
+  }
+  const round = await encodeText(decoded.text, format);
+  return Buffer.from(round).equals(bytes) ? decoded.text : undefined;
+}
+
+async function diskHash(absolute: string): Promise<string | undefined> {
+  try {
+    return sha256Bytes(await fs.readFile(absolute));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether the person changed the file while the command ran: on disk after the stage was made, or in an editor
+ * (the snapshot, which is an open buffer's text, is not what the disk holds).
+ */
+async function changedMeanwhile(stage: Stage, absolute: string, base: FileSnapshot): Promise<string | undefined> {
+  const stat = await fs.lstat(absolute).catch(() => undefined);
+  if (stat !== undefined && !stat.isDirectory() && stat.mtimeMs > stage.startedMs) {
+    return 'it was changed in the workspace while the command ran';
+  }
+  if (stat?.isFile() === true && base.exists && (await diskHash(absolute)) !== base.hash) {
+    return 'it has unsaved changes in an editor';
+  }
+  return undefined;
+}
+
+/** The file the change lands on is reached through a symbolic link in the workspace: it would land elsewhere. */
+function throughLink(resolver: PathResolver, absolute: string): boolean {
+  return resolver.resolve(path.dirname(absolute)).real !== path.dirname(absolute);
+}
+
+/** Paths in order (the kernel lists a folder in no useful order), the first `max` of them. */
+function list(paths: readonly string[], max = 20): string {
+  const sorted = [...paths].sort();
+  return sorted.length <= max ? sorted.join(', ') : `${sorted.slice(0, max).join(', ')} and ${(sorted.length - max).toLocaleString('en-US')} more`;
+}
+
+/** The summary of what landed, for the model (and the person, in the chat's tool result). */
+export function landingSummary(outcomes: readonly Outcome[], complete: boolean): string {
+  if (outcomes.length === 0) {
+    // Nothing to say of a command that wrote nothing in the workspace: its result stays as it was.
+    return complete ? '' : 'It was stopped before its changes could be read whole; none landed.';
+  }
+  const landed = (how: Extract<Fate, { kind: 'landed' }>['how']): string[] =>
+    outcomes.filter((entry) => entry.fate.kind === 'landed' && entry.fate.how === how).map((entry) => entry.path);
+  const lines = ['Its changes to the workspace were staged and judged as writes:'];
+  const reviewed = [...landed('rule'), ...landed('asked')];
+  if (reviewed.length > 0) {
+    lines.push(`- landed: ${list(reviewed)}`);
+  }
+  const ignored = landed('ignored');
+  if (ignored.length > 0) {
+    lines.push(`- landed without review (git ignores them): ${ignored.length.toLocaleString('en-US')} file${ignored.length === 1 ? '' : 's'}`);
+  }
+  const git = landed('git');
+  if (git.length > 0) {
+    lines.push(`- git's own files in .git: ${git.length.toLocaleString('en-US')} landed`);
+  }
+  const notUndoable = outcomes.filter((entry) => entry.fate.kind === 'landed' && !entry.fate.undoable && (entry.fate.how === 'rule' || entry.fate.how === 'asked')).map((entry) => entry.path);
+  if (notUndoable.length > 0) {
+    lines.push(`- cannot be undone (binary, link or mode changes): ${list(notUndoable)}`);
+  }
+  const refusals = outcomes.filter((entry): entry is Outcome & { fate: { kind: 'refused' } } => entry.fate.kind === 'refused');
+  const byWhy = new Map<string, string[]>();
+  for (const entry of refusals) {
+    byWhy.set(entry.fate.why, [...(byWhy.get(entry.fate.why) ?? []), entry.path]);
+  }
+  for (const [why, paths] of byWhy) {
+    lines.push(`- NOT landed (${why}): ${list(paths)}`);
+  }
+  if (!complete) {
+    lines.push('- it was stopped before the stage could be read whole: deletions inside folders it removed and made again may be missing');
+  }
+  return lines.join('\n');
+}
+
+export class StagedLanding {
+  constructor(private readonly deps: StagedLandingDeps) {}
+
+  /**
+   * Judges, reviews and lands the stage's changes; the stage is left for the caller to discard. Answers the summary
+   * for the model ('' when the command changed nothing in the workspace).
+   */
+  async land(stage: Stage, context: LandingContext): Promise<string> {
+    const set = await readChangeSet(stage);
+    const outcomes: Outcome[] = [];
+    const relativeOf = (change: StagedChange): string => this.shown(change);
+    // Folders are made as what is in them lands; a deleted folder goes once it is empty.
+    const files = set.changes.filter((change) => change.kind !== 'folder');
+    const deletedFolders = new Set<StagedChange>();
+    for (const change of files) {
+      if (change.kind === 'deleted' && (await fs.lstat(path.join(change.folder, change.path)).catch(() => undefined))?.isDirectory() === true) {
+        deletedFolders.add(change);
+      }
+    }
+    const leaves = files.filter((change) => !deletedFolders.has(change));
+
+    const git: StagedChange[] = leaves.filter((change) => gitInternal(change.path));
+    const rest = leaves.filter((change) => !gitInternal(change.path));
+    const ignored = await this.ignoredOf(rest, context.chatId);
+    // A new folder all of whose content lands directly goes with it (moved whole: an `npm install` is one rename).
+    const directFiles = new Set<StagedChange>([...git, ...ignored]);
+    const underAll = changesUnderNewFolders(set.changes);
+    const underDirect = changesUnderNewFolders(set.changes.filter((change) => change.kind === 'folder' || directFiles.has(change)));
+    const direct = set.changes.filter((change) => directFiles.has(change) || (change.kind === 'folder' && (underAll.get(change) ?? 0) > 0 && underAll.get(change) === underDirect.get(change)));
+    const landedDirect = await landChanges(stage, direct);
+    const gitSet = new Set(git);
+    for (const change of landedDirect.landed.filter((landed) => landed.kind !== 'folder')) {
+      outcomes.push({ path: relativeOf(change), fate: { kind: 'landed', how: gitSet.has(change) ? 'git' : 'ignored', undoable: false } });
+    }
+    for (const conflict of landedDirect.conflicts) {
+      outcomes.push({ path: relativeOf(conflict.change), fate: { kind: 'refused', why: conflict.why.startsWith('a folder') ? 'a folder on its path is now a symbolic link' : 'changed in the workspace while the command ran' } });
+    }
+
+    const ignoredSet = new Set(ignored);
+    const judged = rest.filter((change) => !ignoredSet.has(change));
+    const reviews: Review[] = [];
+    for (const change of judged) {
+      const review = await this.review(stage, change, context, judged.length);
+      if ('refused' in review) {
+        outcomes.push({ path: review.path, fate: { kind: 'refused', why: review.refused } });
+      } else {
+        reviews.push(review);
+      }
+    }
+    if (reviews.length > 0) {
+      const forget = reviews.flatMap((review) => (review.proposal ? [this.deps.keepProposal(review.input.callId, review.proposal)] : []));
+      try {
+        const decisions = this.deps.gate.request(
+          reviews.map((review) => review.input),
+          { chatId: context.chatId, ...(context.signal ? { signal: context.signal } : {}), turn: context.turn },
+        );
+        // Each lands as soon as it is decided (what a rule allows, at once, while the rest waits for the person).
+        const fates = await Promise.all(
+          reviews.map(async (review, index): Promise<Fate> => {
+            const decision = await (decisions[index] ?? Promise.reject(new Error('the gate returned no decision'))).catch(
+              (error: unknown): GateResult => ({ verdict: 'deny', callId: '', decidedBy: 'cancel', reason: String(error), cancelReason: String(error) }),
+            );
+            const fate = await this.landReviewed(stage, review, decision, context);
+            this.deps.onSettled?.(review.relative, fate.kind === 'landed');
+            return fate;
+          }),
+        );
+        reviews.forEach((review, index) => outcomes.push({ path: review.relative, fate: fates[index] ?? { kind: 'refused', why: 'no decision' } }));
+      } finally {
+        for (const done of forget) {
+          done();
+        }
+      }
+    }
+    await this.removeEmptied(deletedFolders);
+    await this.makeEmptyFolders(set.changes);
+    return landingSummary(outcomes, set.complete);
+  }
+
+  /**
+   * How a change's path is shown: as the command wrote it, relative to its workspace folder (named first when there
+   * are several). Never through the links on the way, which may have changed since.
+   */
+  private shown(change: StagedChange): string {
+    return this.deps.resolver.roots.length > 1 ? `${path.basename(change.folder)}/${change.path}` : change.path;
+  }
+
+  /**
+   * Of `changes`, those that land as git-ignored files: the setting on, git ignores them, and the policy would allow
+   * them or ask only because writes are gated (never a protected path, a `false` rule, an untrusted workspace or
+   * anything else that always asks). The policy is asked first, in process, so git (a process start, about 15 ms) runs
+   * only when a change would otherwise wait for the person, or when so many are allowed that moving the ignored ones
+   * in as they are beats writing each through the editor.
+   */
+  private async ignoredOf(changes: readonly StagedChange[], chatId: string): Promise<StagedChange[]> {
+    if (!this.deps.landIgnored || this.deps.ignored === undefined || changes.length === 0) {
+      return [];
+    }
+    const byFolder = new Map<string, StagedChange[]>();
+    let wouldAsk = 0;
+    for (const change of changes) {
+      // The target as the command wrote it (links on the way are checked again when it lands).
+      const absolute = path.join(change.folder, change.path);
+      const call: GateCall = { tool: 'write_file', args: { path: absolute }, argsHash: '', target: { input: absolute, absolute, real: absolute, root: change.folder, relative: change.path } };
+      const judgement = this.deps.gate.evaluate(call, chatId);
+      if (judgement.kind === 'gated' || judgement.verdict === 'allow') {
+        wouldAsk += judgement.verdict === 'allow' ? 0 : 1;
+        const inFolder = byFolder.get(change.folder) ?? [];
+        inFolder.push(change);
+        byFolder.set(change.folder, inFolder);
+      }
+    }
+    if (wouldAsk === 0 && changes.length < manyChanges) {
+      return [];
+    }
+    const found: StagedChange[] = [];
+    for (const [folder, inFolder] of byFolder) {
+      const ignored = await this.deps.ignored(folder, inFolder.map((change) => change.path)).catch((error: unknown) => {
+        this.deps.log.warn(`staged changes: git could not say which files it ignores in ${folder} (${String(error)}); every change is judged`);
+        return new Set<string>();
+      });
+      found.push(...inFolder.filter((change) => ignored.has(change.path)));
+    }
+    return found;
+  }
+
+  /** The gate input for one change, or why it cannot land at all. */
+  private async review(stage: Stage, change: StagedChange, context: LandingContext, count: number): Promise<Review | { path: string; refused: string }> {
+    const absolute = path.join(change.folder, change.path);
+    const relative = this.shown(change);
+    if (throughLink(this.deps.resolver, absolute)) {
+      return { path: relative, refused: 'a folder on its path is now a symbolic link' };
+    }
+    const base = await this.deps.files.snapshot(absolute).catch(() => undefined);
+    if (base === undefined) {
+      return { path: relative, refused: 'it cannot be read as a file now' };
+    }
+    const meanwhile = change.kind === 'created' && base.exists ? 'it was created in the workspace while the command ran' : await changedMeanwhile(stage, absolute, base);
+    const notices = [
+      `Written by the command \`${context.command}\`, which ran in the sandbox: this change is staged, not in your workspace, until you allow it. Deny discards it.${count > 1 ? ` (${count} changes of the command are judged.)` : ''}`,
+      ...(meanwhile === undefined ? [] : [`You changed this file while the command ran (${meanwhile}): allowing replaces your version with the command's.`]),
+    ];
+    const text = (change.kind === 'created' || change.kind === 'modified') && (!base.exists || base.format.kind === 'text') ? await stagedText(change.staged, base) : undefined;
+    const deletedText = change.kind === 'deleted' && base.exists && base.format.kind === 'text' ? base : undefined;
+    const target = this.deps.resolver.resolve(absolute);
+    let preview: Preview;
+    let args: Record<string, unknown>;
+    let proposal: Proposal | undefined;
+    if (text !== undefined) {
+      proposal = { target, base, newText: text };
+      args = { path: absolute, content: text };
+      preview = diffPreview(relative, !base.exists, diffText(base.exists ? base.text : '', text));
+    } else if (deletedText !== undefined) {
+      args = { path: absolute, content: '', deleted: true };
+      preview = { ...diffPreview(relative, false, diffText(deletedText.text, '')), note: 'The command deleted this file.' };
+    } else {
+      const what = change.kind === 'created' || change.kind === 'modified' ? `${change.kind === 'created' ? 'creates' : 'replaces'} it whole with ${(await fs.stat(change.staged)).size.toLocaleString('en-US')} bytes that are not text in its encoding` : describeChange(change);
+      args = { path: absolute, change: what };
+      preview = { kind: 'none' };
+    }
+    const call = gateCall('write_file', args, this.deps.resolver, { baseHash: base.hash });
+    if (meanwhile !== undefined) {
+      call.changedMeanwhile = meanwhile;
+    }
+    const input: Review['input'] = {
+      callId: newCallId(),
+      call,
+      preview,
+      source: context.source,
+      notices,
+      ...(text !== undefined ? { editable: { kind: 'content' as const, text } } : {}),
+    };
+    return { change, relative, absolute, input, ...(proposal ? { proposal } : {}), ...(deletedText ? { deletedText } : {}) };
+  }
+
+  private async landReviewed(stage: Stage, review: Review, decision: GateResult, context: LandingContext): Promise<Fate> {
+    if (decision.verdict === 'deny') {
+      const why = decision.decidedBy === 'person' ? `you denied it${decision.personReason !== undefined ? `: "${decision.personReason}"` : ''}` : decision.decidedBy === 'cancel' ? (decision.cancelReason ?? 'cancelled') : decision.reason;
+      return { kind: 'refused', why };
+    }
+    const how = decision.decidedBy === 'person' ? 'asked' : 'rule';
+    const { proposal, change } = review;
+    // Checked again now: another change allowed meanwhile may have put a link on the way.
+    if (throughLink(this.deps.resolver, review.absolute)) {
+      return { kind: 'refused', why: 'a folder on its path is now a symbolic link' };
+    }
+    try {
+      if (proposal !== undefined) {
+        const text = textToWrite(proposal, decision);
+        const applied = await this.deps.files.apply(review.absolute, proposal.base, text, `${review.relative} (from \`${context.command}\`)`);
+        if (applied.kind === 'changed') {
+          return { kind: 'refused', why: `${applied.detail} after it was shown` };
+        }
+        const mode = change.kind === 'created' || change.kind === 'modified' ? (change.mode ?? (await fs.stat(change.staged)).mode & 0o7777) : 0;
+        if ((mode & 0o111) !== 0) {
+          await fs.chmod(review.absolute, mode);
+        }
+        await this.deps.recorder?.fileWritten(context.turn, {
+          path: review.absolute,
+          relativePath: review.relative,
+          tool: 'run_in_terminal',
+          before: proposal.base.exists ? proposal.base.text : null,
+          after: text,
+        });
+        return { kind: 'landed', how, undoable: true };
+      }
+      if (review.deletedText !== undefined) {
+        // Only what was shown is deleted: the file must still be the text the diff was of.
+        if ((await diskHash(review.absolute)) !== review.deletedText.hash) {
+          return { kind: 'refused', why: 'it changed after it was shown' };
+        }
+        await fs.rm(review.absolute, { force: true });
+        await this.deps.recorder?.fileWritten(context.turn, { path: review.absolute, relativePath: review.relative, tool: 'run_in_terminal', before: review.deletedText.text, after: null });
+        return { kind: 'landed', how, undoable: true };
+      }
+      // Allowed with the conflict shown: what lands is the command's, over the person's change.
+      const landed = await landChanges(review.input.call.changedMeanwhile !== undefined ? { ...stage, startedMs: Number.POSITIVE_INFINITY } : stage, [change]);
+      return landed.landed.length === 1 ? { kind: 'landed', how, undoable: false } : { kind: 'refused', why: 'changed in the workspace while the command ran' };
+    } catch (error) {
+      return { kind: 'refused', why: `landing it failed: ${error instanceof Error ? error.message : String(error)}` };
+    }
+  }
+
+  /** Deleted folders, deepest first, once everything in them went (a folder with a change refused in it stays). */
+  private async removeEmptied(folders: ReadonlySet<StagedChange>): Promise<void> {
+    const deepestFirst = [...folders].sort((a, b) => b.path.split('/').length - a.path.split('/').length);
+    for (const folder of deepestFirst) {
+      await fs.rmdir(path.join(folder.folder, folder.path)).catch(() => undefined);
+    }
+  }
+
+  /** New folders the command left empty (nothing in them to land). */
+  private async makeEmptyFolders(changes: readonly StagedChange[]): Promise<void> {
+    for (const change of changes) {
+      if (change.kind === 'folder' && !changes.some((other) => other !== change && other.folder === change.folder && other.path.startsWith(`${change.path}/`))) {
+        await fs.mkdir(path.join(change.folder, change.path), { recursive: true }).catch(() => undefined);
+      }
+    }
+  }
+}
+
+/** The text an allowed write lands: the base with the accepted hunks of the shown diff, the person's edit, or all. */
+export function textToWrite(proposal: Proposal, decision: Extract<GateResult, { verdict: 'allow' }>): string {
+  if (decision.hunks === undefined) {
+    return decision.edited ?? proposal.newText;
+  }
+  const shown = diffText(proposal.base.text, proposal.newText).hunks;
+  const decided = new Map(decision.hunks.map((hunk) => [hunk.index, hunk]));
+  const accepted = new Set(shown.map((_, index) => index).filter((index) => decided.get(index)?.accepted ?? true));
+  return applyHunksOf(proposal.base.text, proposal.newText, shown, accepted);
+}

@@ -1,0 +1,237 @@
+/**
+ * A staged command's changes judged and landed, with the real overlay, unshare, bubblewrap and git: what a rule allows
+ * lands at once, git-ignored output lands unreviewed, the rest waits in the gate as write_file calls (protected paths
+ * included), hunk choices and denials are obeyed byte for byte, a file the person changed meanwhile asks, and what
+ * landed as text is handed to the checkpoints.
+ */
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Gate } from '../../src/core/approval/gate';
+import { PathResolver } from '../../src/core/approval/paths';
+import { GitCli } from '../../src/core/checkpoints/gitCli';
+import type { FileWritten } from '../../src/core/checkpoints/recorder';
+import { bwrapArgs } from '../../src/core/sandbox/bwrap';
+import { gatherSandboxPolicy } from '../../src/core/sandbox/gather';
+import { findBwrap } from '../../src/core/sandbox/sandbox';
+import { createStage, discardStage, stagedLaunch, type Stage } from '../../src/core/sandbox/staging';
+import { defaultProtectedPaths } from '../../src/core/settings';
+import { runBash } from '../../src/core/terminal/bashRunner';
+import { gitInternal, StagedLanding } from '../../src/core/tools/stagedChanges';
+import type { PendingCallView } from '../../src/shared/approvals';
+import { DiskFiles } from '../fixtures/diskFiles';
+import { createMemoryGate, locateUnder } from '../fixtures/memoryGate';
+
+/** Resolves once `count` calls wait in the gate (on its change event, not a timer). */
+function waiting(gate: Gate, count: number): Promise<PendingCallView[]> {
+  return new Promise((resolve) => {
+    const check = (): boolean => {
+      const views = gate.pendingViews();
+      if (views.length >= count) {
+        subscription.dispose();
+        resolve(views);
+        return true;
+      }
+      return false;
+    };
+    const subscription = gate.onDidChange(() => void check());
+    check();
+  });
+}
+
+const twoHunks = Array.from({ length: 20 }, (_, index) => `line ${index + 1}`).join('\n') + '\n';
+
+describe('a staged command lands what is allowed and asks for the rest (real overlay, bubblewrap and git)', function () {
+  this.timeout(30_000);
+  let base: string;
+  let ws: string;
+  let cache: string;
+
+  beforeEach(() => {
+    base = realpathSync(mkdtempSync(path.join(existsSync('/var/tmp') ? '/var/tmp' : os.homedir(), 'toolgate-landing-')));
+    ws = path.join(base, 'ws');
+    cache = path.join(base, 'cache');
+    for (const folder of ['allowed', 'src', 'gone']) {
+      mkdirSync(path.join(ws, folder), { recursive: true });
+    }
+    writeFileSync(path.join(ws, 'allowed', 'x.txt'), 'x\n');
+    writeFileSync(path.join(ws, 'src', 'a.txt'), twoHunks);
+    writeFileSync(path.join(ws, 'src', 'del.txt'), 'keep me\n');
+    writeFileSync(path.join(ws, 'gone', 'one.txt'), 'one\n');
+    writeFileSync(path.join(ws, '.gitignore'), 'build/\n');
+    execFileSync('git', ['init', '-q', ws]);
+    execFileSync('git', ['-C', ws, 'add', '.']);
+  });
+  afterEach(() => {
+    execFileSync('chmod', ['-R', 'u+rwx', base]);
+    rmSync(base, { recursive: true, force: true });
+  });
+
+  async function run(command: string): Promise<Stage> {
+    const stage = await createStage(cache, [ws]);
+    const { policy } = await gatherSandboxPolicy({ workspaceFolders: [ws], protectedGlobs: defaultProtectedPaths, extraHidden: [], extraWritable: [], ownStorage: [], network: 'none', cacheRoot: cache });
+    const launch = stagedLaunch(stage, '/usr/bin/unshare', { program: findBwrap() ?? 'bwrap', args: bwrapArgs(policy, ws) });
+    const result = await runBash(command, { cwd: ws, timeoutMs: 15_000, wrap: { ...launch, env: policy.env }, graceMs: 500, drainMs: 300 });
+    assert.equal(result.exitCode, 0, result.output);
+    return stage;
+  }
+
+  function landing(gate: Gate, recorded: FileWritten[], landIgnored = true, onSettled?: (relative: string, landed: boolean) => void): StagedLanding {
+    return new StagedLanding({
+      ...(onSettled ? { onSettled } : {}),
+      gate,
+      files: new DiskFiles(),
+      resolver: new PathResolver([ws]),
+      recorder: { fileWritten: (_turn, change) => (recorded.push(change), Promise.resolve()) },
+      log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+      ignored: (folder, paths) => new GitCli().ignored(folder, paths),
+      landIgnored,
+      keepProposal: () => () => undefined,
+    });
+  }
+
+  const turn = { chatId: 'c', taskId: 't', turn: 0 };
+
+  it('a rule lands its file at once, git-ignored output lands unreviewed, the rest asks; one hunk accepted lands exactly that hunk, denials leave the files as they were', async () => {
+    const { gate } = createMemoryGate({ locate: locateUnder(ws), editRules: { 'allowed/**': true } });
+    const command = [
+      'echo X > allowed/x.txt',
+      `sed -i -e 's/^line 2$/LINE TWO/' -e 's/^line 19$/LINE NINETEEN/' src/a.txt`,
+      'rm src/del.txt',
+      'rm -r gone',
+      'mkdir -p build/deep && echo out > build/deep/out.js',
+      // A protected file that did not exist: the sandbox could not make it read-only; staged, it asks.
+      'mkdir .vscode && echo \'{"tasks": []}\' > .vscode/tasks.json',
+    ].join(' && ');
+    const stage = await run(command);
+    assert.equal(readFileSync(path.join(ws, 'allowed', 'x.txt'), 'utf8'), 'x\n', 'nothing lands while the command runs');
+    const recorded: FileWritten[] = [];
+    let allowedLanded = (): void => undefined;
+    const ruleLanded = new Promise<void>((resolve) => {
+      allowedLanded = resolve;
+    });
+    const done = landing(gate, recorded, true, (relative, landed) => relative === 'allowed/x.txt' && landed && allowedLanded()).land(stage, { command, source: 'agent', chatId: 'c', turn });
+    const views = await waiting(gate, 4);
+    await ruleLanded;
+    const byPath = new Map(views.map((view) => [view.preview.kind === 'diff' ? view.preview.path : path.relative(ws, (JSON.parse(view.argsJson) as { path: string }).path), view]));
+    assert.deepEqual([...byPath.keys()].sort(), ['.vscode/tasks.json', 'gone/one.txt', 'src/a.txt', 'src/del.txt']);
+    for (const view of views) {
+      assert.equal(view.tool, 'write_file');
+      assert.match(view.warnings[0] ?? '', /Written by the command `echo X > allowed\/x\.txt/);
+    }
+    assert.match(byPath.get('.vscode/tasks.json')?.reason ?? '', /protected/);
+    assert.equal(byPath.get('.vscode/tasks.json')?.grantable, false);
+    // The allowed file and the ignored output are in the workspace while the rest waits.
+    assert.equal(readFileSync(path.join(ws, 'allowed', 'x.txt'), 'utf8'), 'X\n');
+    assert.equal(readFileSync(path.join(ws, 'build', 'deep', 'out.js'), 'utf8'), 'out\n');
+
+    const a = byPath.get('src/a.txt');
+    assert.ok(a && a.preview.kind === 'diff' && a.preview.hunks.length === 2);
+    assert.deepEqual(gate.chooseHunk(a, 1, false), { ok: true });
+    assert.deepEqual(gate.settle(a, { action: 'allow-once' }), { ok: true });
+    for (const path of ['src/del.txt', '.vscode/tasks.json']) {
+      const view = byPath.get(path);
+      assert.ok(view);
+      assert.deepEqual(gate.settle(view, { action: 'deny', reason: 'not that' }), { ok: true });
+    }
+    const gone = byPath.get('gone/one.txt');
+    assert.ok(gone);
+    assert.deepEqual(gate.settle(gone, { action: 'allow-once' }), { ok: true });
+    const summary = await done;
+
+    assert.equal(readFileSync(path.join(ws, 'src', 'a.txt'), 'utf8'), twoHunks.replace('line 2\n', 'LINE TWO\n'), 'only the accepted hunk');
+    assert.equal(readFileSync(path.join(ws, 'src', 'del.txt'), 'utf8'), 'keep me\n');
+    assert.equal(existsSync(path.join(ws, '.vscode')), false, 'nor the folder made for it');
+    assert.equal(existsSync(path.join(ws, 'gone')), false, 'the folder goes with its last file');
+    assert.match(summary, /- landed: allowed\/x\.txt, gone\/one\.txt, src\/a\.txt\n/);
+    assert.match(summary, /landed without review \(git ignores them\): 1 file/);
+    assert.match(summary, /NOT landed \(you denied it: "not that"\): \.vscode\/tasks\.json, src\/del\.txt$/);
+    // What the checkpoint gets, for the undo: the texts before and after (a deleted file: after null).
+    assert.deepEqual(
+      recorded.map((change) => [change.relativePath, change.tool, change.before, change.after]).sort(),
+      [
+        ['allowed/x.txt', 'run_in_terminal', 'x\n', 'X\n'],
+        ['gone/one.txt', 'run_in_terminal', 'one\n', null],
+        ['src/a.txt', 'run_in_terminal', twoHunks, twoHunks.replace('line 2\n', 'LINE TWO\n')],
+      ],
+    );
+    await discardStage(stage);
+  });
+
+  it('a file the person changed while the command ran asks even where a rule allows it, and Deny keeps their version', async () => {
+    const { gate } = createMemoryGate({ locate: locateUnder(ws), editRules: { 'allowed/**': true } });
+    const stage = await run('echo from-the-command > allowed/x.txt');
+    // The person's save, after the stage was made.
+    writeFileSync(path.join(ws, 'allowed', 'x.txt'), 'mine\n');
+    const later = new Date(stage.startedMs + 1_000);
+    utimesSync(path.join(ws, 'allowed', 'x.txt'), later, later);
+    const done = landing(gate, []).land(stage, { command: 'echo', source: 'agent', chatId: 'c', turn });
+    const [view] = await waiting(gate, 1);
+    assert.ok(view);
+    assert.match(view.reason, /changed in the workspace while the command ran/);
+    assert.equal(view.grantable, false);
+    assert.match(view.warnings.join('\n'), /allowing replaces your version/);
+    gate.settle(view, { action: 'deny' });
+    assert.match(await done, /NOT landed \(you denied it\): allowed\/x\.txt/);
+    assert.equal(readFileSync(path.join(ws, 'allowed', 'x.txt'), 'utf8'), 'mine\n');
+    await discardStage(stage);
+  });
+
+  it('with toolgate.sandbox.landIgnoredFiles off, ignored output asks too; an executable script keeps its mode when it lands', async () => {
+    const { gate } = createMemoryGate({ locate: locateUnder(ws), editRules: { 'allowed/**': true } });
+    const stage = await run('mkdir build && echo out > build/out.js && printf "#!/bin/sh\\necho hi\\n" > allowed/run.sh && chmod +x allowed/run.sh');
+    const done = landing(gate, [], false).land(stage, { command: 'build', source: 'agent', chatId: 'c', turn });
+    const [view] = await waiting(gate, 1);
+    assert.ok(view?.preview.kind === 'diff' && view.preview.path === 'build/out.js');
+    gate.settle(view, { action: 'deny' });
+    await done;
+    assert.equal(existsSync(path.join(ws, 'build', 'out.js')), false);
+    assert.equal(statSync(path.join(ws, 'allowed', 'run.sh')).mode & 0o777, 0o755);
+    await discardStage(stage);
+  });
+
+  it('a folder swapped for a link to elsewhere before the changes land: nothing lands through it, reviewed or ignored', async () => {
+    const { gate } = createMemoryGate({ locate: locateUnder(ws), editRules: { '**': true } });
+    mkdirSync(path.join(ws, 'build'));
+    const outside = path.join(base, 'outside');
+    mkdirSync(outside);
+    const stage = await run('echo x > src/new.txt && echo y > build/out.js');
+    // Between the command and the landing, src and build become links out of the workspace.
+    for (const folder of ['src', 'build']) {
+      renameSync(path.join(ws, folder), path.join(base, `${folder}-moved`));
+      symlinkSync(outside, path.join(ws, folder));
+    }
+    const summary = await landing(gate, []).land(stage, { command: 'x', source: 'agent', chatId: 'c', turn });
+    assert.deepEqual(readdirSync(outside), [], 'nothing landed through a link');
+    assert.match(summary, /NOT landed \(a folder on its path is now a symbolic link\): build\/out\.js, src\/new\.txt$/);
+    assert.doesNotMatch(summary, /- landed/);
+    await discardStage(stage);
+  });
+});
+
+describe("what of a command's writes inside .git lands unreviewed: git's data, never what decides what git runs or ignores", () => {
+  const rows: [string, boolean][] = [
+    ['.git/objects/ab/cdef', true],
+    ['.git/refs/heads/main', true],
+    ['.git/index', true],
+    ['.git/logs/HEAD', true],
+    ['.git/COMMIT_EDITMSG', true],
+    ['sub/.git/ORIG_HEAD', true],
+    ['.git/config', false],
+    ['.git/hooks/pre-commit', false],
+    ['.git/info/exclude', false],
+    ['.git/info/attributes', false],
+    ['.git/commondir', false],
+    ['.git/objects/info/alternates', false],
+    ['.git/modules/lib/hooks/post-checkout', false],
+    ['.git/modules/lib/config', false],
+    ['.git', false],
+    ['src/a.ts', false],
+    ['.gitignore', false],
+  ];
+  for (const [relative, lands] of rows) {
+    it(`${relative}: ${lands ? 'lands' : 'is judged'}`, () => assert.equal(gitInternal(relative), lands));
+  }
+});
