@@ -77,7 +77,7 @@ describe('staged commands in the real VS Code: a command\'s writes are reviewed 
 
   it('Deny leaves the workspace byte for byte as it was, whatever the command created, changed or deleted', async () => {
     const before = tree(session.server.workspace);
-    const result = control.invoke('run_in_terminal', { command: 'echo new > src/new.txt && echo more >> src/keep.txt && rm src/three.ts && chmod +x src/keep.txt' });
+    const result = control.invoke('run_in_terminal', { command: 'echo new > src/new.txt && echo more >> src/keep.txt && rm src/three.ts && chmod +x src/keep.txt && mkdir -p src/empty/inner' });
     await allowCommand();
     for (const target of ['src/new.txt', 'src/keep.txt', 'src/three.ts']) {
       await panel().deny(await panel().waitForCall('write_file', target, 60_000), 'not now');

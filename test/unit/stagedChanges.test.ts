@@ -102,6 +102,7 @@ describe('a staged command lands what is allowed and asks for the rest (real ove
       'rm src/del.txt',
       'rm -r gone',
       'mkdir -p build/deep && echo out > build/deep/out.js',
+      'mkdir -p made/deep',
       // A protected file that did not exist: the sandbox could not make it read-only; staged, it asks.
       'mkdir .vscode && echo \'{"tasks": []}\' > .vscode/tasks.json',
     ].join(' && ');
@@ -145,9 +146,11 @@ describe('a staged command lands what is allowed and asks for the rest (real ove
     assert.equal(readFileSync(path.join(ws, 'src', 'del.txt'), 'utf8'), 'keep me\n');
     assert.equal(existsSync(path.join(ws, '.vscode')), false, 'nor the folder made for it');
     assert.equal(existsSync(path.join(ws, 'gone')), false, 'the folder goes with its last file');
+    assert.equal(existsSync(path.join(ws, 'made')), false, 'an empty folder no rule allows is not made');
+    assert.match(summary, /NOT landed \(an empty folder, which would ask: make it yourself if you want it\): made\/deep\//);
     assert.match(summary, /- landed: allowed\/x\.txt, gone\/one\.txt, src\/a\.txt\n/);
     assert.match(summary, /landed without review \(git ignores them\): 1 file/);
-    assert.match(summary, /NOT landed \(you denied it: "not that"\): \.vscode\/tasks\.json, src\/del\.txt$/);
+    assert.match(summary, /NOT landed \(you denied it: "not that"\): \.vscode\/tasks\.json, src\/del\.txt$/m);
     // What the checkpoint gets, for the undo: the texts before and after (a deleted file: after null).
     assert.deepEqual(
       recorded.map((change) => [change.relativePath, change.tool, change.before, change.after]).sort(),
@@ -189,6 +192,16 @@ describe('a staged command lands what is allowed and asks for the rest (real ove
     await done;
     assert.equal(existsSync(path.join(ws, 'build', 'out.js')), false);
     assert.equal(statSync(path.join(ws, 'allowed', 'run.sh')).mode & 0o777, 0o755);
+    await discardStage(stage);
+  });
+
+  it("a command's files a rule allows are not calls of their own: more of them than the task's cap land without asking", async () => {
+    const { gate } = createMemoryGate({ locate: locateUnder(ws), editRules: { 'allowed/**': true } }, undefined, { maxConsecutive: 2 });
+    const stage = await run('for n in 1 2 3 4 5; do echo $n > allowed/$n.txt; done; mkdir allowed/empty');
+    const summary = await landing(gate, []).land(stage, { command: 'five', source: 'agent', chatId: 'c', turn });
+    assert.deepEqual(gate.pendingViews(), []);
+    assert.match(summary, /- landed: allowed\/1\.txt, allowed\/2\.txt, allowed\/3\.txt, allowed\/4\.txt, allowed\/5\.txt$/m);
+    assert.equal(statSync(path.join(ws, 'allowed', 'empty')).isDirectory(), true, 'an empty folder a rule allows is made');
     await discardStage(stage);
   });
 

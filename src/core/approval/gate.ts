@@ -144,8 +144,13 @@ export class Gate implements Disposable {
   }
 
   /** Decides a batch of calls (one model turn); those that ask wait together. One promise per input, in order. */
-  request(inputs: GateInput[], options: { chatId: string; signal?: AbortSignal; turn?: GateTask | undefined }): Promise<GateResult>[] {
+  /**
+   * `uncapped`: the calls are what an allowed call already did (a staged command's changed files), not calls of their
+   * own, so they do not count toward, nor are held by, the task's caps.
+   */
+  request(inputs: GateInput[], options: { chatId: string; signal?: AbortSignal; turn?: GateTask | undefined; uncapped?: boolean }): Promise<GateResult>[] {
     const taskId = options.turn?.taskId;
+    const capsTask = options.uncapped === true ? undefined : taskId;
     if (taskId !== undefined) {
       this.currentTask.set(options.chatId, taskId);
     }
@@ -156,8 +161,8 @@ export class Gate implements Disposable {
     const timeoutSeconds = this.deps.timeoutSeconds();
     inputs.forEach((input, index) => {
       const callId = input.callId ?? newCallId();
-      const decision = this.caps.apply(taskId, input.call.argsHash, this.evaluate(input.call, options.chatId, taskId), this.deps.maxConsecutive?.() ?? 0);
-      this.caps.decided(taskId, decision);
+      const decision = this.caps.apply(capsTask, input.call.argsHash, this.evaluate(input.call, options.chatId, taskId), this.deps.maxConsecutive?.() ?? 0);
+      this.caps.decided(capsTask, decision);
       if (decision.verdict !== 'ask') {
         const result: GateResult =
           decision.verdict === 'allow'

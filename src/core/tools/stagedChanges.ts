@@ -27,7 +27,7 @@ import { decodeFile, encodeText, sha256Bytes } from '../files/encoding';
 import { diffPreview } from '../review/diffPreview';
 import { applyHunksOf } from '../review/hunks';
 import { gitControlEntries } from '../sandbox/policy';
-import { changesUnderNewFolders, landChanges, readChangeSet, type Stage, type StagedChange } from '../sandbox/staging';
+import { changesUnderNewFolders, landChanges, reachedThroughLink, readChangeSet, type Stage, type StagedChange } from '../sandbox/staging';
 import type { Preview } from '../../shared/approvals';
 import type { Proposal } from './fileTools';
 import { gateCall } from './gateCall';
@@ -230,11 +230,24 @@ export class StagedLanding {
     const git: StagedChange[] = leaves.filter((change) => gitInternal(change.path));
     const rest = leaves.filter((change) => !gitInternal(change.path));
     const ignored = await this.ignoredOf(rest, context.chatId);
-    // A new folder all of whose content lands directly goes with it (moved whole: an `npm install` is one rename).
+    // A new folder with files, all of which land directly, goes with them, and so do the folders inside it (moved
+    // whole: an `npm install` is one rename).
     const directFiles = new Set<StagedChange>([...git, ...ignored]);
+    const folders = set.changes.filter((change) => change.kind === 'folder');
+    const subfolders = changesUnderNewFolders(folders);
+    const filesUnder = (counts: ReadonlyMap<StagedChange, number>, folder: StagedChange): number => (counts.get(folder) ?? 0) - (subfolders.get(folder) ?? 0);
+    const allUnder = changesUnderNewFolders([...folders, ...files]);
+    const directUnder = changesUnderNewFolders([...folders, ...directFiles]);
+    const directFolders = new Set<string>();
+    // Outermost first, as the change set lists them: a folder inside a direct one is direct.
+    for (const folder of folders) {
+      const whole = filesUnder(allUnder, folder) > 0 && filesUnder(allUnder, folder) === filesUnder(directUnder, folder);
+      if (whole || directFolders.has(`${folder.folder}\0${path.posix.dirname(folder.path)}`)) {
+        directFolders.add(`${folder.folder}\0${folder.path}`);
+      }
+    }
+    const direct = set.changes.filter((change) => directFiles.has(change) || (change.kind === 'folder' && directFolders.has(`${change.folder}\0${change.path}`)));
     const underAll = changesUnderNewFolders(set.changes);
-    const underDirect = changesUnderNewFolders(set.changes.filter((change) => change.kind === 'folder' || directFiles.has(change)));
-    const direct = set.changes.filter((change) => directFiles.has(change) || (change.kind === 'folder' && (underAll.get(change) ?? 0) > 0 && underAll.get(change) === underDirect.get(change)));
     const landedDirect = await landChanges(stage, direct);
     const gitSet = new Set(git);
     for (const change of landedDirect.landed.filter((landed) => landed.kind !== 'folder')) {
@@ -260,7 +273,8 @@ export class StagedLanding {
       try {
         const decisions = this.deps.gate.request(
           reviews.map((review) => review.input),
-          { chatId: context.chatId, ...(context.signal ? { signal: context.signal } : {}), turn: context.turn },
+          // The command was the call (and counted toward the task's caps); its changed files are not calls of their own.
+          { chatId: context.chatId, ...(context.signal ? { signal: context.signal } : {}), turn: context.turn, uncapped: true },
         );
         // Each lands as soon as it is decided (what a rule allows, at once, while the rest waits for the person).
         const fates = await Promise.all(
@@ -281,7 +295,7 @@ export class StagedLanding {
       }
     }
     await this.removeEmptied(deletedFolders);
-    await this.makeEmptyFolders(set.changes);
+    outcomes.push(...(await this.makeEmptyFolders(set.changes, underAll, context.chatId)));
     return landingSummary(outcomes, set.complete);
   }
 
@@ -438,12 +452,29 @@ export class StagedLanding {
   }
 
   /** New folders the command left empty (nothing in them to land). */
-  private async makeEmptyFolders(changes: readonly StagedChange[]): Promise<void> {
+  /**
+   * New folders the command left empty (nothing in them to judge): made where a write there would be allowed, or git
+   * ignores them; otherwise left out and said, so a Deny of everything leaves no folder behind either.
+   */
+  private async makeEmptyFolders(changes: readonly StagedChange[], underAll: ReadonlyMap<StagedChange, number>, chatId: string): Promise<Outcome[]> {
+    const empty: StagedChange[] = [];
     for (const change of changes) {
-      if (change.kind === 'folder' && !changes.some((other) => other !== change && other.folder === change.folder && other.path.startsWith(`${change.path}/`))) {
-        await fs.mkdir(path.join(change.folder, change.path), { recursive: true }).catch(() => undefined);
+      if (change.kind === 'folder' && (underAll.get(change) ?? 0) === 0 && (await fs.lstat(path.join(change.folder, change.path)).catch(() => undefined)) === undefined) {
+        empty.push(change);
       }
     }
+    const ignored = new Set(await this.ignoredOf(empty, chatId));
+    const outcomes: Outcome[] = [];
+    for (const change of empty) {
+      const absolute = path.join(change.folder, change.path);
+      const allowed = ignored.has(change) || this.deps.gate.evaluate(gateCall('write_file', { path: absolute }, this.deps.resolver), chatId).verdict === 'allow';
+      if (allowed && !(await reachedThroughLink(absolute))) {
+        await fs.mkdir(absolute, { recursive: true });
+      } else {
+        outcomes.push({ path: `${this.shown(change)}/`, fate: { kind: 'refused', why: 'an empty folder, which would ask: make it yourself if you want it' } });
+      }
+    }
+    return outcomes;
   }
 }
 
