@@ -305,7 +305,9 @@ export async function readChangeSet(stage: Stage): Promise<ChangeSet> {
   };
 }
 
-export type LandOutcome = { landed: StagedChange[]; conflicts: { change: StagedChange; why: string }[] };
+/** Why a change did not land: the person changed its file meanwhile, or a link is now on its way. */
+export type ConflictKind = 'changed' | 'link';
+export type LandOutcome = { landed: StagedChange[]; conflicts: { change: StagedChange; kind: ConflictKind; why: string }[] };
 
 /**
  * Lands changes in the workspace, in order (deletions of a tree come deepest first). A file the person changed while
@@ -324,7 +326,7 @@ export async function landChanges(stage: Stage, changes: readonly StagedChange[]
       continue;
     }
     if (await reachedThroughLink(target)) {
-      conflicts.push({ change, why: `a folder on the way to ${change.path} is now a symbolic link` });
+      conflicts.push({ change, kind: 'link', why: `a folder on the way to ${change.path} is now a symbolic link` });
       continue;
     }
     if (change.kind === 'folder' && (under.get(change) ?? 0) === countStaged(change.staged) && (await lstatOrUndefined(target)) === undefined && (await moveInto(change.staged, target))) {
@@ -334,7 +336,7 @@ export async function landChanges(stage: Stage, changes: readonly StagedChange[]
     }
     const now = await lstatOrUndefined(target);
     if (now !== undefined && !now.isDirectory() && now.mtimeMs > stage.startedMs && change.kind !== 'folder') {
-      conflicts.push({ change, why: `${change.path} was changed while the command ran` });
+      conflicts.push({ change, kind: 'changed', why: `${change.path} was changed while the command ran` });
       continue;
     }
     switch (change.kind) {

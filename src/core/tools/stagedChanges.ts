@@ -27,7 +27,7 @@ import { decodeFile, encodeText, sha256Bytes } from '../files/encoding';
 import { diffPreview } from '../review/diffPreview';
 import { applyHunksOf } from '../review/hunks';
 import { gitControlEntries } from '../sandbox/policy';
-import { changesUnderNewFolders, landChanges, reachedThroughLink, readChangeSet, type Stage, type StagedChange } from '../sandbox/staging';
+import { changesUnderNewFolders, landChanges, reachedThroughLink, readChangeSet, type ConflictKind, type Stage, type StagedChange } from '../sandbox/staging';
 import type { Preview } from '../../shared/approvals';
 import type { Proposal } from './fileTools';
 import { gateCall } from './gateCall';
@@ -156,10 +156,11 @@ async function changedMeanwhile(stage: Stage, absolute: string, base: FileSnapsh
   return undefined;
 }
 
-/** The file the change lands on is reached through a symbolic link in the workspace: it would land elsewhere. */
-function throughLink(resolver: PathResolver, absolute: string): boolean {
-  return resolver.resolve(path.dirname(absolute)).real !== path.dirname(absolute);
-}
+/** What the model is told of a change that did not land, by why. */
+const conflictWords: Record<ConflictKind, string> = {
+  changed: 'changed in the workspace while the command ran',
+  link: 'a folder on its path is now a symbolic link',
+};
 
 /** Paths in order (the kernel lists a folder in no useful order), the first `max` of them. */
 function list(paths: readonly string[], max = 20): string {
@@ -216,7 +217,6 @@ export class StagedLanding {
   async land(stage: Stage, context: LandingContext): Promise<string> {
     const set = await readChangeSet(stage);
     const outcomes: Outcome[] = [];
-    const relativeOf = (change: StagedChange): string => this.shown(change);
     // Folders are made as what is in them lands; a deleted folder goes once it is empty.
     const files = set.changes.filter((change) => change.kind !== 'folder');
     const deletedFolders = new Set<StagedChange>();
@@ -251,10 +251,10 @@ export class StagedLanding {
     const landedDirect = await landChanges(stage, direct);
     const gitSet = new Set(git);
     for (const change of landedDirect.landed.filter((landed) => landed.kind !== 'folder')) {
-      outcomes.push({ path: relativeOf(change), fate: { kind: 'landed', how: gitSet.has(change) ? 'git' : 'ignored', undoable: false } });
+      outcomes.push({ path: this.shown(change), fate: { kind: 'landed', how: gitSet.has(change) ? 'git' : 'ignored', undoable: false } });
     }
     for (const conflict of landedDirect.conflicts) {
-      outcomes.push({ path: relativeOf(conflict.change), fate: { kind: 'refused', why: conflict.why.startsWith('a folder') ? 'a folder on its path is now a symbolic link' : 'changed in the workspace while the command ran' } });
+      outcomes.push({ path: this.shown(conflict.change), fate: { kind: 'refused', why: conflictWords[conflict.kind] } });
     }
 
     const ignoredSet = new Set(ignored);
@@ -350,8 +350,8 @@ export class StagedLanding {
   private async review(stage: Stage, change: StagedChange, context: LandingContext, count: number): Promise<Review | { path: string; refused: string }> {
     const absolute = path.join(change.folder, change.path);
     const relative = this.shown(change);
-    if (throughLink(this.deps.resolver, absolute)) {
-      return { path: relative, refused: 'a folder on its path is now a symbolic link' };
+    if (await reachedThroughLink(absolute)) {
+      return { path: relative, refused: conflictWords.link };
     }
     const base = await this.deps.files.snapshot(absolute).catch(() => undefined);
     if (base === undefined) {
@@ -403,8 +403,8 @@ export class StagedLanding {
     const how = decision.decidedBy === 'person' ? 'asked' : 'rule';
     const { proposal, change } = review;
     // Checked again now: another change allowed meanwhile may have put a link on the way.
-    if (throughLink(this.deps.resolver, review.absolute)) {
-      return { kind: 'refused', why: 'a folder on its path is now a symbolic link' };
+    if (await reachedThroughLink(review.absolute)) {
+      return { kind: 'refused', why: conflictWords.link };
     }
     try {
       if (proposal !== undefined) {
@@ -437,7 +437,8 @@ export class StagedLanding {
       }
       // Allowed with the conflict shown: what lands is the command's, over the person's change.
       const landed = await landChanges(review.input.call.changedMeanwhile !== undefined ? { ...stage, startedMs: Number.POSITIVE_INFINITY } : stage, [change]);
-      return landed.landed.length === 1 ? { kind: 'landed', how, undoable: false } : { kind: 'refused', why: 'changed in the workspace while the command ran' };
+      const conflict = landed.conflicts[0];
+      return conflict === undefined ? { kind: 'landed', how, undoable: false } : { kind: 'refused', why: conflictWords[conflict.kind] };
     } catch (error) {
       return { kind: 'refused', why: `landing it failed: ${error instanceof Error ? error.message : String(error)}` };
     }
