@@ -3,6 +3,7 @@
  * all N, the extension host's event-loop delay meanwhile (max and p99), and the time from Deny all until the panel
  * shows none and every caller has its answer; against one call, the same way.
  */
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Control } from '../test/e2e/harness/control';
 import { startCodeServer } from '../test/e2e/harness/codeServer';
@@ -14,9 +15,16 @@ interface Burst {
   settleMs: number;
   maxLagMs: number;
   p99LagMs: number;
+  gcMaxMs: number;
+  heapMb: number;
 }
 
 async function burst(control: Control, workbench: Workbench, count: number, round: number): Promise<Burst> {
+  // TOOLGATE_BENCH_PROFILE=<folder>: a CPU profile of the extension host for each burst, to see where the time goes.
+  const profileDir = process.env['TOOLGATE_BENCH_PROFILE'];
+  if (profileDir !== undefined) {
+    await control.call('/profile', { action: 'start' });
+  }
   await control.call('/lag', { action: 'start' });
   const started = performance.now();
   const calls = Array.from({ length: count }, (_, index) => control.call('/approval', { tool: 'write_file', args: { path: `burst${round}/f${index}.txt`, content: `${index}\n` } }));
@@ -33,8 +41,11 @@ async function burst(control: Control, workbench: Workbench, count: number, roun
   await Promise.all(calls);
   await frame.waitForFunction(() => document.querySelectorAll('article.call[data-call-id]').length === 0, undefined, { timeout: 300_000, polling: 'raf' });
   const settled = performance.now();
-  const lag = await control.call<{ maxMs: number; p99Ms: number } | null>('/lag', { action: 'stop' });
-  return { showMs: shown - started, settleMs: settled - denied, maxLagMs: lag?.maxMs ?? NaN, p99LagMs: lag?.p99Ms ?? NaN };
+  const lag = await control.call<{ maxMs: number; p99Ms: number; gcMaxMs: number; heapMb: number } | null>('/lag', { action: 'stop' });
+  if (profileDir !== undefined) {
+    await control.call('/profile', { action: 'stop', file: path.resolve(profileDir, `burst-${count}-${round}.cpuprofile`) });
+  }
+  return { showMs: shown - started, settleMs: settled - denied, maxLagMs: lag?.maxMs ?? NaN, p99LagMs: lag?.p99Ms ?? NaN, gcMaxMs: lag?.gcMaxMs ?? NaN, heapMb: lag?.heapMb ?? NaN };
 }
 
 export async function burstBench(sizes: readonly number[] = [1, 200, 500]): Promise<Row[]> {
@@ -55,6 +66,7 @@ export async function burstBench(sizes: readonly number[] = [1, 200, 500]): Prom
       rows.push(
         { metric: `${size} calls at once: until the panel shows them all`, value: `${result.showMs.toFixed(0)} ms`, baseline: one ? `${one.showMs.toFixed(0)} ms (1 call)` : '', ratio: ratio(result.showMs, one?.showMs) },
         { metric: `${size} calls: extension host event-loop delay, max / p99`, value: `${result.maxLagMs.toFixed(0)} / ${result.p99LagMs.toFixed(0)} ms`, baseline: one ? `${one.maxLagMs.toFixed(0)} ms (1 call)` : '' },
+        { metric: `${size} calls: longest garbage collection meanwhile; heap after`, value: `${result.gcMaxMs.toFixed(0)} ms; ${result.heapMb.toFixed(0)} MB`, baseline: one ? `${one.gcMaxMs.toFixed(0)} ms; ${one.heapMb.toFixed(0)} MB (1 call)` : '' },
         { metric: `${size} calls: Deny all until the panel is empty and every caller answered`, value: `${result.settleMs.toFixed(0)} ms`, baseline: one ? `${one.settleMs.toFixed(0)} ms (1 call)` : '', ratio: ratio(result.settleMs, one?.settleMs) },
       );
     }

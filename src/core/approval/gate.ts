@@ -117,6 +117,8 @@ export class Gate implements Disposable {
   private closing = false;
   /** Per-hunk choices of waiting edits: one live state for every surface, cleared when the call settles. */
   private readonly hunkChoices = new HunkChoices();
+  /** A waiting call's view with its hunk choices, as of the choices' revision (see pendingViews). */
+  private readonly viewsWithChoices = new Map<string, { revision: number; view: PendingCallView }>();
   private readonly onDidChangeEmitter = this.store.add(new Emitter<void>());
   private readonly caps = new TaskCaps();
   /** The task each chat's calls last came from: its task grants are the ones the panel lists. */
@@ -230,6 +232,7 @@ export class Gate implements Disposable {
   private async conclude(entry: PendingEntry, resolution: Resolution<PersonChoice>): Promise<GateResult> {
     const { callId, input } = entry;
     this.hunkChoices.close(callId);
+    this.viewsWithChoices.delete(callId);
     let result: GateResult;
     let scope: 'once' | GrantScope | undefined;
     switch (resolution.kind) {
@@ -497,8 +500,19 @@ export class Gate implements Disposable {
       .waiting()
       .filter((entry) => chatId === undefined || entry.chatId === chatId)
       .map((entry) => {
-        const hunkChoices = this.hunkChoices.view(entry.callId);
-        return hunkChoices === undefined ? entry.view : { ...entry.view, hunkChoices };
+        // The same object until the call's hunk choices change: the views tell a changed call by its object, so a
+        // new copy of each of 500 waiting calls on every refresh made each refresh serialise all 500 again.
+        const revision = this.hunkChoices.revision(entry.callId);
+        if (revision === undefined) {
+          return entry.view;
+        }
+        const cached = this.viewsWithChoices.get(entry.callId);
+        if (cached?.revision === revision) {
+          return cached.view;
+        }
+        const view = { ...entry.view, hunkChoices: this.hunkChoices.view(entry.callId) ?? [] };
+        this.viewsWithChoices.set(entry.callId, { revision, view });
+        return view;
       });
   }
 

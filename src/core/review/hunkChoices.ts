@@ -20,6 +20,8 @@ export type HunkChoiceOutcome = { ok: true; changed: boolean } | HunkChoiceRefus
 interface Entry {
   argsHash: string;
   choices: HunkChoice[];
+  /** Counts the changes, so a view built from the choices is built again only when they changed. */
+  revision: number;
 }
 
 /** Longest reason kept per hunk (the message schema bounds it too). */
@@ -30,7 +32,7 @@ export class HunkChoices {
 
   /** A call whose diff of `hunkCount` hunks can be decided hunk by hunk: every hunk accepted to start with. */
   open(callId: string, argsHash: string, hunkCount: number): void {
-    this.entries.set(callId, { argsHash, choices: Array.from({ length: hunkCount }, () => ({ accepted: true, reason: '' })) });
+    this.entries.set(callId, { argsHash, choices: Array.from({ length: hunkCount }, () => ({ accepted: true, reason: '' })), revision: 0 });
   }
 
   close(callId: string): void {
@@ -58,7 +60,13 @@ export class HunkChoices {
     const changed = choice.accepted !== accepted || choice.reason !== nextReason;
     choice.accepted = accepted;
     choice.reason = nextReason;
+    entry.revision += changed ? 1 : 0;
     return { ok: true, changed };
+  }
+
+  /** How many times a call's choices changed (undefined for a call not open here). */
+  revision(callId: string): number | undefined {
+    return this.entries.get(callId)?.revision;
   }
 
   /** Every hunk's choice, in file order (copies), or undefined for a call not open here. */

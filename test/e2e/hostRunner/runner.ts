@@ -3,7 +3,8 @@
  * runs the integration tests (bundled as hostTests.js next to it) with mocha inside this real extension host, where
  * `vscode` is the real API, and writes the results there as JSON for the harness to read.
  */
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Session } from 'node:inspector';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { renameSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -135,19 +136,33 @@ async function startControl(controlFile: string, context: vscode.ExtensionContex
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
   // The extension host's event-loop delay, for the burst bench: started, then read (max and p99, in ms).
   let lag: ReturnType<typeof monitorEventLoopDelay> | undefined;
+  let gcs: PerformanceObserver | undefined;
+  let gcPauses: number[] = [];
   const routes: Record<string, (input: Record<string, unknown>) => Promise<unknown>> = {
     '/lag': (input) => {
       if (input['action'] === 'start') {
         lag?.disable();
+        gcs?.disconnect();
         lag = monitorEventLoopDelay({ resolution: 10 });
         lag.enable();
+        // Garbage collection pauses meanwhile, to tell our own work from the collector's in the delay.
+        gcPauses = [];
+        gcs = new PerformanceObserver((list) => gcPauses.push(...list.getEntries().map((entry) => entry.duration)));
+        gcs.observe({ entryTypes: ['gc'] });
         return Promise.resolve(null);
       }
       lag?.disable();
-      const read = lag ? { maxMs: lag.max / 1e6, p99Ms: lag.percentile(99) / 1e6 } : null;
+      gcs?.disconnect();
+      const read = lag
+        ? { maxMs: lag.max / 1e6, p99Ms: lag.percentile(99) / 1e6, gcMaxMs: Math.max(0, ...gcPauses), gcTotalMs: gcPauses.reduce((sum, ms) => sum + ms, 0), heapMb: process.memoryUsage().heapUsed / 2 ** 20 }
+        : null;
       lag = undefined;
+      gcs = undefined;
       return Promise.resolve(read);
     },
+    // A CPU profile of this extension host (Toolgate included), for finding where a bench's time goes: started, then
+    // written as a .cpuprofile to the file named (Chrome DevTools opens it).
+    '/profile': (input) => profile(input),
     '/invoke': (input) => api.invokeTool(input as { tool: string; args: unknown }),
     '/approval': (input) => api.requestApproval(input as { tool: string; args: unknown }),
     '/evaluate': (input) => api.evaluate(input as { tool: string; args: unknown }),
@@ -204,3 +219,29 @@ async function startControl(controlFile: string, context: vscode.ExtensionContex
 }
 
 export function deactivate(): void {}
+
+let profiler: Session | undefined;
+
+function post(session: Session, method: string, params?: object): Promise<unknown> {
+  return new Promise((resolve, reject) => session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))));
+}
+
+async function profile(input: Record<string, unknown>): Promise<unknown> {
+  if (input['action'] === 'start') {
+    profiler?.disconnect();
+    profiler = new Session();
+    profiler.connect();
+    await post(profiler, 'Profiler.enable');
+    await post(profiler, 'Profiler.setSamplingInterval', { interval: 200 });
+    await post(profiler, 'Profiler.start');
+    return null;
+  }
+  if (!profiler) {
+    return null;
+  }
+  const { profile: result } = (await post(profiler, 'Profiler.stop')) as { profile: unknown };
+  profiler.disconnect();
+  profiler = undefined;
+  writeFileSync(String(input['file']), JSON.stringify(result));
+  return null;
+}
