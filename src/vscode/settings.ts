@@ -2,14 +2,35 @@ import * as vscode from 'vscode';
 import { parseSetting, type SettingKey, type SettingValue } from '../core/settings';
 import type { Log } from './log';
 
-/** Reads a Toolgate setting through its schema; a malformed value is reported once and replaced by the default. */
-export class Settings {
+/**
+ * Reads a Toolgate setting through its schema; a malformed value is reported once and replaced by the default.
+ * The configuration is read once and kept until VS Code says it changed (or the workspace became trusted, which lets
+ * restricted settings through): `getConfiguration` merges every scope on each call, and the gate reads settings for
+ * every call it judges, so 200 calls arriving at once spent 70 ms of one turn of the extension host in it.
+ */
+export class Settings implements vscode.Disposable {
   private readonly reported = new Set<string>();
+  private config: vscode.WorkspaceConfiguration | undefined;
+  private readonly subscriptions: vscode.Disposable[];
 
-  constructor(private readonly log: Log) {}
+  constructor(private readonly log: Log) {
+    const forget = (): void => {
+      this.config = undefined;
+    };
+    this.subscriptions = [
+      vscode.workspace.onDidChangeConfiguration((event) => {
+        if (event.affectsConfiguration('toolgate')) {
+          forget();
+        }
+      }),
+      vscode.workspace.onDidGrantWorkspaceTrust(forget),
+      vscode.workspace.onDidChangeWorkspaceFolders(forget),
+    ];
+  }
 
   get<K extends SettingKey>(key: K): SettingValue<K> {
-    const raw: unknown = vscode.workspace.getConfiguration('toolgate').get<unknown>(key);
+    this.config ??= vscode.workspace.getConfiguration('toolgate');
+    const raw: unknown = this.config.get<unknown>(key);
     const parsed = parseSetting(key, raw);
     if (parsed.problem !== undefined && !this.reported.has(parsed.problem)) {
       this.reported.add(parsed.problem);
@@ -27,8 +48,16 @@ export class Settings {
   onDidChange(listener: (affects: (key: SettingKey) => boolean) => void): vscode.Disposable {
     return vscode.workspace.onDidChangeConfiguration((event) => {
       if (event.affectsConfiguration('toolgate')) {
+        // Whichever listener VS Code calls first, what it reads is the new configuration.
+        this.config = undefined;
         listener((key) => event.affectsConfiguration(`toolgate.${key}`));
       }
     });
+  }
+
+  dispose(): void {
+    for (const subscription of this.subscriptions) {
+      subscription.dispose();
+    }
   }
 }

@@ -45,6 +45,8 @@ import { WorkspacePaths } from './workspacePaths';
 const apiChatId = 'api';
 /** Workspace state: the person's last choice of unified or side-by-side diffs in the panel. */
 const diffModeKey = 'toolgate.view.diffMode';
+/** The views are refreshed at most this often while calls keep arriving or settling (a lone change shows at once). */
+const refreshSpacingMs = 100;
 
 export interface Toolgate {
   /** The API of the public contract, except `onDidDecide`, which the entry owns (see `onDecide`). */
@@ -74,7 +76,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   const commandJudgeReady = (): Promise<void> => Promise.all([shellParserReady(), sandbox.ready()]).then(() => undefined);
   const warmUp = setTimeout(() => void shellParserReady(), 1_000);
   store.add({ dispose: () => clearTimeout(warmUp) });
-  const settings = new Settings(log);
+  const settings = store.add(new Settings(log));
   const apiKeys = new ApiKeyStore(context.secrets);
   const paths = store.add(new WorkspacePaths());
   const sandbox = createCommandSandbox(context, settings, log, paths);
@@ -215,6 +217,8 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     }
   };
   let lastWaiting = 0;
+  const diffUris = new Map<string, string>();
+  let sentDiffs: string | undefined;
   const refreshViews = (): void => {
     const waiting = gate.waitingCount;
     refreshAttention();
@@ -223,9 +227,25 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     }
     lastWaiting = waiting;
     void proposed.closeDecided((callId) => gate.isWaiting(callId)).catch((error: unknown) => log.warn(`could not close a decided diff: ${String(error)}`));
-    // The diff editor's title-bar actions show only on a waiting call's proposed side.
-    const waitingDiffs = gate.pendingViews().flatMap((call) => proposed.proposedUri(call.callId)?.toString() ?? []);
-    void vscode.commands.executeCommand('setContext', 'toolgate.waitingDiffs', waitingDiffs);
+    // The diff editor's title-bar actions show only on a waiting call's proposed side. Each call's URI is made once
+    // and the context is set only when the list changed: 500 URIs made and sent on every refresh cost 50 ms each time.
+    const waitingIds = new Set(gate.pendingViews().map((call) => call.callId));
+    for (const callId of diffUris.keys()) {
+      if (!waitingIds.has(callId)) {
+        diffUris.delete(callId);
+      }
+    }
+    const waitingDiffs = [...waitingIds].flatMap((callId) => {
+      const known = diffUris.get(callId) ?? proposed.proposedUri(callId)?.toString();
+      if (known !== undefined) {
+        diffUris.set(callId, known);
+      }
+      return known ?? [];
+    });
+    if (waitingDiffs.join('\n') !== sentDiffs) {
+      sentDiffs = waitingDiffs.join('\n');
+      void vscode.commands.executeCommand('setContext', 'toolgate.waitingDiffs', waitingDiffs);
+    }
     chat.refresh();
     approvals.refresh();
   };
@@ -237,15 +257,21 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     }),
   );
   store.add(audit.onDidRecord(onDecide));
-  // Once per turn of the event loop, however many calls a burst adds or settles: each refresh reads every waiting
-  // call, so one per change made a burst of N calls cost N × N.
+  // At the end of this turn of the event loop, and no sooner than refreshSpacingMs after the last refresh, however
+  // many calls a burst adds or settles: each refresh reads every waiting call and posts to the views, so one per
+  // change made a burst of N calls cost N × N (once per turn still did, when the calls arrived a few per turn).
   let refreshTimer: ReturnType<typeof setTimeout> | undefined;
+  let lastRefresh = 0;
   store.add(
     gate.onDidChange(() => {
-      refreshTimer ??= setTimeout(() => {
-        refreshTimer = undefined;
-        refreshViews();
-      }, 0);
+      refreshTimer ??= setTimeout(
+        () => {
+          refreshTimer = undefined;
+          lastRefresh = performance.now();
+          refreshViews();
+        },
+        Math.max(0, lastRefresh + refreshSpacingMs - performance.now()),
+      );
     }),
   );
   store.add({ dispose: () => clearTimeout(refreshTimer) });

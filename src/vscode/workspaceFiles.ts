@@ -5,6 +5,9 @@
  * buffer instead of on disk, go through WorkspaceEdit (undoable in the editor) for UTF-8 files, and are written as
  * exact bytes in the file's own encoding otherwise, so nothing outside the change is re-encoded.
  */
+import type { Stats } from 'node:fs';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { sha256 } from '../core/approval/hash';
 import { decodeFile, encodeText, sha256Bytes, UnencodableText, utf8Format, type FileFormat, type TextFormat } from '../core/files/encoding';
@@ -13,9 +16,14 @@ import { ToolError, type ApplyOutcome, type FileSnapshot, type WorkspaceFiles } 
 const maxFileBytes = 10 * 1024 * 1024;
 const maxSearchFileBytes = 2 * 1024 * 1024;
 
-async function stat(uri: vscode.Uri): Promise<vscode.FileStat | undefined> {
+/**
+ * Reads go to the disk through Node, not `vscode.workspace.fs`: the extension host runs where the files are, and in a
+ * remote window (code-server, SSH) `workspace.fs` asks the window's renderer for each stat and read. With a busy panel
+ * (200 calls arriving) each such round trip took a second, and preparing the calls waited on them.
+ */
+async function stat(uri: vscode.Uri): Promise<Stats | undefined> {
   try {
-    return await vscode.workspace.fs.stat(uri);
+    return await fs.stat(uri.fsPath);
   } catch {
     return undefined;
   }
@@ -83,14 +91,14 @@ export class VsCodeWorkspaceFiles implements WorkspaceFiles {
     if (!info) {
       return { exists: false, text: '', hash: sha256(''), format: utf8Format };
     }
-    if (info.type & vscode.FileType.Directory) {
+    if (info.isDirectory()) {
       throw new ToolError(`${vscode.workspace.asRelativePath(uri)} is a folder, not a file`, 'is-folder');
     }
     if (info.size > maxFileBytes) {
       throw new ToolError(`${vscode.workspace.asRelativePath(uri)} is larger than ${maxFileBytes / 1024 / 1024} MiB`, 'too-large');
     }
     // Read fresh, so a change made under us is seen even before VS Code reloads an open editor.
-    const bytes = await vscode.workspace.fs.readFile(uri);
+    const bytes = await fs.readFile(uri.fsPath);
     const decoded = await decodeFile(bytes, editorEncoding(uri, open));
     return { exists: true, text: decoded.text, hash: sha256Bytes(bytes), format: decoded.format };
   }
@@ -148,7 +156,7 @@ export class VsCodeWorkspaceFiles implements WorkspaceFiles {
     if (!now) {
       return { kind: 'changed', detail: `${label} was deleted after the diff was shown` };
     }
-    const onDisk = await vscode.workspace.fs.readFile(uri);
+    const onDisk = await fs.readFile(uri.fsPath);
     if (sha256Bytes(onDisk) !== current.hash) {
       return { kind: 'changed', detail: `${label} changed after the diff was shown` };
     }
@@ -162,12 +170,15 @@ export class VsCodeWorkspaceFiles implements WorkspaceFiles {
     if (!info) {
       return { kind: 'not-found' };
     }
-    if (!(info.type & vscode.FileType.Directory)) {
+    if (!info.isDirectory()) {
       return { kind: 'not-a-folder' };
     }
-    const entries = await vscode.workspace.fs.readDirectory(uri);
-    entries.sort(([a], [b]) => a.localeCompare(b));
-    return entries.map(([name, type]) => (type & vscode.FileType.Directory ? `${name}/` : name));
+    const entries = await fs.readdir(absolute, { withFileTypes: true });
+    // A link to a folder lists as a folder, as VS Code's explorer shows it.
+    const named = await Promise.all(
+      entries.map(async (entry) => (entry.isDirectory() || (entry.isSymbolicLink() && (await stat(vscode.Uri.file(path.join(absolute, entry.name))))?.isDirectory() === true) ? `${entry.name}/` : entry.name)),
+    );
+    return named.sort((a, b) => a.replace(/\/$/, '').localeCompare(b.replace(/\/$/, '')));
   }
 
   async search(absolute: string, query: string, limit: number, signal?: AbortSignal): Promise<string[]> {
@@ -182,7 +193,7 @@ export class VsCodeWorkspaceFiles implements WorkspaceFiles {
       if (!info || info.size > maxSearchFileBytes) {
         continue;
       }
-      const decoded = await decodeFile(await vscode.workspace.fs.readFile(file), editorEncoding(file, openDocument(file)));
+      const decoded = await decodeFile(await fs.readFile(file.fsPath), editorEncoding(file, openDocument(file)));
       if (decoded.format.kind === 'binary') {
         continue;
       }

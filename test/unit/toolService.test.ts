@@ -397,6 +397,37 @@ describe('per-hunk decisions through the tool service and the gate', () => {
   });
 });
 
+describe('a burst of calls', () => {
+  /** Files that count how many snapshots are read at once (each takes a turn of the event loop). */
+  class CountingFiles extends MemoryFiles {
+    reading = 0;
+    most = 0;
+    override async snapshot(absolute: string): ReturnType<MemoryFiles['snapshot']> {
+      this.reading += 1;
+      this.most = Math.max(this.most, this.reading);
+      try {
+        await new Promise((resolve) => setImmediate(resolve));
+        return await super.snapshot(absolute);
+      } finally {
+        this.reading -= 1;
+      }
+    }
+  }
+
+  it('is prepared a few calls at a time, so the extension host is never busy with all of them at once; every call still waits', async () => {
+    const files = new CountingFiles();
+    const { gate, service } = setup({}, files);
+    const results = Array.from({ length: 40 }, (_, index) => service.requestApproval(write(`burst/f${index}.txt`, `${index}\n`), { chatId: 'api' }));
+    await waitFor(() => (gate.pendingViews().length === 40 ? true : undefined));
+    assert.ok(files.most <= 4, `at most 4 read at once, saw ${files.most}`);
+    assert.ok(files.most >= 2, `calls are still prepared side by side, saw ${files.most}`);
+    assert.equal(gate.settleAll(gate.pendingViews(), { allow: false }).decided, 40);
+    const outcomes = await Promise.all(results);
+    assert.deepEqual(new Set(outcomes.map((outcome) => outcome.verdict)), new Set(['deny']));
+    assert.equal(files.applied, 0);
+  });
+});
+
 describe('host-held hunk choices: one live state for every view', () => {
   const base = Array.from({ length: 40 }, (_, i) => `line ${i + 1}\n`).join('');
   const edits = [5, 20, 35].map((n) => ({ old: `line ${n}\n`, new: `LINE ${n}\n` }));
@@ -424,6 +455,20 @@ describe('host-held hunk choices: one live state for every view', () => {
     for (const views of [gate.pendingViews(), gate.pendingViews('chat')]) {
       assert.deepEqual(views[0]?.hunkChoices, [{ accepted: true, reason: '' }, { accepted: false, reason: 'keep 20' }, { accepted: true, reason: '' }]);
     }
+    gate.settle(waiting, { action: 'deny' });
+    await promise;
+  });
+
+  it('hands the views the same object for a waiting call until its choices change (views tell a changed call by its object)', async () => {
+    const { gate, waiting, promise } = await waitingEdit();
+    assert.equal(gate.pendingViews()[0], gate.pendingViews()[0], 'nothing changed: the same view');
+    gate.chooseHunk(waiting, 0, false, 'no');
+    const changed = gate.pendingViews()[0];
+    assert.notEqual(changed, waiting, 'a choice made: a new view');
+    assert.deepEqual(changed?.hunkChoices?.[0], { accepted: false, reason: 'no' });
+    assert.equal(gate.pendingViews()[0], changed);
+    gate.chooseHunk(waiting, 0, false, 'no');
+    assert.equal(gate.pendingViews()[0], changed, 'the same choice again: still the same view');
     gate.settle(waiting, { action: 'deny' });
     await promise;
   });

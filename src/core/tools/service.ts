@@ -4,6 +4,7 @@
  * allowed exactly as shown. An edit whose file changed after its diff was shown is not written: it asks again with a
  * fresh diff. The editor is reached only through the ports of `./ports`.
  */
+import pLimit from 'p-limit';
 import type { Gate, GateInput, GateResult } from '../approval/gate';
 import { newCallId } from '../approval/broker';
 import type { PathResolver } from '../approval/paths';
@@ -103,9 +104,17 @@ function withNote(preview: DiffPreview, note: string | undefined): DiffPreview {
   return note === undefined ? preview : { ...preview, note: preview.note !== undefined ? `${note} ${preview.note}` : note };
 }
 
+/**
+ * How many calls are prepared at once (arguments parsed, the file read, the diff made). Calls beyond it wait their
+ * turn: 200 arriving together were all prepared in the same few turns of the event loop, and their synchronous parts
+ * added up to 100-200 ms in which the extension host (every extension in it) could do nothing else.
+ */
+const preparedAtOnce = 4;
+
 export class ToolService {
   /** Proposed contents of waiting edits, for "Open in diff editor"; an entry lives while its call waits. */
   private readonly proposals = new Map<string, Proposal>();
+  private readonly intake = pLimit(preparedAtOnce);
 
   constructor(private readonly deps: ToolServiceDeps) {}
 
@@ -135,7 +144,11 @@ export class ToolService {
     };
   }
 
-  private async prepare(request: ToolCallRequest): Promise<Prepared> {
+  private prepare(request: ToolCallRequest): Promise<Prepared> {
+    return this.intake(() => this.prepareNow(request));
+  }
+
+  private async prepareNow(request: ToolCallRequest): Promise<Prepared> {
     const source = request.source ?? 'agent';
     if (isMcpModelName(request.tool)) {
       return this.prepareMcp(request, source);

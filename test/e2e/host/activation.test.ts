@@ -1,4 +1,6 @@
 import * as assert from 'node:assert/strict';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import * as vscode from 'vscode';
 import { defaultGatedTools } from '../../../src/core/settings';
 import { defaultTerminalRules } from '../../../src/core/shell/rules';
@@ -74,6 +76,20 @@ describe('the exported API in the extension host', () => {
     await assert.rejects(Promise.resolve(vscode.workspace.fs.stat(vscode.Uri.joinPath(folder, 'evaluated.txt'))));
   });
 
+  it('a setting changed takes effect on the next call (the settings Toolgate keeps are dropped when VS Code says they changed)', async () => {
+    const toolgate = await api();
+    const config = vscode.workspace.getConfiguration('toolgate');
+    const write = { tool: 'write_file', args: { path: 'evaluated.txt', content: 'x' } };
+    assert.equal((await toolgate.evaluate(write)).verdict, 'ask');
+    try {
+      await config.update('gatedTools', { ...defaultGatedTools, write_file: false }, vscode.ConfigurationTarget.Workspace);
+      assert.deepEqual(await toolgate.evaluate(write), { verdict: 'allow', reason: 'allowed: write_file is not gated', warnings: [] });
+    } finally {
+      await config.update('gatedTools', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+    assert.equal((await toolgate.evaluate(write)).verdict, 'ask', 'gated again once the setting is back');
+  });
+
   it('invalid arguments get a precise error and are never shown for approval', async () => {
     const toolgate = await api();
     const result = await toolgate.invokeTool({ tool: 'edit_file', args: { path: 'README.md', edits: 'all of it' } });
@@ -93,5 +109,22 @@ describe('the exported API in the extension host', () => {
     assert.match(listing.output, /^src\/$/m);
     const search = await toolgate.invokeTool({ tool: 'search_text', args: { query: 'Hello, ' } });
     assert.match(search.output, /src\/greet\.ts:2: return `Hello, \$\{name\}!`;/);
+  });
+
+  it('list_files reads the disk itself: folders end in /, a link to a folder too, sorted by name', async () => {
+    const toolgate = await api();
+    const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    assert.ok(root);
+    const folder = path.join(root, `listed-${Date.now()}`);
+    mkdirSync(path.join(folder, 'b-folder'), { recursive: true });
+    writeFileSync(path.join(folder, 'a.txt'), 'a');
+    symlinkSync(path.join(folder, 'b-folder'), path.join(folder, 'c-link'));
+    try {
+      const listing = await toolgate.invokeTool({ tool: 'list_files', args: { path: path.basename(folder) } });
+      assert.equal(listing.ok, true);
+      assert.deepEqual(listing.output.split('\n').filter((line) => line !== ''), ['a.txt', 'b-folder/', 'c-link/']);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });
