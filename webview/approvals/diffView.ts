@@ -5,7 +5,7 @@
  * virtualised (every hunk block is in the DOM, but only the rows in view are), so a 10,000-line file scrolls smoothly.
  */
 import type { DiffHunkView, DiffMode, DiffPreview, DiffRow } from '../../src/shared/approvals';
-import { h } from '../shared/bridge';
+import { h, icon } from '../shared/bridge';
 import { hunkKeyAction, hunkLines, type HunkReview } from './hunkReview';
 
 export const rowHeight = 18;
@@ -129,10 +129,10 @@ interface HunkBlock {
 
 function hunkControls(review: HunkReview, index: number, lines: string): HunkControls {
   const which = `hunk ${index + 1} of ${review.count}, ${lines}`;
-  const toggle = (action: 'accept-hunk' | 'reject-hunk', label: string, icon: string): HTMLElement => {
+  const toggle = (action: 'accept-hunk' | 'reject-hunk', label: string, iconName: string): HTMLElement => {
     const accepted = action === 'accept-hunk';
     const button = h('vscode-button', { 'data-action': action, secondary: true, 'aria-label': `${label} ${which}`, title: `${label} ${which}` },
-      h('vscode-icon', { name: icon, slot: 'content-before' }), label);
+      icon(iconName, { slot: 'content-before' }), label);
     button.addEventListener('click', () => review.set(index, accepted));
     return button;
   };
@@ -285,7 +285,7 @@ export function renderDiff(
     draw();
   });
   const open = h('vscode-button', { secondary: true, 'data-action': 'open-diff', title: "Open in VS Code's diff editor" },
-    h('vscode-icon', { name: 'diff', slot: 'content-before' }), 'Open in diff editor');
+    icon('diff', { slot: 'content-before' }), 'Open in diff editor');
   open.addEventListener('click', onOpenDiff);
   draw();
   const keys = (...names: string[]): (HTMLElement | string)[] => names.flatMap((name, i) => [i > 0 ? ' / ' : '', h('kbd', {}, name)]);
@@ -295,7 +295,7 @@ export function renderDiff(
     h(
       'div',
       { class: 'diff-toolbar' },
-      h('span', { class: 'diff-path' }, h('vscode-icon', { name: preview.isNewFile ? 'new-file' : 'file', 'aria-hidden': 'true' }), ' ', preview.path,
+      h('span', { class: 'diff-path' }, icon(preview.isNewFile ? 'new-file' : 'file'), ' ', preview.path,
         preview.isNewFile ? ' (new file)' : ''),
       h('span', { class: 'counts', 'data-field': 'diff-counts' },
         h('span', { class: 'added' }, `+${preview.added}`), ' ', h('span', { class: 'removed' }, `−${preview.removed}`)),

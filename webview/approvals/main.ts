@@ -1,8 +1,7 @@
 import '@vscode-elements/elements/dist/vscode-button/index.js';
-import '@vscode-elements/elements/dist/vscode-icon/index.js';
 import type { DecideMessage, DiffMode, GrantView, PendingCallView } from '../../src/shared/approvals';
 import type { ApprovalsState, ViewState } from '../../src/shared/messages';
-import { connect, h, markConnected, requireElement } from '../shared/bridge';
+import { connect, h, icon, markConnected, requireElement } from '../shared/bridge';
 import { actionButton as button, allowButton, commandPreview, denyWithReason, grantControls, reasonLine, reportFocus, warningNotes } from '../shared/callParts';
 import { editOfProposal, syncEditPending } from './editPreview';
 import { renderDiff, type DiffView } from './diffView';
@@ -29,7 +28,7 @@ const list = h('div', { class: 'calls', role: 'list', 'aria-label': 'Calls waiti
 const batchBar = h('div', { class: 'batch', 'data-field': 'batch' });
 const trustNote = h('div');
 const emptyNote = h('section', { class: 'empty', 'data-field': 'empty', role: 'status' },
-  h('vscode-icon', { name: 'pass', 'aria-hidden': 'true' }), h('p', {}, 'No calls are waiting for approval.'));
+  icon('pass'), h('p', {}, 'No calls are waiting for approval.'));
 const grantsSection = h('section', { class: 'grants', 'data-field': 'grants', 'aria-label': 'Grants' });
 const errorBar = h('p', { class: 'notice error', role: 'alert', 'data-field': 'error', hidden: true });
 let latest: ApprovalsState | undefined;
@@ -64,7 +63,7 @@ const bridge = connect('approvals', {
 
 root.replaceChildren(
   h('header', { class: 'panel-header' },
-    h('vscode-icon', { name: 'shield', 'aria-hidden': 'true' }),
+    icon('shield'),
     h('h1', {}, 'Approvals'),
     h('span', { class: 'spacer' }),
     (() => {

@@ -8,7 +8,7 @@ import type { DecideMessage, PendingCallView } from '../../src/shared/approvals'
 import { renderDiff } from '../approvals/diffView';
 import { hunkReviewOf, type HunkReview } from '../approvals/hunkReview';
 import type { Bridge } from '../shared/bridge';
-import { h } from '../shared/bridge';
+import { h, icon } from '../shared/bridge';
 import { allowButton, commandPreview, denyWithReason, grantControls, reasonLine, reportFocus, warningNotes } from '../shared/callParts';
 
 /** Rows of a diff shown inline before it scrolls; the panel shows the whole review. */
@@ -52,7 +52,7 @@ export class InlineCards {
   ) {
     this.list = h('div', { class: 'inline-calls', role: 'list', 'aria-label': 'Calls waiting for your approval' });
     this.element = h('section', { class: 'waiting-section', 'data-field': 'inline-calls', 'aria-label': 'Waiting for you', hidden: true },
-      h('h2', { class: 'waiting-title' }, h('vscode-icon', { name: 'shield', 'aria-hidden': 'true' }), ' Waiting for you'),
+      h('h2', { class: 'waiting-title' }, icon('shield'), ' Waiting for you'),
       this.list);
   }
 

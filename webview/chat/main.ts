@@ -1,7 +1,6 @@
 import '@vscode-elements/elements/dist/vscode-button/index.js';
-import '@vscode-elements/elements/dist/vscode-icon/index.js';
 import type { ChatEntry, ChatState, ViewState } from '../../src/shared/messages';
-import { connect, h, markConnected, requireElement } from '../shared/bridge';
+import { connect, h, icon, markConnected, requireElement } from '../shared/bridge';
 import { decisionNote } from './decisionNote';
 import { InlineCards } from './inlineCards';
 import { renderMarkdown } from './markdown';
@@ -47,14 +46,14 @@ const prompt = h('textarea', {
   placeholder: defaultPlaceholder,
   'aria-label': 'Task for the agent',
 });
-const send = h('vscode-button', { 'data-action': 'send' }, h('vscode-icon', { name: 'send', slot: 'content-before' }), 'Send');
-const stop = h('vscode-button', { 'data-action': 'stop', secondary: true, hidden: true }, h('vscode-icon', { name: 'debug-stop', slot: 'content-before' }), 'Stop');
-const newChat = h('vscode-button', { 'data-action': 'new-chat', secondary: true, title: 'New chat' }, h('vscode-icon', { name: 'add', slot: 'content-before' }), 'New chat');
+const send = h('vscode-button', { 'data-action': 'send' }, icon('send', { slot: 'content-before' }), 'Send');
+const stop = h('vscode-button', { 'data-action': 'stop', secondary: true, hidden: true }, icon('debug-stop', { slot: 'content-before' }), 'Stop');
+const newChat = h('vscode-button', { 'data-action': 'new-chat', secondary: true, title: 'New chat' }, icon('add', { slot: 'content-before' }), 'New chat');
 const history = h('select', { 'data-field': 'history', 'aria-label': 'Chats of this workspace' });
 // The waiting calls of this chat, decided in place: the last thing in the transcript, just above the prompt.
 const inline = new InlineCards(bridge, () => prompt.focus());
 transcript.append(inline.element);
-const openApprovals = h('vscode-button', { 'data-action': 'open-approvals', secondary: true }, h('vscode-icon', { name: 'shield', slot: 'content-before' }), 'Approvals');
+const openApprovals = h('vscode-button', { 'data-action': 'open-approvals', secondary: true }, icon('shield', { slot: 'content-before' }), 'Approvals');
 
 const submit = (): void => {
   const text = prompt.value.trim();
@@ -204,7 +203,7 @@ function renderEntry(entry: ChatEntry): HTMLElement {
       body.hidden = entry.text === '' && !entry.streaming;
       if (entry.streaming && entry.text === '' && entry.since !== undefined) {
         // Nothing from the model yet: say that it is being waited for, and for how long.
-        body.append(h('p', { class: 'working muted', 'data-field': 'working', 'data-since': String(entry.since), role: 'status' }, h('vscode-icon', { name: 'loading', spin: true, 'aria-hidden': 'true' }), ' ', h('span', { class: 'elapsed' }, workingText(entry.since))));
+        body.append(h('p', { class: 'working muted', 'data-field': 'working', 'data-since': String(entry.since), role: 'status' }, icon('loading', { spin: true }), ' ', h('span', { class: 'elapsed' }, workingText(entry.since))));
       }
       return body;
     }
@@ -222,12 +221,12 @@ function renderEntry(entry: ChatEntry): HTMLElement {
         notice.append(h('div', { class: 'actions' }, ...buttons));
       }
       if (entry.resume === true) {
-        const resume = h('vscode-button', { 'data-action': 'resume', 'aria-label': 'Resume the interrupted task' }, h('vscode-icon', { name: 'debug-continue', slot: 'content-before' }), 'Resume');
+        const resume = h('vscode-button', { 'data-action': 'resume', 'aria-label': 'Resume the interrupted task' }, icon('debug-continue', { slot: 'content-before' }), 'Resume');
         resume.addEventListener('click', () => bridge.send({ type: 'resume' }));
         notice.append(h('div', { class: 'actions' }, resume));
       }
       if (entry.retry === true) {
-        const retry = h('vscode-button', { 'data-action': 'retry', 'aria-label': 'Retry the failed model turn' }, h('vscode-icon', { name: 'refresh', slot: 'content-before' }), 'Retry');
+        const retry = h('vscode-button', { 'data-action': 'retry', 'aria-label': 'Retry the failed model turn' }, icon('refresh', { slot: 'content-before' }), 'Retry');
         retry.addEventListener('click', () => bridge.send({ type: 'retry' }));
         notice.append(h('div', { class: 'actions' }, retry));
       }
@@ -235,7 +234,7 @@ function renderEntry(entry: ChatEntry): HTMLElement {
     }
     case 'tool': {
       const card = h('div', { class: `entry tool status-${entry.status}`, 'data-entry': 'tool', 'data-tool': entry.name, 'data-status': entry.status },
-        h('vscode-icon', { name: statusIcons[entry.status] ?? 'tools', 'aria-hidden': 'true', ...(entry.status === 'running' ? { spin: true } : {}) }),
+        icon(statusIcons[entry.status] ?? 'tools', { spin: entry.status === 'running' }),
         ' ', h('code', {}, entry.name), ' ', h('span', { class: 'summary' }, entry.summary), ' ',
         h('span', { class: 'tool-status' }, statusText[entry.status] ?? entry.status));
       card.append(...decisionNote(entry, bridge));
@@ -303,7 +302,7 @@ function render(state: ChatState): void {
   const asking = state.running && state.entries.some((entry) => entry.kind === 'question' && entry.answer === undefined);
   prompt.placeholder = asking ? 'The agent asks a question: type your answer (or an option or its number) and press Enter.' : defaultPlaceholder;
   send.textContent = '';
-  send.append(h('vscode-icon', { name: 'send', slot: 'content-before' }), state.running ? 'Reply' : 'Send');
+  send.append(icon('send', { slot: 'content-before' }), state.running ? 'Reply' : 'Send');
   root.dataset['running'] = String(state.running);
   history.replaceChildren(...state.chats.map((chat) => h('option', { value: chat.id, ...(chat.id === state.chatId ? { selected: true } : {}) }, chat.title)));
 

@@ -3,11 +3,11 @@
  * buttons, the warnings, the command with its analysis. Rendering only; what a click sends is the card's business.
  */
 import type { CommandPreview, PendingCallView } from '../../src/shared/approvals';
-import { h, type Bridge } from './bridge';
+import { h, icon, type Bridge } from './bridge';
 
 /** A button of the contract: `data-action` on it, an icon before its label. */
-export function actionButton(action: string, label: string, icon: string, attrs: Record<string, string | boolean> = {}): HTMLElement {
-  return h('vscode-button', { 'data-action': action, ...attrs }, h('vscode-icon', { name: icon, slot: 'content-before' }), label);
+export function actionButton(action: string, label: string, iconName: string, attrs: Record<string, string | boolean> = {}): HTMLElement {
+  return h('vscode-button', { 'data-action': action, ...attrs }, icon(iconName, { slot: 'content-before' }), label);
 }
 
 /**
@@ -43,7 +43,7 @@ export function reportFocus(card: HTMLElement, callId: string, bridge: Pick<Brid
 
 export function warningNotes(warnings: string[]): HTMLElement[] {
   return warnings.map((warning) => h('p', { class: 'notice warning', role: 'note', 'data-field': 'warning' },
-    h('vscode-icon', { name: 'warning', 'aria-hidden': 'true' }), ' ', warning));
+    icon('warning'), ' ', warning));
 }
 
 const verdictIcons: Record<CommandPreview['analysis'][number]['verdict'], string> = { allow: 'pass', info: 'info', deny: 'error', ask: 'question' };
@@ -57,7 +57,7 @@ export function commandPreview(preview: CommandPreview): HTMLElement {
     h('pre', { class: 'cwd' }, preview.cwd),
     h('ul', { class: 'analysis', 'data-field': 'analysis' },
       ...preview.analysis.map((line) => h('li', { class: `verdict-${line.verdict}` },
-        h('vscode-icon', { name: verdictIcons[line.verdict], 'aria-hidden': 'true' }), ' ', line.text))));
+        icon(verdictIcons[line.verdict]), ' ', line.text))));
 }
 
 /**
