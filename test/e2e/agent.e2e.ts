@@ -88,6 +88,26 @@ describe('the agent, with a scripted OpenAI-compatible model, in the real chat v
     await idle();
   });
 
+  it('a batch of 50 calls allowed together gives the model exactly 50 results, one per call, in order', async () => {
+    const ids = Array.from({ length: 50 }, (_, index) => `call_b50_${index}`);
+    model.fake.script([
+      { toolCalls: ids.map((id, index) => ({ id, name: 'write_file', arguments: JSON.stringify({ path: `batch50/f${index}.txt`, content: `${index}\n` }) })) },
+      { text: 'All 50 written.' },
+    ]);
+    const before = model.fake.requests.length;
+    await say('Write fifty files');
+    const frame = await session.workbench.webviewFrame('[data-action="allow-all"]');
+    await frame.waitForFunction(() => document.querySelectorAll('article.call[data-call-id]').length === 50);
+    await frame.locator('[data-action="allow-all"]').click();
+    await waitFor(() => model.fake.requests.length === before + 2, 'the next turn');
+    const next = sentMessages(model.fake, before + 1);
+    // The results that answer the last assistant message (the chat's earlier turns come before it).
+    const results = next.slice(next.map((message) => message.role).lastIndexOf('assistant') + 1).filter((message) => message.role === 'tool');
+    assert.deepEqual(results.map((message) => message.tool_call_id), ids, 'exactly one result per call, in the order of the calls');
+    ids.forEach((_, index) => assert.equal(readFileSync(file(`batch50/f${index}.txt`), 'utf8'), `${index}\n`));
+    await idle();
+  });
+
   it('ask_user: an option clicked in the chat reaches the model', async () => {
     model.fake.script([
       { toolCalls: [{ id: 'call_q', name: 'ask_user', arguments: JSON.stringify({ question: 'Which license?', options: ['MIT', 'Apache-2.0'] }) }] },
