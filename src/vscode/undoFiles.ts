@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { sha256 } from '../core/approval/hash';
 import type { ApplyResult, FileWrite, UndoFiles } from '../core/checkpoints/undoRunner';
 import { encodeText, UnencodableText, type TextFormat } from '../core/files/encoding';
-import { documentInSync, VsCodeWorkspaceFiles } from './workspaceFiles';
+import { documentInSync, saveDocument, VsCodeWorkspaceFiles } from './workspaceFiles';
 
 const isDirty = (uri: vscode.Uri): boolean => vscode.workspace.textDocuments.some((doc) => doc.uri.toString() === uri.toString() && doc.isDirty);
 
@@ -73,7 +73,7 @@ export class WorkspaceUndoFiles implements UndoFiles {
       await vscode.workspace.fs.writeFile(uri, bytes);
     }
     for (const doc of toSave) {
-      if (!(await doc.save())) {
+      if (!(await saveDocument(doc))) {
         this.warn(`undo: ${vscode.workspace.asRelativePath(doc.uri)} was put back in its editor but could not be saved`);
       }
     }

@@ -45,6 +45,21 @@ export async function documentInSync(doc: vscode.TextDocument, expected: string)
   return true;
 }
 
+/**
+ * Saves a document the edit just changed. The document may be closed meanwhile (the decided call's diff editor closes
+ * and takes it along): then the edited buffer, still open in VS Code as unsaved, is saved through a fresh handle.
+ */
+export async function saveDocument(doc: vscode.TextDocument): Promise<boolean> {
+  try {
+    return await doc.save();
+  } catch (error) {
+    if (!doc.isClosed) {
+      throw error;
+    }
+  }
+  return await (await vscode.workspace.openTextDocument(doc.uri)).save();
+}
+
 /** How an open document is saved: VS Code writes UTF-16 with its byte order mark. */
 function documentFormat(doc: vscode.TextDocument): TextFormat {
   const encoding = doc.encoding;
@@ -140,7 +155,7 @@ export class VsCodeWorkspaceFiles implements WorkspaceFiles {
       // The person had unsaved changes there: the edit stays in the buffer, theirs to save.
       return { kind: 'written', savedToDisk: false };
     }
-    if (!(await doc.save())) {
+    if (!(await saveDocument(doc))) {
       throw new ToolError(`${label} was edited but could not be saved`);
     }
     return { kind: 'written', savedToDisk: true };
