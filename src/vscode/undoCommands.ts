@@ -11,6 +11,7 @@ import * as vscode from 'vscode';
 import type { AuditLog } from '../core/audit/auditLog';
 import { GitCli } from '../core/checkpoints/gitCli';
 import { ChangeRecorder } from '../core/checkpoints/recorder';
+import { readUtf8File } from '../core/files/diskText';
 import type { DropNote } from '../core/checkpoints/schema';
 import { CheckpointStateStorage } from '../core/checkpoints/stateStorage';
 import { CheckpointStore } from '../core/checkpoints/store';
@@ -53,7 +54,7 @@ export function createCheckpoints(deps: CheckpointDeps): { store: CheckpointStor
       }
     }),
   );
-  return { store, recorder: new ChangeRecorder({ store, git: new GitCli(), onNote, warn }) };
+  return { store, recorder: new ChangeRecorder({ store, git: new GitCli(), readText: (absolute) => readUtf8File(absolute), onNote, warn }) };
 }
 
 export interface UndoCommandDeps {

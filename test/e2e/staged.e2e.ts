@@ -4,6 +4,7 @@
  * person changed meanwhile is never replaced unseen, and Undo Agent's Task reverts what a command landed.
  */
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -134,5 +135,48 @@ describe("undo after a staged command in the real VS Code: what it created, chan
     assert.equal(undone.kind, 'undone', JSON.stringify(undone));
     assert.doesNotMatch(undone.text ?? '', /cannot be undone/);
     assert.deepEqual(tree(root), before);
+  });
+});
+
+describe('undo after an unstaged command (staging off, as on macOS): what git can tell the before of comes back byte for byte', function () {
+  this.timeout(180_000);
+  const model = useFakeModel();
+  const control = new Control();
+  const session = useCodeServer(() => ({
+    env: control.env,
+    extraExtensions: [control.vsix],
+    files: { 'mod.txt': 'one\ntwo\n', 'del.txt': 'delete me\n', 'keep.txt': 'keep\n' },
+    settings: model.workspaceSettings(),
+    machineSettings: { 'toolgate.sandbox.reviewCommandChanges': false },
+  }));
+  const git = (...args: string[]): void => {
+    execFileSync('git', ['-c', 'user.email=t@example.invalid', '-c', 'user.name=t', ...args], { cwd: session.server.workspace, stdio: 'ignore' });
+  };
+  const withoutGit = (files: Record<string, string>): Record<string, string> =>
+    Object.fromEntries(Object.entries(files).filter(([name]) => name !== '.git' && !name.startsWith('.git/')));
+
+  it("Undo Agent's Task reverts the files it changed, created and deleted, and says nothing cannot be undone", async () => {
+    git('init', '-q');
+    git('add', '.');
+    git('commit', '-q', '-m', 'base');
+    const root = session.server.workspace;
+    const before = withoutGit(tree(root));
+    const command = 'echo made > made.txt && echo three >> mod.txt && rm del.txt';
+    model.fake.script([{ toolCalls: [{ id: 'c1', name: 'run_in_terminal', arguments: JSON.stringify({ command }) }] }, { text: 'Done.' }]);
+    const chat = new ChatDriver(session.workbench);
+    await chat.say('Run it');
+    const panel = new ApprovalsPanelDriver(session.workbench);
+    await panel.act(await panel.waitForCall('run_in_terminal', undefined, 60_000), 'allow-once');
+    await (await chat.frame()).locator('[data-entry="assistant"]', { hasText: 'Done.' }).waitFor({ timeout: 60_000 });
+    await chat.idle();
+    // It wrote directly: the model is told what git saw it change, and the files are there at once.
+    assert.match(sentToolResult(model.fake, 1, 'c1'), /What it changed in the workspace, as git saw it[^\n]*\n- del\.txt: deleted\n- made\.txt: created \(untracked\)\n- mod\.txt: modified/);
+    assert.equal(readFileSync(path.join(root, 'mod.txt'), 'utf8'), 'one\ntwo\nthree\n');
+    assert.equal(existsSync(path.join(root, 'del.txt')), false);
+
+    const undone = await control.call<{ kind: string; text?: string }>('/command', { command: 'toolgate.undoTask' });
+    assert.equal(undone.kind, 'undone', JSON.stringify(undone));
+    assert.doesNotMatch(undone.text ?? '', /cannot be undone/);
+    assert.deepEqual(withoutGit(tree(root)), before);
   });
 });

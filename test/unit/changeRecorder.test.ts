@@ -1,4 +1,11 @@
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { GitCli } from '../../src/core/checkpoints/gitCli';
+import { planUndo, undoPaths } from '../../src/core/checkpoints/undo';
+import { readUtf8File } from '../../src/core/files/diskText';
 import type { GitPort } from '../../src/core/checkpoints/gitStatus';
 import { ChangeRecorder, startTask, type CommandOutcome } from '../../src/core/checkpoints/recorder';
 import type { CommandRecord, DropNote, TaskRecord } from '../../src/core/checkpoints/schema';
@@ -99,7 +106,10 @@ describe('recording what the agent changed', () => {
       if (row.throws) {
         await assert.rejects(running, row.throws);
       } else {
-        assert.deepEqual(await running, await row.run(undefined));
+        // The result passes through, with what git saw beside it (for the model's report) when it ran.
+        const { observed, ...passed } = await running;
+        assert.deepEqual(passed, await row.run(undefined));
+        assert.equal(observed?.kind, row.recorded?.git);
       }
       const recorded = commands(await task());
       if (!row.recorded) {
@@ -170,5 +180,75 @@ describe('recording what the agent changed', () => {
     assert.ok(second.title.endsWith('…'));
     assert.notEqual(first.taskId, second.taskId);
     assert.equal(first.chatId, 'c');
+  });
+});
+
+describe('a command that ran unstaged, in a real git repository: what git can tell the before of is undone like an edit', () => {
+  let repo: string;
+  const git = (...args: string[]): void => {
+    execFileSync('git', ['-c', 'user.email=t@example.invalid', '-c', 'user.name=t', ...args], { cwd: repo, stdio: 'ignore' });
+  };
+  const at = (name: string): string => path.join(repo, name);
+  const read = (name: string): string | null => (existsSync(at(name)) ? readFileSync(at(name), 'utf8') : null);
+
+  beforeEach(() => {
+    repo = mkdtempSync(path.join(tmpdir(), 'toolgate-recover-'));
+    git('init', '-q');
+    writeFileSync(at('clean.txt'), 'one\ntwo\n');
+    writeFileSync(at('gone.txt'), 'keep me\n');
+    writeFileSync(at('dirty.txt'), 'committed\n');
+    writeFileSync(at('.gitignore'), 'build/\n');
+    git('add', '.');
+    git('commit', '-q', '-m', 'base');
+    writeFileSync(at('dirty.txt'), 'the person was editing this\n');
+  });
+  afterEach(() => rmSync(repo, { recursive: true, force: true }));
+
+  it('records the files clean or absent before it; a file already changed before it, or ignored, is not; the undo reverts the recorded ones and lists the rest', async () => {
+    const store = new CheckpointStore(new MemoryStore(), { warn: () => undefined });
+    const recorder = new ChangeRecorder({ store, git: new GitCli(), readText: readUtf8File, onNote: () => undefined, warn: () => undefined });
+    await recorder.commandRan(turn0, { command: 'npm run format', cwd: repo }, () => {
+      writeFileSync(at('clean.txt'), 'one\nTWO\n');
+      rmSync(at('gone.txt'));
+      writeFileSync(at('made.txt'), 'new\n');
+      writeFileSync(at('dirty.txt'), 'formatted over the person\n');
+      mkdirSync(at('build'));
+      writeFileSync(at('build/out.js'), 'ignored\n');
+      return ok(0);
+    });
+    const loaded = await store.load('c', 't');
+    assert.ok(loaded.kind === 'ok', 'the task was recorded');
+    const task = loaded.task;
+    const [command] = commands(task);
+    assert.deepEqual(command?.recovered, ['clean.txt', 'gone.txt', 'made.txt']);
+    const files = task.turns.flatMap((turn) => turn.changes.filter((change) => change.kind === 'file'));
+    assert.deepEqual(
+      files.map((file) => [file.relativePath, file.tool, file.before, file.after]),
+      [
+        ['clean.txt', 'run_in_terminal', 'one\ntwo\n', 'one\nTWO\n'],
+        ['gone.txt', 'run_in_terminal', 'keep me\n', null],
+        ['made.txt', 'run_in_terminal', null, 'new\n'],
+      ],
+    );
+    const turns = task.turns;
+    const plan = planUndo(turns, new Map(undoPaths(turns).map((file) => [file, existsSync(file) ? readFileSync(file, 'utf8') : null])));
+    assert.deepEqual(plan.files.map((file) => [file.relativePath, file.kind]), [['clean.txt', 'revert'], ['gone.txt', 'restore'], ['made.txt', 'delete']]);
+    assert.equal(plan.commands.length, 1);
+    assert.match(plan.commands[0]?.message ?? '', /`npm run format` \(turn 1, in .*\): 3 files it changed are reverted like edits, the rest cannot be undone; not undone: dirty\.txt \(modified, changed further\)/);
+    assert.equal(read('dirty.txt'), 'formatted over the person\n');
+  });
+
+  it('a command whose every touched file was recovered leaves no "cannot be undone" note', async () => {
+    const store = new CheckpointStore(new MemoryStore(), { warn: () => undefined });
+    const recorder = new ChangeRecorder({ store, git: new GitCli(), readText: readUtf8File, onNote: () => undefined, warn: () => undefined });
+    await recorder.commandRan(turn0, { command: 'sed -i s/two/2/ clean.txt', cwd: repo }, () => {
+      writeFileSync(at('clean.txt'), 'one\n2\n');
+      return ok(0);
+    });
+    const loaded = await store.load('c', 't');
+    const turns = loaded.kind === 'ok' ? loaded.task.turns : [];
+    const plan = planUndo(turns, new Map(undoPaths(turns).map((file) => [file, readFileSync(file, 'utf8')])));
+    assert.deepEqual(plan.commands, []);
+    assert.deepEqual(plan.files.map((file) => file.kind === 'revert' || file.kind === 'merge' ? file.content : file.kind), ['one\ntwo\n']);
   });
 });

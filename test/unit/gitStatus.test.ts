@@ -6,6 +6,7 @@ import path from 'node:path';
 import { GitCli } from '../../src/core/checkpoints/gitCli';
 import {
   compareGitStatus,
+  describeCommandChanges,
   describeGitStatus,
   MAX_TOUCHED,
   observeCommand,
@@ -116,6 +117,39 @@ describe('git status codes in words', () => {
 
 /** The git port the extension uses, over the real git program. */
 const realGit = new GitCli();
+
+describe("what an unstaged command changed, told to the model", () => {
+  const observed = (touched: { path: string; before: string; after: string; contentChanged?: boolean }[], headAfter = 'a'.repeat(40), more = 0) =>
+    ({ kind: 'observed' as const, root: '/w', headBefore: 'a'.repeat(40), headAfter, touched, more });
+  const rows: [string, Parameters<typeof describeCommandChanges>[0], string][] = [
+    ['nothing seen', observed([]), ''],
+    ['not a repository', { kind: 'not-a-repository' }, ''],
+    ['git failed', { kind: 'unavailable', message: 'timed out' }, ''],
+    [
+      'created, modified, deleted, changed further, and more',
+      observed([
+        { path: 'made.txt', before: 'clean', after: '??' },
+        { path: 'mod.txt', before: 'clean', after: ' M' },
+        { path: 'del.txt', before: 'clean', after: ' D' },
+        { path: 'dirty.txt', before: ' M', after: ' M', contentChanged: true },
+        { path: 'staged.txt', before: 'A ', after: 'AM' },
+      ], 'a'.repeat(40), 3),
+      [
+        'What it changed in the workspace, as git saw it (files git ignores are not listed):',
+        '- made.txt: created (untracked)',
+        '- mod.txt: modified',
+        '- del.txt: deleted',
+        '- dirty.txt: modified, changed further',
+        '- staged.txt: added (staged) -> added (staged), modified',
+        '- and 3 more',
+      ].join('\n'),
+    ],
+    ['a commit', observed([], 'b'.repeat(40)), 'What it changed in the workspace, as git saw it (files git ignores are not listed):\n- HEAD moved from aaaaaaaaaaaa to bbbbbbbbbbbb'],
+  ];
+  for (const [name, effect, text] of rows) {
+    it(name, () => assert.equal(describeCommandChanges(effect), text));
+  }
+});
 
 describe('observing a command in a real git repository', () => {
   let repo: string;

@@ -34,6 +34,9 @@ export interface GitCliOptions {
 type GitRun = { kind: 'ok'; stdout: string } | { kind: 'failed'; code: number | null; stderr: string } | { kind: 'no-git' };
 
 const notARepository = /not a git repository|must be run in a work tree/i;
+
+/** The C locale (messages are matched), no optional locks, never a prompt for credentials. */
+const gitEnv = (): NodeJS.ProcessEnv => ({ ...process.env, LC_ALL: 'C', LANGUAGE: 'C', GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0' });
 const hashConcurrency = 16;
 
 export class GitCli implements GitPort {
@@ -63,7 +66,7 @@ export class GitCli implements GitPort {
           maxBuffer: this.maxOutputBytes,
           encoding: 'utf8',
           windowsHide: true,
-          env: { ...process.env, LC_ALL: 'C', LANGUAGE: 'C', GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0' },
+          env: gitEnv(),
         },
         (error, stdout, stderr) => {
           if (!error) {
@@ -118,7 +121,7 @@ export class GitCli implements GitPort {
       const child = execFile(
         this.git,
         ['--no-optional-locks', '-c', 'core.fsmonitor=false', 'check-ignore', '-z', '--stdin'],
-        { cwd: folder, timeout: this.timeoutMs * 4, killSignal: 'SIGKILL', maxBuffer: this.maxOutputBytes, encoding: 'utf8', windowsHide: true, env: { ...process.env, LC_ALL: 'C', LANGUAGE: 'C', GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0' } },
+        { cwd: folder, timeout: this.timeoutMs * 4, killSignal: 'SIGKILL', maxBuffer: this.maxOutputBytes, encoding: 'utf8', windowsHide: true, env: gitEnv() },
         (error, stdout, stderr) => {
           const code = error === null ? 0 : typeof error.code === 'number' ? error.code : undefined;
           // 0: some are ignored; 1: none is; 128 "not a git repository": none is.
@@ -133,6 +136,28 @@ export class GitCli implements GitPort {
       );
       child.stdin?.on('error', () => undefined);
       child.stdin?.end(paths.map((entry) => `${entry}\0`).join(''));
+    });
+  }
+
+  showText(root: string, rev: string, file: string): Promise<string | null | undefined> {
+    return new Promise((resolve) => {
+      execFile(
+        this.git,
+        ['--no-optional-locks', '-c', 'core.fsmonitor=false', 'cat-file', 'blob', `${rev}:${file}`],
+        { cwd: root, timeout: this.timeoutMs, killSignal: 'SIGKILL', maxBuffer: this.maxHashBytes, encoding: 'buffer', windowsHide: true, env: gitEnv() },
+        (error, stdout, stderr) => {
+          if (error) {
+            // 128 "does not exist in" / "not a valid object name": the commit has no such file.
+            resolve(typeof error.code === 'number' && /does not exist|exists on disk, but not in|not a valid object name|invalid object name/i.test(stderr.toString('utf8')) ? null : undefined);
+            return;
+          }
+          try {
+            resolve(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(stdout));
+          } catch {
+            resolve(undefined);
+          }
+        },
+      );
     });
   }
 

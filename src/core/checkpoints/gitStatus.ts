@@ -119,6 +119,11 @@ export interface GitPort {
   snapshot(cwd: string): Promise<GitSnapshot | null>;
   /** Content hashes of files (relative to `root`) that exist; a missing file is left out. */
   hashFiles(root: string, paths: readonly string[]): Promise<Record<string, string>>;
+  /**
+   * A file's text in commit `rev` (path relative to `root`): `null` when the commit has no such file, undefined when
+   * it cannot be told or is not UTF-8 text. Without it, a command's changes are listed but not undone.
+   */
+  showText?(root: string, rev: string, path: string): Promise<string | null | undefined>;
 }
 
 /** How a file's git status changed across a command. `clean` = not listed (unchanged, or ignored). */
@@ -181,6 +186,33 @@ export function compareGitStatus(
 }
 
 const LETTER_NAMES: Record<string, string> = { M: 'modified', T: 'type changed', A: 'added', D: 'deleted', R: 'renamed', C: 'copied' };
+
+/**
+ * What an unstaged command changed, as git saw it, for the model: '' when git saw nothing (or could not look).
+ * Ignored files are not listed (git does not see them).
+ */
+export function describeCommandChanges(effect: CommandGitEffect | undefined): string {
+  if (effect?.kind !== 'observed' || (effect.touched.length === 0 && effect.headBefore === effect.headAfter)) {
+    return '';
+  }
+  const lines = ['What it changed in the workspace, as git saw it (files git ignores are not listed):'];
+  if (effect.headBefore !== effect.headAfter) {
+    lines.push(`- HEAD moved from ${effect.headBefore?.slice(0, 12) ?? '(no commit)'} to ${effect.headAfter?.slice(0, 12) ?? '(no commit)'}`);
+  }
+  for (const file of effect.touched) {
+    const change =
+      file.contentChanged === true
+        ? `${describeGitStatus(file.after)}, changed further`
+        : file.before === 'clean'
+          ? file.after === '??' ? 'created (untracked)' : describeGitStatus(file.after)
+          : `${describeGitStatus(file.before)} -> ${describeGitStatus(file.after)}`;
+    lines.push(`- ${file.path}: ${change}`);
+  }
+  if (effect.more > 0) {
+    lines.push(`- and ${effect.more} more`);
+  }
+  return lines.join('\n');
+}
 
 /** A status code (`XY` or `clean`) in words: `modified`, `added (staged)`, `untracked`, `clean`, ... */
 export function describeGitStatus(code: string): string {

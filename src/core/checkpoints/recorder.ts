@@ -17,6 +17,7 @@
  * one that "cannot be undone".
  */
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { observeCommand, type CommandGitEffect, type GitPort } from './gitStatus';
 import type { DropNote } from './schema';
 import type { CheckpointStore, RecordInput, TurnRef } from './store';
@@ -54,6 +55,11 @@ export interface ChangeRecorderOptions {
   store: Pick<CheckpointStore, 'record'>;
   /** Without one, commands are recorded without what they touched. */
   git?: GitPort;
+  /**
+   * A file's UTF-8 text on disk now: `null` when it does not exist, undefined when it is not UTF-8 text (or cannot be
+   * read). With it and git's `showText`, the files an unstaged command touched are recorded to be undone like edits.
+   */
+  readText?: (absolute: string) => Promise<string | null | undefined>;
   /** Something was dropped to stay within the checkpoint budget, or a change could not be kept: tell the person. */
   onNote: (note: DropNote) => void;
   /** A change could not be recorded (a bug or a storage failure); the tool call goes on regardless. */
@@ -108,7 +114,11 @@ export class ChangeRecorder {
    * Runs a terminal command between two looks at git (when `cwd` is in a work tree) and records it with the files it
    * touched. `run`'s result or error is passed through as it is.
    */
-  async commandRan<T extends CommandOutcome>(ref: TurnRef | undefined, command: { command: string; cwd: string }, run: () => Promise<T>): Promise<T> {
+  async commandRan<T extends CommandOutcome>(
+    ref: TurnRef | undefined,
+    command: { command: string; cwd: string },
+    run: () => Promise<T>,
+  ): Promise<T & { observed?: CommandGitEffect }> {
     if (ref === undefined) {
       return run();
     }
@@ -118,11 +128,56 @@ export class ChangeRecorder {
     if (!result.ok || typeof result.value.notRun !== 'string') {
       const exitCode = result.ok ? result.value.exitCode : undefined;
       const staged = result.ok && result.value.stage !== undefined;
-      await this.record(ref, { kind: 'command', command: command.command, cwd: command.cwd, ...(exitCode !== undefined ? { exitCode } : {}), git, ...(staged ? { staged } : {}) });
+      // Unstaged (macOS, no overlay, staging off): the files git can tell the before of are kept to be undone.
+      const recovered = staged ? [] : await this.recover(ref, git);
+      await this.record(ref, {
+        kind: 'command',
+        command: command.command,
+        cwd: command.cwd,
+        ...(exitCode !== undefined ? { exitCode } : {}),
+        git,
+        ...(staged ? { staged } : {}),
+        ...(recovered.length > 0 ? { recovered } : {}),
+      });
     }
     if (!result.ok) {
       throw result.error;
     }
-    return result.value;
+    // What git saw it change, for the model's report of a command that wrote directly.
+    return result.value.stage === undefined && typeof result.value.notRun !== 'string' ? { ...result.value, observed: git } : result.value;
+  }
+
+  /**
+   * Records, as file changes of the command, each file it touched whose text before it is known: one git listed as
+   * clean before (its text in HEAD then) or that did not exist (not listed before, untracked after, not in HEAD), and
+   * that is UTF-8 text (or gone) after. A file that was already changed before the command, or is not text, is not:
+   * its before is unknown, and the undo lists it as one the command changed that cannot be undone. Returns the
+   * recorded paths (relative to the repository).
+   */
+  private async recover(ref: TurnRef, git: CommandGitEffect): Promise<string[]> {
+    const { readText } = this.options;
+    const showText = this.options.git?.showText?.bind(this.options.git);
+    if (git.kind !== 'observed' || git.more > 0 || readText === undefined || showText === undefined) {
+      return [];
+    }
+    const recovered: string[] = [];
+    for (const file of git.touched) {
+      if (file.before !== 'clean' || file.contentChanged === true) {
+        continue;
+      }
+      const before = git.headBefore === null ? null : await showText(git.root, git.headBefore, file.path);
+      // Not in HEAD and clean before: it did not exist, unless git ignored it (then it is not listed after either).
+      if (before === undefined || (before === null && file.after !== '??')) {
+        continue;
+      }
+      const absolute = path.join(git.root, file.path);
+      const after = await readText(absolute);
+      if (after === undefined || after === before) {
+        continue;
+      }
+      await this.fileWritten(ref, { path: absolute, relativePath: file.path, tool: 'run_in_terminal', before, after });
+      recovered.push(file.path);
+    }
+    return recovered;
   }
 }

@@ -39,6 +39,11 @@ export const StoredCommandEntry = z.strictObject({
   git: CommandGitEffect.optional(),
   /** It ran staged: the text files it changed were recorded as file entries when they landed. */
   staged: z.boolean().optional(),
+  /**
+   * It ran unstaged, and these files git saw it touch (relative to the repository) were recorded as file entries from
+   * their text in HEAD (or their absence) before it and on disk after it: they are undone like edits.
+   */
+  recovered: z.array(z.string()).optional(),
 });
 export type StoredCommandEntry = z.infer<typeof StoredCommandEntry>;
 
@@ -131,6 +136,8 @@ export interface CommandRecord {
   git?: CommandGitEffect;
   /** It ran staged: the text files it changed are file records of their own, undone like edits. */
   staged?: boolean;
+  /** Files it touched that are file records of their own (see StoredCommandEntry.recovered). */
+  recovered?: string[];
 }
 
 export interface TurnRecord {

@@ -55,7 +55,7 @@ export interface TurnRef {
 
 export type RecordInput =
   | { kind: 'file'; path: string; relativePath?: string; tool: string; before: FileContent; after: FileContent }
-  | { kind: 'command'; command: string; cwd: string; exitCode?: number | null; git?: CommandGitEffect; staged?: boolean };
+  | { kind: 'command'; command: string; cwd: string; exitCode?: number | null; git?: CommandGitEffect; staged?: boolean; recovered?: string[] };
 
 export type RecordOutcome =
   | { kind: 'recorded'; taskBytes: number; totalBytes: number; dropped: DropNote[] }
@@ -134,6 +134,7 @@ function commandRecord(change: StoredCommandEntry): CommandRecord {
     ...(change.exitCode !== undefined ? { exitCode: change.exitCode } : {}),
     ...(change.git !== undefined ? { git: structuredClone(change.git) } : {}),
     ...(change.staged === true ? { staged: true } : {}),
+    ...(change.recovered !== undefined ? { recovered: [...change.recovered] } : {}),
   };
 }
 
@@ -389,6 +390,7 @@ export class CheckpointStore {
         ...(input.exitCode !== undefined ? { exitCode: input.exitCode } : {}),
         ...(input.git !== undefined ? { git: input.git } : {}),
         ...(input.staged === true ? { staged: true } : {}),
+        ...(input.recovered !== undefined && input.recovered.length > 0 ? { recovered: input.recovered } : {}),
       });
     }
     let json = this.serialise(task);

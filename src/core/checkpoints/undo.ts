@@ -231,22 +231,35 @@ function planFile(path: string, relativePath: string | undefined, changes: reado
     : { ...base, kind: 'revert', content, message: `${name}: reverted to before the agent's changes` };
 }
 
+/** Whether an unstaged command left nothing that cannot be undone: every file it touched was recovered. */
+function whollyRecovered(command: CommandRecord): boolean {
+  const git = command.git;
+  const recovered = new Set(command.recovered ?? []);
+  return git?.kind === 'observed' && recovered.size > 0 && git.headBefore === git.headAfter && git.more === 0 && git.touched.every((file) => recovered.has(file.path));
+}
+
 function describeCommand(turn: number, command: CommandRecord): CommandUndoNote {
-  const lines = [`\`${command.command}\` (turn ${turn + 1}, in ${command.cwd}) cannot be undone`];
+  const recovered = new Set(command.recovered ?? []);
+  const lines = [
+    recovered.size > 0
+      ? `\`${command.command}\` (turn ${turn + 1}, in ${command.cwd}): ${recovered.size === 1 ? 'one file it changed is' : `${recovered.size} files it changed are`} reverted like edits, the rest cannot be undone`
+      : `\`${command.command}\` (turn ${turn + 1}, in ${command.cwd}) cannot be undone`,
+  ];
   const git = command.git;
   if (git?.kind === 'observed') {
     if (git.headBefore !== git.headAfter) {
       lines.push(`it moved HEAD from ${git.headBefore?.slice(0, 12) ?? '(no commit)'} to ${git.headAfter?.slice(0, 12) ?? '(no commit)'}`);
     }
+    const touched = git.touched.filter((file) => !recovered.has(file.path));
     if (git.touched.length === 0) {
       lines.push('git saw no file change');
-    } else {
-      const files = git.touched.map((file) =>
+    } else if (touched.length > 0) {
+      const files = touched.map((file) =>
         file.contentChanged === true
           ? `${file.path} (${describeGitStatus(file.after)}, changed further)`
           : `${file.path} (${describeGitStatus(file.before)} -> ${describeGitStatus(file.after)})`,
       );
-      lines.push(`git saw it touch: ${files.join(', ')}${git.more > 0 ? ` and ${git.more} more` : ''}`);
+      lines.push(`${recovered.size > 0 ? 'not undone' : 'git saw it touch'}: ${files.join(', ')}${git.more > 0 ? ` and ${git.more} more` : ''}`);
     }
   } else if (git?.kind === 'unavailable') {
     lines.push(`what it changed is unknown (${git.message})`);
@@ -278,7 +291,7 @@ export function planUndo(turns: readonly TurnRecord[], current: CurrentContents)
       if (change.kind === 'command') {
         // A staged command's text files are file records of their own; what of it could not be kept was said when
         // it landed.
-        if (change.staged !== true) {
+        if (change.staged !== true && !whollyRecovered(change)) {
           commands.push(describeCommand(turn.turn, change));
         }
         continue;

@@ -9,6 +9,8 @@ import type { Gate, GateInput, GateResult } from '../approval/gate';
 import { newCallId } from '../approval/broker';
 import type { PathResolver } from '../approval/paths';
 import type { Judgement } from '../approval/policy';
+import { describeCommandChanges, type CommandGitEffect } from '../checkpoints/gitStatus';
+import type { TerminalCommandResult } from '../terminal/commandTerminal';
 import { diffText } from '../diff/lineDiff';
 import { isMcpModelName } from '../mcp/names';
 import { diffPreview } from '../review/diffPreview';
@@ -338,7 +340,7 @@ export class ToolService {
           const command = decision.edited ?? parsed.args.command;
           const timeoutSeconds = this.deps.terminalTimeoutSeconds();
           const cwd = commandFolder(item.input.call, resolver);
-          const run = async (how: RunHow) => {
+          const run = async (how: RunHow): Promise<TerminalCommandResult & { observed?: CommandGitEffect }> => {
             const start = () => this.deps.terminal.run(command, cwd, timeoutSeconds, options.signal, options.chatId, how);
             return this.deps.recorder ? await this.deps.recorder.commandRan(options.turn, { command, cwd }, start) : await start();
           };
@@ -357,8 +359,8 @@ export class ToolService {
             }
             const sandbox = failure === undefined ? undefined : { failure, rerun: again?.verdict === 'allow' };
             const report = commandReport(result, { command, edited: decision.edited !== undefined, timeoutSeconds, ...(sandbox ? { sandbox } : {}) });
-            const landing = stage === undefined ? undefined : await this.landStaged(stage, command, item.input.source, options);
-            return { ok: report.ok, output: landing === undefined || landing === '' ? report.text : `${report.text}\n\n${landing}`, decision };
+            const landing = stage === undefined ? describeCommandChanges(result.observed) : await this.landStaged(stage, command, item.input.source, options);
+            return { ok: report.ok, output: landing === '' ? report.text : `${report.text}\n\n${landing}`, decision };
           } finally {
             await this.discard(stage);
           }
