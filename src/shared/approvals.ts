@@ -44,6 +44,15 @@ export type Preview = z.infer<typeof Preview>;
 export const GrantOptionView = z.strictObject({ id: z.string().min(1).max(40), label: z.string() });
 export type GrantOptionView = z.infer<typeof GrantOptionView>;
 
+export const CallGroupView = z.strictObject({
+  id: CallId,
+  /** What made the calls: the command as it ran. */
+  command: z.string(),
+  /** How many changes the command made in the workspace in all (those that landed by a rule included). */
+  changed: z.number().int().nonnegative(),
+});
+export type CallGroupView = z.infer<typeof CallGroupView>;
+
 export const PendingCallView = z.strictObject({
   callId: CallId,
   batchId: z.string(),
@@ -72,6 +81,12 @@ export const PendingCallView = z.strictObject({
    * in the panel, the chat and the diff editor). Absent when the call cannot be decided hunk by hunk.
    */
   hunkChoices: z.array(z.strictObject({ accepted: z.boolean(), reason: z.string().max(4000) })).max(10_000).optional(),
+  /**
+   * One of several calls the person decides together on one card: the files a staged command changed that ask
+   * ("`npm run format` changed 12 files"). Each file is decided by its own hunk choices; Allow once or Deny on any
+   * member, from any surface, settles every member of the group still waiting.
+   */
+  group: CallGroupView.optional(),
   waitingSince: z.string(),
   /** ISO time at which the call is denied for waiting too long, if a timeout is set. */
   timesOutAt: z.string().optional(),

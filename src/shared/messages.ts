@@ -28,6 +28,8 @@ export const hostCommands = [
   'openTerminalRules',
   'openEditRules',
   'openGatedTools',
+  // What the staged command running now has changed so far (a quick pick, each file's diff).
+  'showStagedChanges',
 ] as const;
 export const HostCommand = z.enum(hostCommands);
 export type HostCommand = z.infer<typeof HostCommand>;

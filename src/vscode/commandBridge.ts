@@ -18,6 +18,7 @@ const commandIds: Record<HostCommand, () => [string, ...unknown[]]> = {
   openTerminalRules: () => ['workbench.action.openSettings', { query: 'toolgate.autoApprove.terminal' }],
   openEditRules: () => ['workbench.action.openSettings', { query: 'toolgate.autoApprove.edits' }],
   openGatedTools: () => ['workbench.action.openSettings', { query: 'toolgate.gatedTools' }],
+  showStagedChanges: () => ['toolgate.showStagedChanges'],
 };
 
 /** Whether this window's extensions run on another machine (code-server, SSH, WSL, a container). */

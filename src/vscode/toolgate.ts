@@ -10,7 +10,7 @@ import { ChatBook } from '../core/agent/chats';
 import { AgentSession } from '../core/agent/session';
 import type { AuditEntry } from '../core/audit/auditLog';
 import { FocusedCalls } from '../core/approval/focusedCall';
-import { callWaiter, questionWaiter, WaitNotifier, type Waiter, type Whereabouts } from '../core/approval/waitNotices';
+import { callWaiters, questionWaiter, WaitNotifier, type Waiter, type Whereabouts } from '../core/approval/waitNotices';
 import { DisposableStore } from '../core/disposable';
 import { initShellParser } from '../core/shell/analysis';
 import { ToolService } from '../core/tools/service';
@@ -35,6 +35,7 @@ import { Settings } from './settings';
 import { SuggestionsPanel } from './suggestionsPanel';
 import { createCommandSandbox } from './sandbox';
 import { GitCli } from '../core/checkpoints/gitCli';
+import { StagedSoFar } from './stagedSoFar';
 import { TerminalRunner } from './tools/terminal';
 import { createCheckpoints, createUndoCommands } from './undoCommands';
 import { chatRequests, panelRequests } from './viewRequests';
@@ -85,6 +86,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   const mcp = new McpServers(context.workspaceState, log, path.join(context.extensionPath, 'dist'), sandbox);
   const chats = store.add(new ChatBook(state, log));
   const terminal = store.add(new TerminalRunner((chatId) => (chatId === apiChatId ? 'API calls' : chats.list().find((chat) => chat.id === chatId)?.title), sandbox));
+  const stagedSoFar = store.add(new StagedSoFar(() => terminal.runningStages(), () => paths.resolver.roots));
   // Checkpoints of what the agent's allowed calls change; a note when old ones are dropped goes to the chat.
   const checkpoints = createCheckpoints({ state, settings, log, disposables: store, onNote: (note) => chats.notice(`Checkpoints: ${note.message}`) });
   // Next to the audit log, in Toolgate's storage, which no tool call may read.
@@ -200,7 +202,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   const waiters = (): Waiter[] => {
     const inChat = new Set(chatPending().map((call) => call.callId));
     return [
-      ...gate.pendingViews().map((call) => callWaiter(call, inChat.has(call.callId))),
+      ...callWaiters(gate.pendingViews(), (callId) => inChat.has(callId)),
       ...agent.questionViews().map(({ id, question }) => questionWaiter(id, question)),
     ];
   };
@@ -315,6 +317,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
       ...createCommands({ agent, gate, chat, approvals, apiKeys, audit, auditFile, grants, mcp, suggestions, focus }),
       ...createUndoCommands({ store: checkpoints.store, audit, activeChatId: () => agent.chatId, log, disposables: store }),
       ...createDiffCommands({ gate, proposed }),
+      'toolgate.showStagedChanges': () => stagedSoFar.show(),
     },
     chat,
     approvals,

@@ -13,6 +13,7 @@ import { ChatDriver, sentToolResult, useFakeModel, waitFor } from './harness/cha
 import { Control } from './harness/control';
 import { ApprovalsPanelDriver } from './harness/panel';
 import { useCodeServer } from './harness/session';
+import type { Locator } from 'playwright-core';
 
 /** 40 lines; changing lines 5 and 35 makes two hunks. */
 const base = Array.from({ length: 40 }, (_, i) => `export const line${i + 1} = ${i + 1};\n`).join('');
@@ -41,13 +42,15 @@ function tree(root: string): Record<string, string> {
 
 describe('staged commands in the real VS Code: a command\'s writes are reviewed before they land', function () {
   this.timeout(180_000);
+  const model = useFakeModel();
   const control = new Control();
   const cache = mkdtempSync(path.join(os.tmpdir(), 'toolgate-e2e-cache-'));
   const session = useCodeServer(() => ({
     env: { ...control.env, XDG_CACHE_HOME: cache },
     extraExtensions: [control.vsix],
     files: { 'allowed/a.txt': 'a\n', 'src/three.ts': base, 'src/keep.txt': 'keep\n' },
-    settings: { 'toolgate.autoApprove.edits': { 'allowed/**': true } },
+    // CodeLens is off in diff editors by default: on, each hunk's choice is a lens to click.
+    settings: { ...model.workspaceSettings(), 'toolgate.autoApprove.edits': { 'allowed/**': true }, 'diffEditor.codeLens': true },
   }));
   after(() => rmSync(cache, { recursive: true, force: true }));
   const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
@@ -55,34 +58,117 @@ describe('staged commands in the real VS Code: a command\'s writes are reviewed 
   /** The person allows the command itself first: what it writes is judged when it ends. */
   const allowCommand = async (): Promise<void> => panel().act(await panel().waitForCall('run_in_terminal', undefined, 60_000), 'allow-once');
 
-  it('a command writes an allowed file and an asking one: the first lands, the second is a card; one hunk accepted lands exactly that hunk', async () => {
-    const command = "echo A > allowed/a.txt && sed -i -e 's/= 5;/= 500;/' -e 's/= 35;/= 3500;/' src/three.ts";
+  it('a command writes an allowed file and asking ones: the first lands, the rest is one card; a file rejected whole and one hunk rejected (in the diff editor) land exactly the rest', async () => {
+    const command = "echo A > allowed/a.txt && sed -i -e 's/= 5;/= 500;/' -e 's/= 35;/= 3500;/' src/three.ts && echo new > src/new.txt";
     const result = control.invoke('run_in_terminal', { command });
     await allowCommand();
-    const card = await panel().waitForCall('write_file', 'src/three.ts', 60_000);
-    assert.match(await card.innerText(), /Written by the command `echo A > allowed\/a\.txt/);
-    // The allowed file is in the workspace while the other waits; the asking one is not.
+    const card = await panel().waitForGroup('changed 3 files', 60_000);
+    assert.match(await card.locator('[data-field="group-title"]').innerText(), /echo A > allowed\/a\.txt .* changed 3 files/);
+    assert.match(await card.locator('[data-field="group-intro"]').innerText(), /^2 files wait for you; the other 1 change landed/);
+    // The allowed file is in the workspace while the others wait; the asking ones are not.
     await waitFor(() => readFileSync(file('allowed/a.txt'), 'utf8') === 'A\n', 'the allowed file to land');
     assert.equal(readFileSync(file('src/three.ts'), 'utf8'), base);
+    assert.equal(existsSync(file('src/new.txt')), false);
+    const three = card.locator('section.group-file[data-path="src/three.ts"]');
+    const fresh = card.locator('section.group-file[data-path="src/new.txt"]');
+    assert.equal(await three.locator('[data-hunk-index]').count(), 2);
+    await fresh.locator('[data-action="reject-file"]').click();
+    await fresh.locator('[data-field="file-state"]', { hasText: 'rejected: it stays as it is' }).waitFor();
+    await card.locator('[data-field="group-summary"]', { hasText: '1 of 2 files accepted (2 of 3 hunks)' }).waitFor();
     await session.workbench.screenshot('staged-command-review');
 
-    assert.equal(await card.locator('[data-hunk-index]').count(), 2);
-    await card.locator('[data-hunk-index="1"] [data-action="reject-hunk"]').click();
-    await card.locator('[data-field="hunk-summary"]', { hasText: '1 of 2 hunks accepted' }).waitFor();
-    await panel().act(card, 'allow-once');
+    // The first hunk rejected in VS Code's diff editor, with a reason: the card shows it; Allow there lands the group.
+    await three.locator('[data-action="open-diff"]').click();
+    const page = session.workbench.page;
+    const tab = page.locator('.tabs-container .tab', { hasText: 'proposed by the agent' });
+    await tab.waitFor();
+    const lens = (text: string): Locator => page.locator('.monaco-diff-editor .editor.modified .codelens-decoration', { hasText: text }).first();
+    await lens('Hunk 1 of 2: accepted').locator('a', { hasText: 'Reject hunk' }).click();
+    await session.workbench.answerInputBox('keep 5');
+    await three.locator('[data-hunk-index="0"][data-state="rejected"]').waitFor();
+    await card.locator('[data-field="group-summary"]', { hasText: '1 of 2 files accepted (1 of 3 hunks)' }).waitFor();
+    await page.locator('.editor-actions .action-label[aria-label^="Allow the Proposed Change"]').first().click();
     const outcome = await result;
     assert.equal(outcome.ok, true, outcome.output);
-    assert.match(outcome.output, /- landed: allowed\/a\.txt, src\/three\.ts/);
-    assert.equal(readFileSync(file('src/three.ts'), 'utf8'), base.replace('= 5;', '= 500;'), 'only the accepted hunk');
+    assert.match(outcome.output, /- landed: allowed\/a\.txt\n/);
+    assert.match(outcome.output, /- landed in part: src\/three\.ts \(1 of 2 hunks; rejected hunk 1: "keep 5"\)/);
+    assert.match(outcome.output, /- NOT landed \(you denied it: "rejected in the review"\): src\/new\.txt/);
+    assert.equal(readFileSync(file('src/three.ts'), 'utf8'), base.replace('= 35;', '= 3500;'), 'only the accepted hunk');
+    assert.equal(existsSync(file('src/new.txt')), false, 'the file rejected whole');
+    await tab.waitFor({ state: 'detached', timeout: 10_000 });
+  });
+
+  it("the agent's chat shows the same one card: a file rejected there is rejected in the panel too, Allow there lands the rest, and the model is told", async () => {
+    const command = 'echo one > src/chat-a.txt && echo two > src/chat-b.txt';
+    model.fake.script([{ toolCalls: [{ id: 'g1', name: 'run_in_terminal', arguments: JSON.stringify({ command }) }] }, { text: 'Done.' }]);
+    const chat = new ChatDriver(session.workbench);
+    await chat.say('Write two files');
+    await allowCommand();
+    const frame = await chat.frame();
+    const card = frame.locator('article.inline-call.call-group', { hasText: 'changed 2 files' });
+    await card.waitFor({ timeout: 60_000 });
+    await card.locator('section.group-file[data-path="src/chat-b.txt"] [data-action="reject-file"]').click();
+    await card.locator('[data-field="group-summary"]', { hasText: '1 of 2 files accepted' }).waitFor();
+    const inPanel = await panel().waitForGroup('changed 2 files');
+    await inPanel.locator('section.group-file[data-path="src/chat-b.txt"][data-state="rejected"]').waitFor();
+    await session.workbench.screenshot('staged-command-chat');
+    const page = session.workbench.page;
+    await session.workbench.setColorTheme('Dark Modern');
+    await page.setViewportSize({ width: 900, height: 700 });
+    await card.locator('[data-field="group-summary"]').scrollIntoViewIfNeeded();
+    await session.workbench.screenshot('staged-command-chat-dark-900x700');
+    await session.workbench.setColorTheme('Light Modern');
+    await page.setViewportSize({ width: 1400, height: 900 });
+    // With the keyboard: the card's Allow, focused, and Enter.
+    await card.locator('[data-action="allow-once"]').focus();
+    await page.keyboard.press('Enter');
+    await frame.locator('[data-entry="assistant"]', { hasText: 'Done.' }).waitFor({ timeout: 60_000 });
+    await chat.idle();
+    const told = sentToolResult(model.fake, 1, 'g1');
+    assert.match(told, /- landed: src\/chat-a\.txt\n/);
+    assert.match(told, /- NOT landed \(you denied it: "rejected in the review"\): src\/chat-b\.txt/);
+    assert.equal(readFileSync(file('src/chat-a.txt'), 'utf8'), 'one\n');
+    assert.equal(existsSync(file('src/chat-b.txt')), false);
+  });
+
+  it("while a command still runs, the chat's Changes so far lists what it has staged and opens a file's diff; nothing lands, and Stop lands nothing", async () => {
+    const stages = path.join(cache, 'toolgate-stages');
+    const inStage = (name: string): boolean =>
+      existsSync(stages) && readdirSync(stages, { recursive: true, encoding: 'utf8' }).some((entry) => entry.endsWith(`upper/src/${name}`));
+    const command = 'echo so-far > src/sofar.txt && sleep 60';
+    model.fake.script([{ toolCalls: [{ id: 's1', name: 'run_in_terminal', arguments: JSON.stringify({ command }) }] }, { text: 'Stopped.' }]);
+    const chat = new ChatDriver(session.workbench);
+    await chat.say('Start the watcher');
+    await allowCommand();
+    await waitFor(() => inStage('sofar.txt'), 'the command to write its file in the stage', 60_000);
+    const frame = await chat.frame();
+    await frame.locator('[data-entry="tool"][data-status="running"] [data-action="staged-so-far"]').click();
+    const page = session.workbench.page;
+    const picker = page.locator('.quick-input-widget');
+    const row = picker.locator('.monaco-list-row', { hasText: 'src/sofar.txt' });
+    await row.waitFor();
+    assert.match(await picker.innerText(), /has changed 1 file so far \(staged, not in your workspace/);
+    assert.match(await row.innerText(), /created/);
+    await page.keyboard.press('Enter');
+    await page.locator('.tabs-container .tab', { hasText: 'staged so far' }).waitFor();
+    await page.locator('.monaco-diff-editor .editor.modified .view-line', { hasText: 'so-far' }).waitFor();
+    assert.equal(existsSync(file('src/sofar.txt')), false, 'nothing lands while it runs');
+    await session.workbench.screenshot('staged-so-far');
+    await frame.locator('[data-action="stop"]').click();
+    await chat.idle();
+    assert.equal(existsSync(file('src/sofar.txt')), false, 'a stopped task lands nothing of what it staged');
   });
 
   it('Deny leaves the workspace byte for byte as it was, whatever the command created, changed or deleted', async () => {
     const before = tree(session.server.workspace);
     const result = control.invoke('run_in_terminal', { command: 'echo new > src/new.txt && echo more >> src/keep.txt && rm src/three.ts && chmod +x src/keep.txt && mkdir -p src/empty/inner' });
     await allowCommand();
-    for (const target of ['src/new.txt', 'src/keep.txt', 'src/three.ts']) {
-      await panel().deny(await panel().waitForCall('write_file', target, 60_000), 'not now');
-    }
+    const card = await panel().waitForGroup('changed 3 files', 60_000);
+    assert.equal(await card.locator('section.group-file').count(), 3);
+    await card.locator('[data-action="deny"]').click();
+    await card.locator('[data-field="reason"]').fill('not now');
+    await card.locator('[data-action="deny"]').click();
+    await card.waitFor({ state: 'detached' });
     const outcome = await result;
     assert.match(outcome.output, /NOT landed \(you denied it: "not now"\): src\/keep\.txt, src\/new\.txt, src\/three\.ts/);
     assert.deepEqual(tree(session.server.workspace), before);
@@ -94,9 +180,11 @@ describe('staged commands in the real VS Code: a command\'s writes are reviewed 
     await allowCommand();
     await waitFor(() => existsSync(stages) && readdirSync(stages).some((name) => name.startsWith('stage-')), 'the command to start (its stage)', 60_000);
     writeFileSync(file('allowed/a.txt'), 'mine\n');
-    const card = await panel().waitForCall('write_file', 'allowed/a.txt', 60_000);
-    assert.match(await card.innerText(), /changed in the workspace while the command ran/);
-    await panel().deny(card);
+    const card = await panel().waitForGroup('changed 1 file', 60_000);
+    assert.match(await card.locator('section.group-file[data-path="allowed/a.txt"]').innerText(), /changed in the workspace while the command ran/);
+    await card.locator('[data-action="deny"]').click();
+    await card.locator('[data-action="deny"]').click();
+    await card.waitFor({ state: 'detached' });
     const outcome = await result;
     assert.match(outcome.output, /NOT landed \(you denied it\): allowed\/a\.txt/);
     assert.equal(readFileSync(file('allowed/a.txt'), 'utf8'), 'mine\n');

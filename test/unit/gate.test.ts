@@ -261,3 +261,110 @@ describe('workspace grant storage', () => {
     assert.equal(await grants.revoke('g2'), false);
   });
 });
+
+describe("the gate's groups: a staged command's files decided on one card", () => {
+  const group = { id: 'group-1', command: 'npm run format', changed: 3 };
+  /** A member with `hunks` hunks (a diff preview; no editable content: a group member is reviewable without it). */
+  function member(relative: string, hunks: number): GateInput {
+    return {
+      call: writeCall(relative, relative),
+      preview: { kind: 'diff', path: relative, isNewFile: false, added: hunks, removed: 0, hunks: Array.from({ length: hunks }, (_, index) => ({ header: `@@ ${index} @@`, rows: [] })) },
+      source: 'agent',
+      group,
+    };
+  }
+  type Row = {
+    name: string;
+    /** Per member (a.txt: 2 hunks, b.bin: 1, c.txt: 1): the hunks rejected before the decision, with a reason. */
+    reject: Record<string, number[]>;
+    /** Which member the decision is made on, and what. */
+    on: string;
+    choice: { action: 'allow-once' | 'deny'; reason?: string };
+    settled: { ok: boolean; error?: RegExp };
+    /** Each member's result: allow with its hunk decisions (rejected indices), or deny with the reason. */
+    results?: Record<string, ['allow', number[]] | ['deny', string]>;
+  };
+  const rows: Row[] = [
+    {
+      name: 'Allow once on any member allows every member with its own hunk choices',
+      reject: { 'a.txt': [1] },
+      on: 'c.txt',
+      choice: { action: 'allow-once' },
+      settled: { ok: true },
+      results: { 'a.txt': ['allow', [1]], 'b.bin': ['allow', []], 'c.txt': ['allow', []] },
+    },
+    {
+      name: 'a member with every hunk rejected is denied, with the reasons given, while the rest is allowed',
+      reject: { 'a.txt': [0, 1], 'b.bin': [0] },
+      on: 'a.txt',
+      choice: { action: 'allow-once' },
+      settled: { ok: true },
+      results: { 'a.txt': ['deny', 'no'], 'b.bin': ['deny', 'no'], 'c.txt': ['allow', []] },
+    },
+    {
+      name: 'Deny on any member denies them all with the reason',
+      reject: {},
+      on: 'b.bin',
+      choice: { action: 'deny', reason: 'not now' },
+      settled: { ok: true },
+      results: { 'a.txt': ['deny', 'not now'], 'b.bin': ['deny', 'not now'], 'c.txt': ['deny', 'not now'] },
+    },
+    {
+      name: 'Allow once with every change rejected is refused (Deny is the way): all keep waiting',
+      reject: { 'a.txt': [0, 1], 'b.bin': [0], 'c.txt': [0] },
+      on: 'a.txt',
+      choice: { action: 'allow-once' },
+      settled: { ok: false, error: /every change of the group is rejected: use Deny/ },
+    },
+  ];
+  for (const row of rows) {
+    it(row.name, async () => {
+      const { gate } = setup();
+      const inputs = [member('a.txt', 2), member('b.bin', 1), member('c.txt', 1)];
+      const waits = gate.request(inputs, { chatId: 'c', uncapped: true });
+      const views = new Map(gate.pendingViews().map((view) => [view.preview.kind === 'diff' ? view.preview.path : '', view]));
+      assert.deepEqual([...views.values()].map((view) => view.group), [group, group, group]);
+      for (const [path, indices] of Object.entries(row.reject)) {
+        for (const index of indices) {
+          const view = views.get(path);
+          assert.ok(view);
+          assert.deepEqual(gate.chooseHunk(view, index, false, 'no'), { ok: true });
+        }
+      }
+      const target = views.get(row.on);
+      assert.ok(target);
+      const outcome = gate.settle(target, row.choice);
+      assert.equal(outcome.ok, row.settled.ok);
+      if (!outcome.ok) {
+        assert.match(outcome.error, row.settled.error ?? /./);
+        assert.equal(gate.waitingCount, 3);
+        gate.cancel('end');
+        await Promise.all(waits);
+        return;
+      }
+      assert.equal(gate.waitingCount, 0);
+      const results = await Promise.all(waits);
+      const got = Object.fromEntries(
+        ['a.txt', 'b.bin', 'c.txt'].map((path, index) => {
+          const result = results[index];
+          assert.ok(result);
+          return [path, result.verdict === 'allow' ? ['allow', (result.hunks ?? []).filter((hunk) => !hunk.accepted).map((hunk) => hunk.index)] : ['deny', result.personReason ?? '']];
+        }),
+      );
+      assert.deepEqual(got, row.results);
+    });
+  }
+
+  it('Allow all with a group among the calls settles the group once, by its choices, and the others', async () => {
+    const { gate } = setup();
+    const waits = gate.request([member('a.txt', 2), member('b.bin', 1), input(writeCall('other.txt', 'x'))], { chatId: 'c', uncapped: true });
+    const views = gate.pendingViews();
+    const [a] = views;
+    assert.ok(a);
+    assert.deepEqual(gate.chooseHunk(a, 0, false), { ok: true });
+    assert.deepEqual(gate.settleAll(views, { allow: true }), { decided: 2, errors: [] });
+    const results = await Promise.all(waits);
+    assert.deepEqual(results.map((result) => result.verdict), ['allow', 'allow', 'allow']);
+    assert.deepEqual(results[0]?.verdict === 'allow' ? results[0].hunks?.map((hunk) => hunk.accepted) : undefined, [false, true]);
+  });
+});

@@ -19,7 +19,7 @@ import { findBwrap } from '../../src/core/sandbox/sandbox';
 import { createStage, discardStage, stagedLaunch, type Stage } from '../../src/core/sandbox/staging';
 import { defaultProtectedPaths } from '../../src/core/settings';
 import { runBash } from '../../src/core/terminal/bashRunner';
-import { gitInternal, StagedLanding } from '../../src/core/tools/stagedChanges';
+import { changesSoFar, gitInternal, StagedLanding } from '../../src/core/tools/stagedChanges';
 import type { PendingCallView } from '../../src/shared/approvals';
 import { DiskFiles } from '../fixtures/diskFiles';
 import { createMemoryGate, locateUnder } from '../fixtures/memoryGate';
@@ -118,9 +118,12 @@ describe('a staged command lands what is allowed and asks for the rest (real ove
     await ruleLanded;
     const byPath = new Map(views.map((view) => [view.preview.kind === 'diff' ? view.preview.path : path.relative(ws, (JSON.parse(view.argsJson) as { path: string }).path), view]));
     assert.deepEqual([...byPath.keys()].sort(), ['.vscode/tasks.json', 'gone/one.txt', 'src/a.txt', 'src/del.txt']);
+    // One card for what asks: every file in the same group, named by the command (6 changes: 4 ask, 2 landed).
+    const group = views[0]?.group;
+    assert.ok(group);
     for (const view of views) {
       assert.equal(view.tool, 'write_file');
-      assert.match(view.warnings[0] ?? '', /Written by the command `echo X > allowed\/x\.txt/);
+      assert.deepEqual(view.group, { id: group.id, command, changed: 6 });
     }
     assert.match(byPath.get('.vscode/tasks.json')?.reason ?? '', /protected/);
     assert.equal(byPath.get('.vscode/tasks.json')?.grantable, false);
@@ -130,16 +133,18 @@ describe('a staged command lands what is allowed and asks for the rest (real ove
 
     const a = byPath.get('src/a.txt');
     assert.ok(a && a.preview.kind === 'diff' && a.preview.hunks.length === 2);
-    assert.deepEqual(gate.chooseHunk(a, 1, false), { ok: true });
-    assert.deepEqual(gate.settle(a, { action: 'allow-once' }), { ok: true });
+    assert.deepEqual(gate.chooseHunk(a, 1, false, 'keep 19'), { ok: true });
+    // A file rejected whole: every hunk of it.
     for (const path of ['src/del.txt', '.vscode/tasks.json']) {
       const view = byPath.get(path);
-      assert.ok(view);
-      assert.deepEqual(gate.settle(view, { action: 'deny', reason: 'not that' }), { ok: true });
+      assert.ok(view?.preview.kind === 'diff' && view.preview.hunks.length > 0);
+      view.preview.hunks.forEach((_, index) => assert.deepEqual(gate.chooseHunk(view, index, false, 'not that'), { ok: true }));
     }
     const gone = byPath.get('gone/one.txt');
     assert.ok(gone);
+    // Allow once on any member settles the group: each file by its own choices.
     assert.deepEqual(gate.settle(gone, { action: 'allow-once' }), { ok: true });
+    assert.equal(gate.waitingCount, 0);
     const summary = await done;
 
     assert.equal(readFileSync(path.join(ws, 'src', 'a.txt'), 'utf8'), twoHunks.replace('line 2\n', 'LINE TWO\n'), 'only the accepted hunk');
@@ -148,7 +153,8 @@ describe('a staged command lands what is allowed and asks for the rest (real ove
     assert.equal(existsSync(path.join(ws, 'gone')), false, 'the folder goes with its last file');
     assert.equal(existsSync(path.join(ws, 'made')), false, 'an empty folder no rule allows is not made');
     assert.match(summary, /NOT landed \(an empty folder, which would ask: make it yourself if you want it\): made\/deep\//);
-    assert.match(summary, /- landed: allowed\/x\.txt, gone\/one\.txt, src\/a\.txt\n/);
+    assert.match(summary, /- landed: allowed\/x\.txt, gone\/one\.txt\n/);
+    assert.match(summary, /- landed in part: src\/a\.txt \(1 of 2 hunks; rejected hunk 2: "keep 19"\)\n/);
     assert.match(summary, /landed without review \(git ignores them\): 1 file/);
     assert.match(summary, /NOT landed \(you denied it: "not that"\): \.vscode\/tasks\.json, src\/del\.txt$/m);
     // What the checkpoint gets, for the undo: the texts before and after (a deleted file: after null).
@@ -160,6 +166,58 @@ describe('a staged command lands what is allowed and asks for the rest (real ove
         ['src/a.txt', 'run_in_terminal', twoHunks, twoHunks.replace('line 2\n', 'LINE TWO\n')],
       ],
     );
+    await discardStage(stage);
+  });
+
+  const binaryCases = [
+    { name: 'rejected, it does not land; the text file beside it does', accept: false },
+    { name: 'accepted, it lands byte for byte and is said not to be undoable', accept: true },
+  ];
+  for (const { name, accept } of binaryCases) {
+    it(`a binary file in the group is one hunk that stands for its whole change: ${name}`, async () => {
+      const { gate } = createMemoryGate({ locate: locateUnder(ws) });
+      const command = "printf '\\000\\001\\002' > data.bin && sed -i 's/^line 2$/LINE TWO/' src/a.txt";
+      const stage = await run(command);
+      const done = landing(gate, []).land(stage, { command, source: 'agent', chatId: 'c', turn });
+      const views = await waiting(gate, 2);
+      const byPath = new Map(views.map((view) => [view.preview.kind === 'diff' ? view.preview.path : '', view]));
+      const binary = byPath.get('data.bin');
+      assert.ok(binary?.preview.kind === 'diff');
+      assert.deepEqual(binary.preview.hunks, [{ header: 'The command creates it whole with 3 bytes that are not text in its encoding.', rows: [] }]);
+      assert.deepEqual(binary.hunkChoices, [{ accepted: true, reason: '' }]);
+      if (!accept) {
+        assert.deepEqual(gate.chooseHunk(binary, 0, false), { ok: true });
+      }
+      const text = byPath.get('src/a.txt');
+      assert.ok(text);
+      assert.deepEqual(gate.settle(text, { action: 'allow-once' }), { ok: true });
+      const summary = await done;
+      assert.equal(readFileSync(path.join(ws, 'src', 'a.txt'), 'utf8'), twoHunks.replace('line 2\n', 'LINE TWO\n'));
+      if (accept) {
+        assert.deepEqual([...readFileSync(path.join(ws, 'data.bin'))], [0, 1, 2]);
+        assert.match(summary, /- landed: data\.bin, src\/a\.txt\n/);
+        assert.match(summary, /- cannot be undone \(binary, link or mode changes\): data\.bin/);
+      } else {
+        assert.equal(existsSync(path.join(ws, 'data.bin')), false);
+        assert.match(summary, /- landed: src\/a\.txt\n/);
+        assert.match(summary, /- NOT landed \(you denied it: "rejected in the review"\): data\.bin/);
+      }
+      await discardStage(stage);
+    });
+  }
+
+  it("changes so far: what the stage holds, sorted, folders left out, files with their staged copy; nothing lands", async () => {
+    const stage = await run('echo X > allowed/x.txt && mkdir -p made/deep && echo new > made/deep/n.txt && rm src/del.txt && chmod +x src/a.txt');
+    const changes = await changesSoFar(stage, [ws]);
+    assert.deepEqual(changes.map((change) => [change.path, change.kind, change.staged !== undefined]), [
+      ['allowed/x.txt', 'modified', true],
+      ['made/deep/n.txt', 'created', true],
+      ['src/a.txt', 'mode', false],
+      ['src/del.txt', 'deleted', false],
+    ]);
+    assert.equal(readFileSync(changes[0]?.staged ?? '', 'utf8'), 'X\n');
+    assert.equal(readFileSync(path.join(ws, 'allowed', 'x.txt'), 'utf8'), 'x\n', 'nothing landed');
+    assert.equal(existsSync(path.join(ws, 'src', 'del.txt')), true);
     await discardStage(stage);
   });
 

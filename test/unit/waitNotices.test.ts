@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { callWaiter, questionWaiter, shouldNotify, waitNotice, WaitNotifier, type Waiter, type Whereabouts } from '../../src/core/approval/waitNotices';
+import { callWaiter, callWaiters, questionWaiter, shouldNotify, waitNotice, WaitNotifier, type Waiter, type Whereabouts } from '../../src/core/approval/waitNotices';
 import type { PendingCallView } from '../../src/shared/approvals';
 
 const where = (visible: { chat?: boolean; approvals?: boolean } = {}, change: Partial<Whereabouts> = {}): Whereabouts =>
@@ -52,6 +52,18 @@ describe('waitNotice: what the notification says and offers', () => {
       assert.deepEqual(notice.actions, actions);
     });
   }
+});
+
+describe('callWaiters: a group of calls decided on one card is one notification, with no Allow', () => {
+  it("names the command and how many of its files wait; the others stay one each; Deny goes to the group's first member", () => {
+    const group = { id: 'g1', command: 'npm run format', changed: 12 };
+    const member = (callId: string, path: string): PendingCallView => ({ ...call(callId, { kind: 'diff', path } as PendingCallView['preview']), group });
+    const waiters = callWaiters([call('c0', { kind: 'diff', path: 'x.ts' } as PendingCallView['preview']), member('m1', 'a.ts'), member('m2', 'b.ts'), member('m3', 'c.ts')], (id) => id !== 'c0');
+    assert.deepEqual(waiters.map((waiter) => [waiter.id, waitNotice(waiter).text, waitNotice(waiter).actions, waiter.shownIn]), [
+      ['c0', 'Toolgate: write_file x.ts waits for you', ['Allow once', 'Deny', 'Open'], ['approvals']],
+      ['m1', 'Toolgate: `npm run format` changed 12 files: 3 of them wait for you', ['Deny', 'Open'], ['chat', 'approvals']],
+    ]);
+  });
 });
 
 describe('WaitNotifier: each call or question once, when it starts waiting', () => {

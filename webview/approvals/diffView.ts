@@ -255,11 +255,14 @@ export interface DiffView {
 /** `maxRows`: how many rows show before the diff scrolls (the chat's inline cards show fewer than the panel). */
 export function renderDiff(
   preview: DiffPreview,
-  onOpenDiff: () => void,
+  /** Opens the diff in VS Code's diff editor; undefined: a change with no text to show there (no button). */
+  onOpenDiff: (() => void) | undefined,
   review?: HunkReview,
   maxRows = maxViewportRows,
   /** Where the person's choice of unified or side by side is remembered, across calls and reloads. */
   modeMemory?: { get(): DiffMode | undefined; set(mode: DiffMode): void },
+  /** More on the diff's toolbar, after its path and counts (a group's file: its state and Accept / Reject file). */
+  toolbarExtras: (HTMLElement | string)[] = [],
 ): DiffView {
   let mode: 'unified' | 'split' = modeMemory?.get() ?? 'unified';
   let list: HunkList | undefined;
@@ -284,9 +287,12 @@ export function renderDiff(
     modeMemory?.set(mode);
     draw();
   });
-  const open = h('vscode-button', { secondary: true, 'data-action': 'open-diff', title: "Open in VS Code's diff editor" },
-    icon('diff', { slot: 'content-before' }), 'Open in diff editor');
-  open.addEventListener('click', onOpenDiff);
+  let open: HTMLElement | string = '';
+  if (onOpenDiff !== undefined) {
+    open = h('vscode-button', { secondary: true, 'data-action': 'open-diff', title: "Open in VS Code's diff editor" },
+      icon('diff', { slot: 'content-before' }), 'Open in diff editor');
+    open.addEventListener('click', onOpenDiff);
+  }
   draw();
   const keys = (...names: string[]): (HTMLElement | string)[] => names.flatMap((name, i) => [i > 0 ? ' / ' : '', h('kbd', {}, name)]);
   const element = h(
@@ -299,6 +305,7 @@ export function renderDiff(
         preview.isNewFile ? ' (new file)' : ''),
       h('span', { class: 'counts', 'data-field': 'diff-counts' },
         h('span', { class: 'added' }, `+${preview.added}`), ' ', h('span', { class: 'removed' }, `−${preview.removed}`)),
+      ...toolbarExtras,
       h('span', { class: 'spacer' }),
       toggle,
       open,

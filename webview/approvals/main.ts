@@ -6,6 +6,7 @@ import { actionButton as button, allowButton, commandPreview, denyWithReason, gr
 import { editOfProposal, syncEditPending } from './editPreview';
 import { renderDiff, type DiffView } from './diffView';
 import { hunkReviewOf, type HunkReview } from './hunkReview';
+import { GroupCard, pendingItems } from '../shared/groupCard';
 
 const root = requireElement('root');
 /** The person's unified / side-by-side choice: the host keeps it in workspace state (across calls and reloads). */
@@ -20,6 +21,8 @@ const diffModeMemory = {
 let updates = 0;
 /** One element per waiting call, kept across updates so typed reasons, edits and hunk choices survive. */
 const cards = new Map<string, HTMLElement>();
+/** The card of each group of calls decided together (a staged command's files), by `group:<id>`. */
+const groups = new Map<string, GroupCard>();
 /** The per-hunk review of each waiting edit whose content the host lets the person choose, by call id. */
 const reviews = new Map<string, HunkReview>();
 /** Calls whose card has an edit pending: Allow all would allow their original, so it is off while any has one. */
@@ -87,26 +90,35 @@ function render(state: ApprovalsState): void {
     state.trusted ? '' : h('p', { class: 'notice warning', role: 'note', 'data-field': 'trust' },
       'This workspace is not trusted: nothing is allowed without asking.'),
   );
-  const ids = new Set(state.pending.map((call) => call.callId));
+  const items = pendingItems(state.pending);
+  const keys = new Set(items.map((item) => item.key));
   let hadFocus = false;
-  for (const [id, card] of cards) {
-    if (!ids.has(id)) {
+  for (const [key, card] of cards) {
+    if (!keys.has(key)) {
       hadFocus ||= card.contains(document.activeElement);
       card.remove();
-      cards.delete(id);
-      reviews.delete(id);
-      editing.delete(id);
+      cards.delete(key);
+      reviews.delete(key);
+      editing.delete(key);
+      groups.delete(key);
     }
   }
   let previous: HTMLElement | undefined;
-  for (const call of state.pending) {
-    let card = cards.get(call.callId);
-    if (call.hunkChoices) {
-      reviews.get(call.callId)?.apply(call.hunkChoices);
+  for (const item of items) {
+    let card = cards.get(item.key);
+    if ('call' in item) {
+      if (item.call.hunkChoices) {
+        reviews.get(item.key)?.apply(item.call.hunkChoices);
+      }
+      card ??= renderCall(item.call);
+    } else {
+      const group = groups.get(item.key) ?? new GroupCard(item.group, { bridge, className: 'call', modeMemory: diffModeMemory });
+      groups.set(item.key, group);
+      group.update(item.members);
+      card = group.element;
     }
-    if (!card) {
-      card = renderCall(call);
-      cards.set(call.callId, card);
+    if (!cards.has(item.key)) {
+      cards.set(item.key, card);
       if (previous) {
         previous.after(card);
       } else {
@@ -117,7 +129,7 @@ function render(state: ApprovalsState): void {
   }
   emptyNote.hidden = state.pending.length > 0;
   // A decided card had the focus (a click, a key, a keybinding): it goes on to the next waiting call, as in the chat.
-  const next = state.pending[0] && cards.get(state.pending[0].callId);
+  const next = items[0] && cards.get(items[0].key);
   if (hadFocus && next) {
     next.querySelector<HTMLElement>('[data-action="allow-once"]')?.focus();
   }
@@ -130,7 +142,9 @@ function render(state: ApprovalsState): void {
 }
 
 function renderBatch(pending: PendingCallView[]): void {
-  if (pending.length < 2) {
+  // A group's files are one card and one decision: the bar counts cards.
+  const cardCount = pendingItems(pending).length;
+  if (cardCount < 2) {
     batchBar.replaceChildren();
     batchBar.hidden = true;
     return;
@@ -148,11 +162,11 @@ function renderBatch(pending: PendingCallView[]): void {
   const allowAll = h('vscode-button', {
     'data-action': 'allow-all',
     ...(blocked !== undefined ? { disabled: true, title: blocked } : {}),
-  }, `Allow all ${pending.length}`);
+  }, `Allow all ${cardCount}`);
   allowAll.addEventListener('click', () => blocked === undefined && bridge.send({ type: 'decideAll', action: 'allow-all', calls: calls() }));
   const denyAll = h('vscode-button', { secondary: true, 'data-action': 'deny-all' }, 'Deny all');
   denyAll.addEventListener('click', () => bridge.send({ type: 'decideAll', action: 'deny-all', calls: calls() }));
-  batchBar.replaceChildren(h('span', {}, `${pending.length} calls waiting`), h('span', { class: 'spacer' }), allowAll, denyAll);
+  batchBar.replaceChildren(h('span', {}, `${cardCount} waiting`), h('span', { class: 'spacer' }), allowAll, denyAll);
 }
 
 const scopeNames: Record<GrantView['scope'], string> = { workspace: 'Always', session: 'Session', task: 'This task', timed: 'Timed' };

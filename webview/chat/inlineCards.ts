@@ -9,6 +9,7 @@ import { renderDiff } from '../approvals/diffView';
 import { hunkReviewOf, type HunkReview } from '../approvals/hunkReview';
 import type { Bridge } from '../shared/bridge';
 import { h, icon } from '../shared/bridge';
+import { GroupCard, pendingItems } from '../shared/groupCard';
 import { allowButton, commandPreview, denyWithReason, grantControls, reasonLine, reportFocus, warningNotes } from '../shared/callParts';
 
 /** Rows of a diff shown inline before it scrolls; the panel shows the whole review. */
@@ -22,6 +23,8 @@ interface Card {
   allowOnce: HTMLElement;
   /** A diff decided hunk by hunk: the host's hunk choices, shared with the panel and the diff editor. */
   review?: HunkReview;
+  /** A group's one card (a staged command's files). */
+  group?: GroupCard;
 }
 
 /** What the card names as the call's target: the file, the command, else the compact arguments. */
@@ -58,25 +61,34 @@ export class InlineCards {
 
   /** Shows exactly `pending`, in order; returns whether a card was added (the transcript then scrolls to it). */
   render(pending: PendingCallView[]): boolean {
-    const ids = new Set(pending.map((call) => call.callId));
+    const items = pendingItems(pending);
+    const keys = new Set(items.map((item) => item.key));
     let hadFocus = false;
-    for (const [id, card] of this.cards) {
-      if (!ids.has(id)) {
+    for (const [key, card] of this.cards) {
+      if (!keys.has(key)) {
         hadFocus ||= card.element.contains(document.activeElement);
         card.element.remove();
-        this.cards.delete(id);
+        this.cards.delete(key);
       }
     }
     let added = false;
     let previous: HTMLElement | undefined;
-    for (const call of pending) {
-      let card = this.cards.get(call.callId);
-      if (card?.review && call.hunkChoices) {
-        card.review.apply(call.hunkChoices);
+    for (const item of items) {
+      let card = this.cards.get(item.key);
+      if ('call' in item) {
+        if (card?.review && item.call.hunkChoices) {
+          card.review.apply(item.call.hunkChoices);
+        }
+        card ??= this.renderCard(item.call);
+      } else if (card?.group) {
+        card.group.update(item.members);
+      } else {
+        const group = new GroupCard(item.group, { bridge: this.bridge, className: 'inline-call', maxRows: inlineDiffRows, onDecided: () => (this.decidedHere = true) });
+        group.update(item.members);
+        card = { element: group.element, allowOnce: group.allow, group };
       }
-      if (!card) {
-        card = this.renderCard(call);
-        this.cards.set(call.callId, card);
+      if (!this.cards.has(item.key)) {
+        this.cards.set(item.key, card);
         added = true;
         if (previous) {
           previous.after(card.element);
@@ -87,9 +99,9 @@ export class InlineCards {
       previous = card.element;
     }
     this.element.hidden = pending.length === 0;
-    if (hadFocus || (this.decidedHere && !pending.some((call) => this.cards.get(call.callId)?.element.dataset['sent'] === 'true'))) {
+    if (hadFocus || (this.decidedHere && !items.some((item) => this.cards.get(item.key)?.element.dataset['sent'] === 'true'))) {
       this.decidedHere = false;
-      const next = pending[0] && this.cards.get(pending[0].callId);
+      const next = items[0] && this.cards.get(items[0].key);
       if (next) {
         next.allowOnce.focus();
       } else {

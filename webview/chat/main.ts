@@ -247,6 +247,15 @@ function renderEntry(entry: ChatEntry): HTMLElement {
         });
         card.append(' · ', link);
       }
+      if (entry.status === 'running' && entry.name === 'run_in_terminal') {
+        // A long command (a watcher, a dev server): what it has staged so far, before anything lands.
+        const link = h('a', { href: '#', 'data-action': 'staged-so-far', title: 'What the command has changed so far, staged (not in your workspace)' }, 'Changes so far');
+        link.addEventListener('click', (event) => {
+          event.preventDefault();
+          bridge.command('showStagedChanges');
+        });
+        card.append(' · ', link);
+      }
       if (entry.output !== undefined && entry.status !== 'waiting') {
         const details = h('details', {}, h('summary', {}, 'Result'), h('pre', { class: 'output' }, entry.output));
         if (entry.fullResult !== undefined) {

@@ -3,7 +3,7 @@
  * broker (shown together in the panel) until the person, a timeout or a cancellation settles them. Every outcome
  * is written to the audit log with who decided and why.
  */
-import type { DecisionAction, GrantView, PendingCallView, Preview } from '../../shared/approvals';
+import type { CallGroupView, DecisionAction, GrantView, PendingCallView, Preview } from '../../shared/approvals';
 import type { AuditLog } from '../audit/auditLog';
 import { DisposableStore, Emitter, type Disposable } from '../disposable';
 import { Broker, newCallId, type Resolution, type Waiting } from './broker';
@@ -26,6 +26,12 @@ export interface GateInput {
   editable?: { kind: 'content' | 'command'; text: string };
   /** Why this call is shown again, or anything else the person must read first. */
   notices?: string[];
+  /**
+   * Decided with the other waiting calls of the same group on one card (a staged command's changed files): each by
+   * its hunk choices (a call with no text diff shows one hunk that stands for its whole change), and Allow once or
+   * Deny of any member settles them all.
+   */
+  group?: CallGroupView;
 }
 
 export type GateResult =
@@ -376,6 +382,9 @@ export class Gate implements Disposable {
   settle(ref: CallRef, choice: PersonChoice): { ok: true } | { ok: false; error: string } {
     const entry = this.broker.get(ref.callId);
     let settled = choice;
+    if (entry?.input.group !== undefined && entry.argsHash === ref.argsHash && (choice.action === 'allow-once' || choice.action === 'deny') && choice.hunks === undefined) {
+      return this.settleGroup(entry.input.group.id, choice);
+    }
     if (entry && entry.argsHash === ref.argsHash) {
       settled = this.withHeldHunks(entry, choice);
       const problem = this.checkChoice(entry, settled);
@@ -384,6 +393,40 @@ export class Gate implements Disposable {
       }
     }
     return this.broker.resolveByPerson(ref.callId, ref.argsHash, settled);
+  }
+
+  /**
+   * A group's Allow once or Deny, from any member: Deny denies every member still waiting; Allow once allows each with
+   * its held hunk choices, and denies a member whose every hunk was rejected (its reasons go to the model). Refused
+   * when every hunk of every member is rejected: that is a Deny.
+   */
+  private settleGroup(groupId: string, choice: PersonChoice): { ok: true } | { ok: false; error: string } {
+    const members = this.broker.waiting().filter((waiting) => waiting.input.group?.id === groupId);
+    const plans = members.map((member) => {
+      if (choice.action === 'deny') {
+        return { member, choice };
+      }
+      const held = this.hunkChoices.decisions(member.callId);
+      const count = this.hunkChoices.view(member.callId)?.length ?? 0;
+      if (held !== undefined && held.length >= count && count > 0) {
+        const reasons = held.flatMap((hunk) => (hunk.reason !== undefined ? [hunk.reason] : []));
+        return { member, choice: { action: 'deny' as const, reason: reasons.length > 0 ? [...new Set(reasons)].join('; ') : 'rejected in the review' } };
+      }
+      return { member, choice: { action: 'allow-once' as const, ...(held !== undefined ? { hunks: held } : {}) } };
+    });
+    if (choice.action === 'allow-once' && plans.every((plan) => plan.choice.action === 'deny')) {
+      return { ok: false, error: 'every change of the group is rejected: use Deny to refuse them all' };
+    }
+    for (const plan of plans) {
+      const problem = this.checkChoice(plan.member, plan.choice);
+      if (problem !== undefined) {
+        return { ok: false, error: problem };
+      }
+    }
+    for (const plan of plans) {
+      this.broker.resolveByPerson(plan.member.callId, plan.member.argsHash, plan.choice);
+    }
+    return { ok: true };
   }
 
   /** allow-once without hunks of its own settles with the hunk choices held for the call (from any surface). */
@@ -442,7 +485,7 @@ export class Gate implements Disposable {
     }
     if (choice.hunks !== undefined) {
       const preview = entry.input.preview;
-      if (choice.action !== 'allow-once' || preview.kind !== 'diff' || entry.input.editable?.kind !== 'content') {
+      if (choice.action !== 'allow-once' || preview.kind !== 'diff' || !hunkReviewable(entry.input)) {
         return `call ${entry.callId}: only a file's diff can be decided hunk by hunk, and only with allow-once`;
       }
       const check = checkHunkDecisions(preview.hunks.length, choice.hunks, 'accept');
@@ -471,7 +514,17 @@ export class Gate implements Disposable {
   settleAll(refs: readonly CallRef[], choice: { allow: boolean; reason?: string }): { decided: number; errors: string[] } {
     let decided = 0;
     const errors: string[] = [];
+    // A group is settled once, through its first member listed (the others went with it).
+    const groupOf = new Map(refs.map(({ callId }) => [callId, this.broker.get(callId)?.input.group?.id]));
+    const decidedGroups = new Set<string>();
     for (const { callId, argsHash } of refs) {
+      const group = groupOf.get(callId);
+      if (group !== undefined) {
+        if (decidedGroups.has(group)) {
+          continue;
+        }
+        decidedGroups.add(group);
+      }
       const outcome = this.settle({ callId, argsHash }, {
         action: choice.allow ? 'allow-once' : 'deny',
         ...(choice.reason !== undefined ? { reason: choice.reason } : {}),
@@ -540,9 +593,9 @@ export class Gate implements Disposable {
 
 }
 
-/** Whether a waiting call's diff can be decided hunk by hunk: a file's content the host writes, with hunks. */
+/** Whether a waiting call's diff can be decided hunk by hunk: a file's content the host writes, or a group's member, with hunks. */
 function hunkReviewable(input: GateInput): boolean {
-  return input.preview.kind === 'diff' && input.preview.hunks.length > 0 && input.editable?.kind === 'content';
+  return input.preview.kind === 'diff' && input.preview.hunks.length > 0 && (input.editable?.kind === 'content' || input.group !== undefined);
 }
 
 /** What a call was about, for the audit log's reader: the command (cut), the MCP server's tool, or the path. */

@@ -54,6 +54,7 @@ export function pendingCallView(waiting: WaitingCall): PendingCallView {
       ? { toolInfo: { server: external.server, description: external.description ?? '', annotations: external.annotations ?? [] } }
       : {}),
     ...(input.editable ? { editable: input.editable } : {}),
+    ...(input.group ? { group: input.group } : {}),
     waitingSince: waitingSince.toISOString(),
     ...(timeoutSeconds > 0 ? { timesOutAt: new Date(waitingSince.getTime() + timeoutSeconds * 1000).toISOString() } : {}),
   };

@@ -12,7 +12,8 @@ import type { ViewKind } from '../../shared/messages';
 /** What waits: a gated call (with what identifies it to the gate) or a question of the agent; where it shows. */
 export type Waiter = (
   /** `unconfined`: it would run without the sandbox, which only its card's own button allows (no Allow once here). */
-  | { kind: 'call'; id: string; tool: string; target: string; argsHash: string; unconfined?: boolean }
+  /** `review`: a group's changes (a staged command's files): never allowed from a notification, which shows no diff. */
+  | { kind: 'call'; id: string; tool: string; target: string; argsHash: string; unconfined?: boolean; review?: true }
   | { kind: 'question'; id: string; tool: 'ask_user'; target: string }
 ) & { shownIn: readonly ViewKind[] };
 
@@ -62,6 +63,35 @@ export function callWaiter(call: PendingCallView, inChat: boolean): Waiter {
   };
 }
 
+/**
+ * The waiting calls as the notifications name them: each call on its own, and a group (a staged command's changed
+ * files) once, as its first member, whose Deny denies the group: "`npm run format` changed 12 files: 3 wait for you".
+ */
+export function callWaiters(pending: readonly PendingCallView[], inChat: (callId: string) => boolean): Waiter[] {
+  const waiters: Waiter[] = [];
+  const counted = new Map<string, { waiter: Extract<Waiter, { kind: 'call' }>; members: number; command: string; changed: number }>();
+  for (const call of pending) {
+    const group = call.group;
+    if (group === undefined) {
+      waiters.push(callWaiter(call, inChat(call.callId)));
+      continue;
+    }
+    const seen = counted.get(group.id);
+    if (seen) {
+      seen.members += 1;
+      continue;
+    }
+    const waiter: Extract<Waiter, { kind: 'call' }> = { ...(callWaiter(call, inChat(call.callId)) as Extract<Waiter, { kind: 'call' }>), review: true };
+    counted.set(group.id, { waiter, members: 1, command: group.command, changed: group.changed });
+    waiters.push(waiter);
+  }
+  for (const { waiter, members, command, changed } of counted.values()) {
+    waiter.tool = 'run_in_terminal';
+    waiter.target = `\`${clip(command)}\` changed ${changed} file${changed === 1 ? '' : 's'}: ${members} of them`;
+  }
+  return waiters;
+}
+
 export function questionWaiter(id: string, question: string): Waiter {
   return { kind: 'question', id, tool: 'ask_user', target: clip(question), shownIn: ['chat'] };
 }
@@ -69,8 +99,8 @@ export function questionWaiter(id: string, question: string): Waiter {
 export function waitNotice(waiter: Waiter): WaitNotice {
   return {
     waiter,
-    text: `Toolgate: ${waiter.tool} ${waiter.target} waits for you`,
-    actions: waiter.kind !== 'call' ? ['Open'] : waiter.unconfined === true ? ['Deny', 'Open'] : ['Allow once', 'Deny', 'Open'],
+    text: waiter.kind === 'call' && waiter.review === true ? `Toolgate: ${waiter.target} wait for you` : `Toolgate: ${waiter.tool} ${waiter.target} waits for you`,
+    actions: waiter.kind !== 'call' ? ['Open'] : waiter.unconfined === true || waiter.review === true ? ['Deny', 'Open'] : ['Allow once', 'Deny', 'Open'],
   };
 }
 

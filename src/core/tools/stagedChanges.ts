@@ -61,7 +61,8 @@ export interface LandingContext {
 
 /** What became of one change, for the summary. */
 type Fate =
-  | { kind: 'landed'; how: 'asked' | 'rule' | 'git' | 'ignored'; undoable: boolean }
+  /** `partial`: the person accepted some hunks of it, not all: "1 of 2 hunks; rejected: …". */
+  | { kind: 'landed'; how: 'asked' | 'rule' | 'git' | 'ignored'; undoable: boolean; partial?: string }
   | { kind: 'refused'; why: string };
 
 interface Outcome {
@@ -77,7 +78,7 @@ interface Review {
   input: GateInput & { callId: string };
   /** Text changes: what the diff is of, and what lands (hunks and edits apply to it). */
   proposal?: Proposal;
-  /** A text file deleted: its text, for the undo. */
+  /** A text file deleted: its text, for the undo (and the proposal is of it to nothing). */
   deletedText?: FileSnapshot;
 }
 
@@ -177,9 +178,13 @@ export function landingSummary(outcomes: readonly Outcome[], complete: boolean):
   const landed = (how: Extract<Fate, { kind: 'landed' }>['how']): string[] =>
     outcomes.filter((entry) => entry.fate.kind === 'landed' && entry.fate.how === how).map((entry) => entry.path);
   const lines = ['Its changes to the workspace were staged and judged as writes:'];
-  const reviewed = [...landed('rule'), ...landed('asked')];
+  const partial = new Map(outcomes.flatMap((entry) => (entry.fate.kind === 'landed' && entry.fate.partial !== undefined ? [[entry.path, entry.fate.partial] as const] : [])));
+  const reviewed = [...landed('rule'), ...landed('asked')].filter((path) => !partial.has(path));
   if (reviewed.length > 0) {
     lines.push(`- landed: ${list(reviewed)}`);
+  }
+  for (const [path, what] of [...partial].sort(([a], [b]) => a.localeCompare(b))) {
+    lines.push(`- landed in part: ${path} (${what})`);
   }
   const ignored = landed('ignored');
   if (ignored.length > 0) {
@@ -260,8 +265,10 @@ export class StagedLanding {
     const ignoredSet = new Set(ignored);
     const judged = rest.filter((change) => !ignoredSet.has(change));
     const reviews: Review[] = [];
+    // What asks is decided on one card: "`npm run format` changed 12 files".
+    const group = { id: newCallId(), command: context.command, changed: leaves.length };
     for (const change of judged) {
-      const review = await this.review(stage, change, context, judged.length);
+      const review = await this.review(stage, change, context, group);
       if ('refused' in review) {
         outcomes.push({ path: review.path, fate: { kind: 'refused', why: review.refused } });
       } else {
@@ -347,7 +354,7 @@ export class StagedLanding {
   }
 
   /** The gate input for one change, or why it cannot land at all. */
-  private async review(stage: Stage, change: StagedChange, context: LandingContext, count: number): Promise<Review | { path: string; refused: string }> {
+  private async review(stage: Stage, change: StagedChange, context: LandingContext, group: NonNullable<GateInput['group']>): Promise<Review | { path: string; refused: string }> {
     const absolute = path.join(change.folder, change.path);
     const relative = this.shown(change);
     if (await reachedThroughLink(absolute)) {
@@ -358,10 +365,8 @@ export class StagedLanding {
       return { path: relative, refused: 'it cannot be read as a file now' };
     }
     const meanwhile = change.kind === 'created' && base.exists ? 'it was created in the workspace while the command ran' : await changedMeanwhile(stage, absolute, base);
-    const notices = [
-      `Written by the command \`${context.command}\`, which ran in the sandbox: this change is staged, not in your workspace, until you allow it. Deny discards it.${count > 1 ? ` (${count} changes of the command are judged.)` : ''}`,
-      ...(meanwhile === undefined ? [] : [`You changed this file while the command ran (${meanwhile}): allowing replaces your version with the command's.`]),
-    ];
+    // The group's card says whose change this is and that it is staged; a file's own notice is what is true of it alone.
+    const notices = meanwhile === undefined ? [] : [`You changed this file while the command ran (${meanwhile}): allowing replaces your version with the command's.`];
     const text = (change.kind === 'created' || change.kind === 'modified') && (!base.exists || base.format.kind === 'text') ? await stagedText(change.staged, base) : undefined;
     const deletedText = change.kind === 'deleted' && base.exists && base.format.kind === 'text' ? base : undefined;
     const target = this.deps.resolver.resolve(absolute);
@@ -373,12 +378,16 @@ export class StagedLanding {
       args = { path: absolute, content: text };
       preview = diffPreview(relative, !base.exists, diffText(base.exists ? base.text : '', text));
     } else if (deletedText !== undefined) {
+      // Its diff is one hunk (all of it goes): accepted, the file is deleted; rejected, it stays. The proposal is for the
+      // diff editor.
+      proposal = { target, base: deletedText, newText: '' };
       args = { path: absolute, content: '', deleted: true };
       preview = { ...diffPreview(relative, false, diffText(deletedText.text, '')), note: 'The command deleted this file.' };
     } else {
       const what = change.kind === 'created' || change.kind === 'modified' ? `${change.kind === 'created' ? 'creates' : 'replaces'} it whole with ${(await fs.stat(change.staged)).size.toLocaleString('en-US')} bytes that are not text in its encoding` : describeChange(change);
       args = { path: absolute, change: what };
-      preview = { kind: 'none' };
+      // No text to diff: one hunk that stands for the whole change, accepted or rejected with the rest of the review.
+      preview = { kind: 'diff', path: relative, isNewFile: change.kind === 'created', added: 0, removed: 0, hunks: [{ header: `The command ${what}.`, rows: [] }], note: 'Not a text change: it lands whole, as the command left it, or not at all, and cannot be undone.' };
     }
     const call = gateCall('write_file', args, this.deps.resolver, { baseHash: base.hash });
     if (meanwhile !== undefined) {
@@ -390,6 +399,7 @@ export class StagedLanding {
       preview,
       source: context.source,
       notices,
+      group,
       ...(text !== undefined ? { editable: { kind: 'content' as const, text } } : {}),
     };
     return { change, relative, absolute, input, ...(proposal ? { proposal } : {}), ...(deletedText ? { deletedText } : {}) };
@@ -406,8 +416,9 @@ export class StagedLanding {
     if (await reachedThroughLink(review.absolute)) {
       return { kind: 'refused', why: conflictWords.link };
     }
+    const partial = partOf(proposal, decision);
     try {
-      if (proposal !== undefined) {
+      if (proposal !== undefined && review.deletedText === undefined) {
         const text = textToWrite(proposal, decision);
         const applied = await this.deps.files.apply(review.absolute, proposal.base, text, `${review.relative} (from \`${context.command}\`)`);
         if (applied.kind === 'changed') {
@@ -424,7 +435,7 @@ export class StagedLanding {
           before: proposal.base.exists ? proposal.base.text : null,
           after: text,
         });
-        return { kind: 'landed', how, undoable: true };
+        return { kind: 'landed', how, undoable: true, ...(partial !== undefined ? { partial } : {}) };
       }
       if (review.deletedText !== undefined) {
         // Only what was shown is deleted: the file must still be the text the diff was of.
@@ -477,6 +488,48 @@ export class StagedLanding {
     }
     return outcomes;
   }
+}
+
+/** One change a running command has staged so far, as the person is shown it on request. */
+export interface ChangeSoFar {
+  /** As the summary names it: relative to its folder (named first when there are several). */
+  path: string;
+  absolute: string;
+  kind: Exclude<StagedChange['kind'], 'folder'>;
+  /** Created or modified: the staged copy, to show beside the workspace's. */
+  staged?: string;
+}
+
+/**
+ * What a command still running has changed so far in its stage (issue "see what a command changed", long-running
+ * commands): read from the stage as it is now, nothing landed or judged. Folders are left out (what is in them is
+ * listed); a file the command is still writing shows as far as it got.
+ */
+export async function changesSoFar(stage: Stage, roots: readonly string[]): Promise<ChangeSoFar[]> {
+  const set = await readChangeSet(stage);
+  const files = set.changes.filter((change): change is Exclude<StagedChange, { kind: 'folder' }> => change.kind !== 'folder');
+  return files
+    .map((change) => ({
+      path: roots.length > 1 ? `${path.basename(change.folder)}/${change.path}` : change.path,
+      absolute: path.join(change.folder, change.path),
+      kind: change.kind,
+      ...(change.kind === 'created' || change.kind === 'modified' ? { staged: change.staged } : {}),
+    }))
+    .sort((a, b) => a.path.localeCompare(b.path));
+}
+
+/** What the model is told of a change allowed with some hunks rejected: "1 of 2 hunks; rejected hunk 2: why". */
+function partOf(proposal: Proposal | undefined, decision: Extract<GateResult, { verdict: 'allow' }>): string | undefined {
+  if (proposal === undefined || decision.hunks === undefined) {
+    return undefined;
+  }
+  const rejected = decision.hunks.filter((hunk) => !hunk.accepted);
+  const total = diffText(proposal.base.text, proposal.newText).hunks.length;
+  if (rejected.length === 0) {
+    return undefined;
+  }
+  const why = rejected.map((hunk) => `hunk ${hunk.index + 1}${hunk.reason !== undefined ? `: "${hunk.reason}"` : ''}`).join(', ');
+  return `${total - rejected.length} of ${total} hunks; rejected ${why}`;
 }
 
 /** The text an allowed write lands: the base with the accepted hunks of the shown diff, the person's edit, or all. */

@@ -10,7 +10,7 @@ import { DisposableStore } from '../../core/disposable';
 import type { CommandSandbox } from '../../core/sandbox/commandSandbox';
 import { describeRefusal } from '../../core/sandbox/domainProxy';
 import type { SandboxLaunch } from '../../core/sandbox/sandbox';
-import { discardStage } from '../../core/sandbox/staging';
+import { discardStage, type Stage } from '../../core/sandbox/staging';
 import { CommandTerminal, type TerminalCommandResult } from '../../core/terminal/commandTerminal';
 import type { RunHow } from '../../core/tools/ports';
 import { chooseTerminal, orphanedTerminals, terminalName, type TerminalSlot } from '../../core/terminal/terminalChoice';
@@ -32,9 +32,22 @@ export const untrustedNotRun =
 
 const slot = (session: Session): TerminalSlot => ({ chatId: session.chatId, busy: session.commands.busy, closed: session.commands.isClosed });
 
+/** A command running now on a stage: what it has changed so far can be shown on request. */
+export interface RunningStage {
+  chatId: string;
+  command: string;
+  stage: Stage;
+}
+
 export class TerminalRunner implements vscode.Disposable {
   private readonly store = new DisposableStore();
   private readonly sessions: Session[] = [];
+  private readonly staged = new Set<RunningStage>();
+
+  /** The staged commands running now, oldest first (of one chat, or all). */
+  runningStages(chatId?: string): RunningStage[] {
+    return [...this.staged].filter((running) => chatId === undefined || running.chatId === chatId);
+  }
 
   /**
    * `chatTitle`: the title of a chat, by id, for its terminal's name. `sandbox`: where commands run; where it is
@@ -75,7 +88,13 @@ export class TerminalRunner implements vscode.Disposable {
       if (untrusted && !(await this.trusted(session, signal))) {
         return notStarted(untrustedNotRun);
       }
-      const result = await session.commands.run({ command, cwd, timeoutMs: timeoutSeconds * 1000, ...(signal ? { signal } : {}), ...(wrap ? { wrap } : {}) });
+      const running: RunningStage | undefined = wrap?.stage === undefined ? undefined : { chatId, command, stage: wrap.stage };
+      if (running) {
+        this.staged.add(running);
+      }
+      const result = await session.commands
+        .run({ command, cwd, timeoutMs: timeoutSeconds * 1000, ...(signal ? { signal } : {}), ...(wrap ? { wrap } : {}) })
+        .finally(() => running && this.staged.delete(running));
       if (!wrap || result.notRun !== undefined) {
         return result;
       }

@@ -14,6 +14,15 @@ export class ApprovalsPanelDriver {
     return card.first();
   }
 
+  /** The one card of a group of calls decided together (a staged command's changed files), once it is shown. */
+  async waitForGroup(text?: string, timeoutMs = 30_000): Promise<Locator> {
+    const selector = 'article.call.call-group[data-group-id]';
+    const frame = await this.workbench.webviewFrame(selector, timeoutMs);
+    const card = text === undefined ? frame.locator(selector) : frame.locator(selector, { hasText: text });
+    await card.first().waitFor({ state: 'visible', timeout: timeoutMs });
+    return card.first();
+  }
+
   async callIds(): Promise<string[]> {
     const frame = await this.workbench.webviewFrame('body[data-view="approvals"] main#root[data-state="connected"]');
     return await frame.locator('article.call[data-call-id]').evaluateAll((cards) =>
