@@ -176,9 +176,11 @@ describe('staged commands in the real VS Code: a command\'s writes are reviewed 
 
   it('a file the person saves while the command runs is not overwritten: it asks, though a rule allows it, and Deny keeps theirs', async () => {
     const stages = path.join(cache, 'toolgate-stages');
+    // An earlier command's stage may still be going (it is removed after the model has its answer): wait for a new one.
+    const earlier = new Set(existsSync(stages) ? readdirSync(stages) : []);
     const result = control.invoke('run_in_terminal', { command: 'sleep 3 && echo from-the-command > allowed/a.txt' });
     await allowCommand();
-    await waitFor(() => existsSync(stages) && readdirSync(stages).some((name) => name.startsWith('stage-')), 'the command to start (its stage)', 60_000);
+    await waitFor(() => existsSync(stages) && readdirSync(stages).some((name) => name.startsWith('stage-') && !earlier.has(name)), 'the command to start (its stage)', 60_000);
     writeFileSync(file('allowed/a.txt'), 'mine\n');
     const card = await panel().waitForGroup('changed 1 file', 60_000);
     assert.match(await card.locator('section.group-file[data-path="allowed/a.txt"]').innerText(), /changed in the workspace while the command ran/);
