@@ -141,8 +141,8 @@ describe('the gate, through the real approvals panel', function () {
     assert.equal(existsSync(file('ran.txt')), false, 'nothing ran before approval');
     await session.workbench.screenshot('approvals-terminal');
     await panel().act(card, 'allow-once');
-    // What it wrote was staged: ran.txt is shown for review before it lands.
-    const write = await panel().waitForCall('write_file', 'ran.txt');
+    // What it wrote was staged: ran.txt is shown for review, on the command's card of changes, before it lands.
+    const write = await panel().waitForGroup('ran.txt');
     assert.equal(existsSync(file('ran.txt')), false, 'nothing lands before the review');
     await panel().act(write, 'allow-once');
     const outcome = await result;

@@ -70,17 +70,19 @@ export class ApprovalsPanelDriver {
     let allowed = 0;
     let withoutSandbox = 0;
     while (!done()) {
-      const first = frame.locator('article.call[data-call-id]').first();
+      // A call's card, or a group's (a staged command's changed files), whose Allow lands them all.
+      const first = frame.locator('article.call[data-call-id], article.call[data-group-id]').first();
       try {
         await first.waitFor({ state: 'visible', timeout: 1_000 });
       } catch {
         continue; // No card right now: a command is running.
       }
       const callId = await first.getAttribute('data-call-id', { timeout: 1_000 }).catch(() => null);
-      if (callId === null) {
+      const groupId = callId === null ? await first.getAttribute('data-group-id', { timeout: 1_000 }).catch(() => null) : null;
+      if (callId === null && groupId === null) {
         continue;
       }
-      const card = frame.locator(`article.call[data-call-id="${callId}"]`);
+      const card = frame.locator(callId !== null ? `article.call[data-call-id="${callId}"]` : `article.call[data-group-id="${groupId ?? ''}"]`);
       const unconfined = (await card.locator('[data-action="allow-unconfined"]').count()) > 0;
       if (unconfined && (await card.locator('[data-action="allow-once"]').count()) > 0) {
         throw new Error('a card that offers Run without sandbox has an Allow once');
