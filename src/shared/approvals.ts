@@ -87,6 +87,12 @@ export const PendingCallView = z.strictObject({
    * member, from any surface, settles every member of the group still waiting.
    */
   group: CallGroupView.optional(),
+  /**
+   * The person's edit, held by the host (an edit made in the panel, the chat or the diff editor shows everywhere):
+   * `text` while edited, with where; `revision`, which a decision names so it applies only the edit its view showed.
+   * Present for a call that can be edited once it was edited (revision 0: never).
+   */
+  edit: z.strictObject({ revision: z.number().int().nonnegative(), text: z.string().max(50_000_000).optional(), where: z.enum(['panel', 'chat', 'diff-editor']).optional() }).optional(),
   waitingSince: z.string(),
   /** ISO time at which the call is denied for waiting too long, if a timeout is set. */
   timesOutAt: z.string().optional(),
@@ -154,6 +160,8 @@ export const DecideMessage = z
      * as accepted. Absent: the whole proposed change, as before.
      */
     hunks: z.array(HunkDecision).max(10_000).optional(),
+    /** The revision of the call's edit this view showed (`edit.revision`, 0 when none): another is refused. */
+    editRevision: z.number().int().nonnegative().optional(),
   })
   .superRefine((message, context) => {
     if (message.hunks === undefined) {
@@ -186,6 +194,16 @@ export const HunkChoiceMessage = z.strictObject({
   reason: z.string().max(4000).optional(),
 });
 export type HunkChoiceMessage = z.infer<typeof HunkChoiceMessage>;
+
+/** The person's edit of a waiting call on this view (the panel's or the chat's box); `null` undoes it. */
+export const SetEditMessage = z.strictObject({
+  type: z.literal('setEdit'),
+  requestId: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/),
+  callId: CallId,
+  argsHash: ArgsHash,
+  text: z.string().max(50_000_000).nullable(),
+});
+export type SetEditMessage = z.infer<typeof SetEditMessage>;
 
 export const BatchMessage = z.strictObject({
   type: z.literal('decideAll'),

@@ -3,7 +3,7 @@
  * a message that does not validate is dropped (and the host logs it). Types are inferred, never cast.
  */
 import * as z from 'zod';
-import { AllowedByView, BatchMessage, CallId, DecideMessage, DiffMode, GrantView, HunkChoiceMessage, OpenDiffMessage, PendingCallView, RevokeGrantMessage, SetDiffModeMessage } from './approvals';
+import { AllowedByView, BatchMessage, CallId, DecideMessage, DiffMode, GrantView, HunkChoiceMessage, OpenDiffMessage, PendingCallView, RevokeGrantMessage, SetDiffModeMessage, SetEditMessage } from './approvals';
 import { AcceptSuggestionMessage, SuggestionsState } from './suggestions';
 
 export const viewKinds = ['chat', 'approvals', 'suggestions'] as const;
@@ -82,6 +82,7 @@ export const WebviewToHost = z.discriminatedUnion('type', [
   FocusCallMessage,
   DecideMessage,
   HunkChoiceMessage,
+  SetEditMessage,
   BatchMessage,
   OpenDiffMessage,
   RevokeGrantMessage,
@@ -95,8 +96,8 @@ export const inboundTypes = {
   // 'decide' and 'openDiff': the inline cards of the chat's own waiting calls (the host checks id and hash as for the panel).
   // 'revokeGrant': the grant an auto-approved call of the chat names (the host revokes only a grant that exists).
   // 'chooseHunk': a hunk of a waiting diff accepted or rejected; the host holds the choice for every view.
-  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'retry', 'resume', 'openResult', 'decide', 'chooseHunk', 'openDiff', 'focusCall', 'revokeGrant'],
-  approvals: ['ready', 'command', 'decide', 'chooseHunk', 'decideAll', 'openDiff', 'revokeGrant', 'focusCall', 'setDiffMode'],
+  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'retry', 'resume', 'openResult', 'decide', 'chooseHunk', 'setEdit', 'openDiff', 'focusCall', 'revokeGrant'],
+  approvals: ['ready', 'command', 'decide', 'chooseHunk', 'setEdit', 'decideAll', 'openDiff', 'revokeGrant', 'focusCall', 'setDiffMode'],
   suggestions: ['ready', 'command', 'acceptSuggestion'],
 } as const satisfies Record<ViewKind, readonly WebviewToHost['type'][]>;
 export type InboundFor<V extends ViewKind> = Extract<WebviewToHost, { type: (typeof inboundTypes)[V][number] }>;
@@ -213,6 +214,10 @@ export const HostToWebview = z.discriminatedUnion('type', [
   }),
   /** Put the keyboard focus in a field of the view (the chat's prompt, for Toolgate: Focus the Chat Prompt). */
   z.strictObject({ type: z.literal('focus'), field: z.literal('prompt') }),
+  /** Bring a waiting call's card into view with the keyboard focus (a keyboard decision never acts on a card unseen). */
+  z.strictObject({ type: z.literal('focusCard'), callId: CallId }),
+  /** Say something to a screen reader in the view's live region (a keyboard decision, echoed). */
+  z.strictObject({ type: z.literal('announce'), text: z.string().max(500) }),
   /** The outcome of a `command` request. */
   z.strictObject({
     type: z.literal('result'),

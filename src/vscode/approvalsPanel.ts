@@ -78,6 +78,17 @@ export class ApprovalsPanel implements vscode.Disposable {
     this.channel?.pushState();
   }
 
+  /** Brings a waiting call's card into view with the focus (the panel shown first). */
+  focusCall(callId: string): void {
+    this.show();
+    this.channel?.post({ type: 'focusCard', callId });
+  }
+
+  /** Says `text` to a screen reader in the panel's live region. */
+  announce(text: string): void {
+    this.channel?.post({ type: 'announce', text });
+  }
+
   dispose(): void {
     this.panel?.dispose();
     this.panelStore?.dispose();

@@ -71,6 +71,22 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   /** Puts the cursor in the prompt (the view must be shown first: `toolgate.chat.focus`). */
+  /** Brings a waiting call's card into view with the focus; false when the view is not ready. */
+  focusCall(callId: string): boolean {
+    if (!this.channel?.isReady) {
+      return false;
+    }
+    this.channel.post({ type: 'focusCard', callId });
+    return true;
+  }
+
+  /** Says `text` to a screen reader in the view's live region. */
+  announce(text: string): void {
+    if (this.channel?.isReady === true) {
+      this.channel.post({ type: 'announce', text });
+    }
+  }
+
   focusPrompt(): boolean {
     if (!this.channel?.isReady) {
       return false;

@@ -5,6 +5,8 @@ import * as vscode from 'vscode';
 import type { AgentSession } from '../core/agent/session';
 import type { FocusedCalls } from '../core/approval/focusedCall';
 import type { Gate } from '../core/approval/gate';
+import { callWaiter } from '../core/approval/waitNotices';
+import type { PendingCallView } from '../shared/approvals';
 import type { GrantStore } from '../core/approval/grants';
 import type { AuditLog } from '../core/audit/auditLog';
 import { auditTable } from '../core/audit/auditTable';
@@ -18,16 +20,18 @@ import type { SuggestionsPanel } from './suggestionsPanel';
 export interface CommandDeps {
   agent: AgentSession;
   gate: Pick<Gate, 'pendingViews' | 'settle'>;
-  chat: Pick<ChatViewProvider, 'focusPrompt' | 'visible'>;
-  approvals: Pick<ApprovalsPanel, 'show' | 'visible'>;
+  chat: Pick<ChatViewProvider, 'focusPrompt' | 'visible' | 'focusCall' | 'announce'>;
+  approvals: Pick<ApprovalsPanel, 'show' | 'visible' | 'focusCall' | 'announce'>;
+  /** Whether the chat shows a waiting call (a call of its agent) as an inline card. */
+  inChat: (callId: string) => boolean;
   apiKeys: ApiKeyStore;
   audit: AuditLog;
   auditFile: string;
   grants: GrantStore;
   mcp: McpServers;
   suggestions: Pick<SuggestionsPanel, 'show'>;
-  /** Which waiting call the keyboard decides: the focused card's, else the oldest. */
-  focus: Pick<FocusedCalls, 'target'>;
+  /** Which waiting call the keyboard decides: the focused card's (an Allow never decides a call out of view). */
+  focus: Pick<FocusedCalls, 'target' | 'focusedCall'>;
 }
 
 export type CommandHandlers = Record<CommandId, (...args: unknown[]) => unknown>;
@@ -86,21 +90,40 @@ async function resetWorkspaceApprovals(grants: GrantStore, confirm: unknown): Pr
 /** What a keyboard decision did: the call it settled, or why none. */
 export type KeyDecision = { decided: true; callId: string; tool: string } | { decided: false; why: string };
 
+/** A waiting call as a keyboard decision echoes it: "write_file src/a.ts", or a group's command. */
+function described(call: PendingCallView): string {
+  return call.group !== undefined ? `the changes of \`${call.group.command}\`` : `${call.tool} ${callWaiter(call, false).target}`;
+}
+
 /**
- * Allow once / deny the focused waiting call (its card holds the keyboard focus in the chat or the panel), else the
- * oldest, from a command or its keybinding. Deny asks for an optional reason.
+ * Allow once / deny from a command or its keybinding, for the call whose card holds the keyboard focus in the chat or
+ * the panel. An Allow never decides a call the person cannot see: with no card focused, it brings the oldest waiting
+ * call's card into view with the focus, and the next press decides it. Deny takes the oldest then (refusing unseen
+ * loses nothing) and asks for an optional reason. Every decision is echoed in the status bar and to a screen reader.
  */
-async function decideFocused(deps: Pick<CommandDeps, 'gate' | 'focus' | 'chat' | 'approvals'>, allow: boolean, reasonArg: unknown): Promise<KeyDecision> {
+async function decideFocused(deps: Pick<CommandDeps, 'gate' | 'focus' | 'chat' | 'approvals' | 'inChat'>, allow: boolean, reasonArg: unknown): Promise<KeyDecision> {
   const { gate, focus, chat, approvals } = deps;
-  const call = focus.target(gate.pendingViews(), (view) => (view === 'chat' ? chat.visible : approvals.visible));
+  const shown = (view: 'chat' | 'approvals' | 'suggestions'): boolean => (view === 'chat' ? chat.visible : view === 'approvals' && approvals.visible);
+  const pending = gate.pendingViews();
+  const focused = focus.focusedCall(pending, shown);
+  const call = focused ?? (allow ? undefined : pending[0]);
   if (!call) {
-    void vscode.window.showInformationMessage('Toolgate: no call is waiting for approval.');
-    return { decided: false, why: 'no call is waiting' };
+    const first = pending[0];
+    if (!first) {
+      void vscode.window.showInformationMessage('Toolgate: no call is waiting for approval.');
+      return { decided: false, why: 'no call is waiting' };
+    }
+    if (!(deps.inChat(first.callId) && chat.visible && chat.focusCall(first.callId))) {
+      approvals.focusCall(first.callId);
+    }
+    const text = `Toolgate: ${described(first)} is in view; press again to allow it`;
+    vscode.window.setStatusBarMessage(text, 6_000);
+    return { decided: false, why: 'no card had the focus: the oldest waiting call was brought into view' };
   }
   let reason = typeof reasonArg === 'string' ? reasonArg : undefined;
   if (!allow && reasonArg === undefined) {
     reason = await vscode.window.showInputBox({
-      title: `Toolgate: deny ${call.tool}`,
+      title: `Toolgate: deny ${described(call)}`,
       prompt: 'Why? The reason goes back to the model (optional). Escape keeps the call waiting.',
       ignoreFocusOut: true,
     });
@@ -114,10 +137,14 @@ async function decideFocused(deps: Pick<CommandDeps, 'gate' | 'focus' | 'chat' |
     void vscode.window.showWarningMessage(`Toolgate: ${outcome.error}`);
     return { decided: false, why: outcome.error };
   }
+  const echo = `Toolgate: ${allow ? 'allowed once' : 'denied'}: ${described(call)}`;
+  vscode.window.setStatusBarMessage(echo, 6_000);
+  chat.announce(echo);
+  approvals.announce(echo);
   return { decided: true, callId: call.callId, tool: call.tool };
 }
 
-export function createCommands({ agent, gate, chat, approvals, apiKeys, audit, auditFile, grants, mcp, suggestions, focus }: CommandDeps): Record<CoreCommandId, (...args: unknown[]) => unknown> {
+export function createCommands({ agent, gate, chat, approvals, apiKeys, audit, auditFile, grants, mcp, suggestions, focus, inChat }: CommandDeps): Record<CoreCommandId, (...args: unknown[]) => unknown> {
   return {
     'toolgate.mcp.restart': (item?: unknown) => {
       const server = serverOf(item);
@@ -138,8 +165,8 @@ export function createCommands({ agent, gate, chat, approvals, apiKeys, audit, a
       return await agent.runTask(task.trim());
     },
     'toolgate.cancel': () => agent.cancel(),
-    'toolgate.allowOnce': (arg?: unknown) => decideFocused({ gate, focus, chat, approvals }, true, arg),
-    'toolgate.deny': (reason?: unknown) => decideFocused({ gate, focus, chat, approvals }, false, reason),
+    'toolgate.allowOnce': (arg?: unknown) => decideFocused({ gate, focus, chat, approvals, inChat }, true, arg),
+    'toolgate.deny': (reason?: unknown) => decideFocused({ gate, focus, chat, approvals, inChat }, false, reason),
     'toolgate.focusPrompt': async () => {
       await vscode.commands.executeCommand('toolgate.chat.focus');
       // The view may still be loading its page: it focuses the prompt once it is ready.

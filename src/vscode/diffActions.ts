@@ -2,8 +2,8 @@
  * Decisions from VS Code's own diff editor, for the waiting call whose proposal it shows: Allow, Deny (with an
  * optional reason) and Edit in its title bar, and a CodeLens over each hunk of the proposed side to accept or reject
  * it. Each is translated into the gate's own calls (`settle`, `chooseHunk`), with the id and hash of the call shown:
- * the hunk choices are the same live state as the panel's and the chat's. Allowing after the proposed side was edited
- * allows the edited text (`allow-edited`), so the model is told.
+ * the hunk choices and the edit are the same live state as the panel's and the chat's. Allowing with the proposed side
+ * edited (here or elsewhere, and shown here) allows the edited text, and the model is told.
  */
 import * as vscode from 'vscode';
 import type { Gate } from '../core/approval/gate';
@@ -17,7 +17,7 @@ import { ProposedContentProvider } from './proposedContent';
 export type DiffActionResult = { done: true; callId: string; edited?: boolean } | { done: false; why: string };
 
 export interface DiffActionDeps {
-  gate: Pick<Gate, 'pendingViews' | 'settle' | 'chooseHunk' | 'onDidChange'>;
+  gate: Pick<Gate, 'pendingViews' | 'settle' | 'chooseHunk' | 'onDidChange' | 'heldEdit'>;
   proposed: ProposedContentProvider;
 }
 
@@ -58,9 +58,12 @@ export function createDiffCommands({ gate, proposed }: DiffActionDeps): Record<D
       if (typeof call === 'string') {
         return refused(call);
       }
-      const edited = await proposed.editedText(call.callId);
-      const outcome = gate.settle(call, edited !== undefined ? { action: 'allow-edited', edited } : { action: 'allow-once' });
-      return outcome.ok ? { done: true, callId: call.callId, edited: edited !== undefined } : refused(outcome.error);
+      // What this editor shows is the call's edit (typed here, or made on another surface and shown here): allowed as
+      // shown, by the revision this side now holds.
+      await proposed.flush(call.callId);
+      const held = gate.heldEdit(call.callId);
+      const outcome = gate.settle(call, { action: 'allow-once', editRevision: held?.revision ?? 0 });
+      return outcome.ok ? { done: true, callId: call.callId, edited: held?.text !== undefined } : refused(outcome.error);
     },
     'toolgate.diff.deny': async (arg?: unknown, reasonArg?: unknown): Promise<DiffActionResult> => {
       const call = waitingCall(gate, arg);
@@ -78,8 +81,6 @@ export function createDiffCommands({ gate, proposed }: DiffActionDeps): Record<D
       if (reason === undefined) {
         return { done: false, why: 'the deny was cancelled' };
       }
-      // An edited, unsaved proposed side is kept in memory, so closing its tab asks nothing.
-      await proposed.editedText(call.callId);
       const trimmed = reason.trim();
       const outcome = gate.settle(call, { action: 'deny', ...(trimmed ? { reason: trimmed } : {}) });
       return outcome.ok ? { done: true, callId: call.callId } : refused(outcome.error);

@@ -1,21 +1,32 @@
 import * as vscode from 'vscode';
 import type { Proposal } from '../core/tools/fileTools';
 
+/** The host-held edit of a waiting call (the gate's), as the diff editor's proposed side reads and writes it. */
+export interface HeldEditPort {
+  get(callId: string): { text?: string; revision: number; where?: string } | undefined;
+  /** The proposed side as the person left it in the diff editor (the proposal's own text undoes the edit). */
+  set(callId: string, text: string): void;
+}
+
 /**
  * In-memory documents with the proposed content of waiting edits, so the person can compare them in VS Code's own diff
- * editor and edit the proposed side there. Saving one keeps the text here, in memory, and never writes the real file:
- * only an Allow through the gate writes anything. URIs: toolgate-proposed:/<callId>/<file name> (the proposal) and
- * toolgate-proposed:/<callId>/.empty/<file name> (the empty original of a new file).
+ * editor and edit the proposed side there. The proposed side is the call's host-held edit (made here, in the panel or
+ * in the chat), else the proposal: typing or saving here edits the call for every surface, and never writes the real
+ * file; only an Allow through the gate writes anything. URIs: toolgate-proposed:/<callId>/<file name> (the proposal)
+ * and toolgate-proposed:/<callId>/.empty/<file name> (the empty original of a new file).
  */
 export class ProposedContentProvider implements vscode.FileSystemProvider {
   static readonly scheme = 'toolgate-proposed';
   private readonly onDidChangeFileEmitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
   readonly onDidChangeFile = this.onDidChangeFileEmitter.event;
-  /** The proposed side as the person saved it, by call id (in memory only). */
-  private readonly saved = new Map<string, { text: string; mtime: number }>();
   private readonly started = Date.now();
+  /** Each proposed side's modification time as last told to the editor (see `mtimeOf`). */
+  private readonly mtimes = new Map<string, number>();
 
-  constructor(private readonly proposal: (callId: string) => Proposal | undefined) {}
+  constructor(
+    private readonly proposal: (callId: string) => Proposal | undefined,
+    private readonly held: HeldEditPort,
+  ) {}
 
   /** The call a URI of this scheme belongs to, and whether it is the proposed side. */
   static parse(uri: vscode.Uri): { callId: string; side: 'proposed' | 'original' } | undefined {
@@ -45,32 +56,87 @@ export class ProposedContentProvider implements vscode.FileSystemProvider {
     if (!parsed || !proposal) {
       return undefined;
     }
-    return parsed.side === 'original' ? '' : (this.saved.get(parsed.callId)?.text ?? proposal.newText);
+    return parsed.side === 'original' ? '' : (this.held.get(parsed.callId)?.text ?? proposal.newText);
+  }
+
+  /** The open document of a call's proposed side, if any. */
+  private openDocument(callId: string): vscode.TextDocument | undefined {
+    const uri = this.proposedUri(callId)?.toString();
+    return uri === undefined ? undefined : vscode.workspace.textDocuments.find((candidate) => !candidate.isClosed && candidate.uri.toString() === uri);
   }
 
   /**
-   * What the person made of the proposed side: the edited text if they changed it (an open document's unsaved text
-   * is saved here first, in memory), else undefined. Saving never writes the real file.
+   * Makes what the diff editor shows the call's held edit, before a decision there: the open proposed side's text,
+   * typed or saved (the editor may hold a keystroke the host has not heard of yet). Nothing when it is not open.
    */
-  async editedText(callId: string): Promise<string | undefined> {
-    const proposal = this.proposal(callId);
-    const uri = this.proposedUri(callId);
-    if (!proposal || !uri) {
-      return undefined;
+  async flush(callId: string): Promise<void> {
+    const document = this.openDocument(callId);
+    if (document && this.proposal(callId)) {
+      this.held.set(callId, document.getText());
+      // Saved too (in memory: the edit it already is), so the tab that closes once the call is decided asks nothing.
+      if (document.isDirty) {
+        await document.save();
+      }
     }
-    // Saved whether or not this side knows it is dirty: the editor may have a keystroke this host has not heard of yet.
-    const document = vscode.workspace.textDocuments.find((candidate) => candidate.uri.toString() === uri.toString());
-    if (document && !document.isClosed) {
-      await document.save();
-    }
-    const saved = this.saved.get(callId)?.text;
-    return saved !== undefined && saved !== proposal.newText ? saved : undefined;
   }
 
-  /** Whether the proposed side was saved with other text than proposed. */
+  /**
+   * A proposed side is newer (and an open document reads it again) only when its edit changed on another surface: its
+   * own typing and saving must not make the file look changed under the editor, which would refuse the next save.
+   */
+  private mtimeOf(callId: string): number {
+    const held = this.held.get(callId);
+    const previous = this.mtimes.get(callId) ?? this.started;
+    const next = held === undefined || held.where === 'diff-editor' ? previous : Math.max(previous, this.started + held.revision);
+    this.mtimes.set(callId, next);
+    return next;
+  }
+
+  /** Whether the call carries an edit (made here or on another surface). */
   isEdited(callId: string): boolean {
-    const saved = this.saved.get(callId)?.text;
-    return saved !== undefined && saved !== this.proposal(callId)?.newText;
+    return this.held.get(callId)?.text !== undefined;
+  }
+
+  /**
+   * The proposed side follows the held edit: a document open here and not being edited is told to read it again when
+   * the edit changed on another surface (a dirty one keeps the person's typing, which becomes the edit itself).
+   */
+  followHeldEdits(): void {
+    for (const document of vscode.workspace.textDocuments) {
+      const parsed = ProposedContentProvider.parse(document.uri);
+      if (parsed?.side !== 'proposed' || document.isDirty || document.isClosed) {
+        continue;
+      }
+      const text = this.text(document.uri);
+      if (text !== undefined && text !== document.getText()) {
+        this.onDidChangeFileEmitter.fire([{ type: vscode.FileChangeType.Changed, uri: document.uri }]);
+      }
+    }
+  }
+
+  /** Typing in a proposed side edits the call for every surface (after a pause, not on every key). */
+  trackTyping(): vscode.Disposable {
+    const timers = new Map<string, NodeJS.Timeout>();
+    const subscription = vscode.workspace.onDidChangeTextDocument((event) => {
+      const parsed = ProposedContentProvider.parse(event.document.uri);
+      if (parsed?.side !== 'proposed' || event.contentChanges.length === 0 || !event.document.isDirty) {
+        return;
+      }
+      clearTimeout(timers.get(parsed.callId));
+      timers.set(parsed.callId, setTimeout(() => {
+        timers.delete(parsed.callId);
+        const document = this.openDocument(parsed.callId);
+        if (document && this.proposal(parsed.callId)) {
+          this.held.set(parsed.callId, document.getText());
+        }
+      }, 150));
+    });
+    return new vscode.Disposable(() => {
+      subscription.dispose();
+      for (const timer of timers.values()) {
+        clearTimeout(timer);
+      }
+    });
   }
 
   watch(): vscode.Disposable {
@@ -80,10 +146,15 @@ export class ProposedContentProvider implements vscode.FileSystemProvider {
   stat(uri: vscode.Uri): vscode.FileStat {
     const text = this.text(uri);
     const parsed = ProposedContentProvider.parse(uri);
+    if (parsed?.side === 'proposed' && text === undefined) {
+      // Decided while its tab held unsaved typing (the edit was already the call's): the tab's closing save is taken
+      // and dropped (writeFile), rather than VS Code making folders for a file it thinks is gone, and asking.
+      return { type: vscode.FileType.File, ctime: this.started, mtime: this.mtimes.get(parsed.callId) ?? this.started, size: 0 };
+    }
     if (text === undefined || !parsed) {
       throw vscode.FileSystemError.FileNotFound(uri);
     }
-    const mtime = (parsed.side === 'proposed' ? this.saved.get(parsed.callId)?.mtime : undefined) ?? this.started;
+    const mtime = parsed.side === 'proposed' ? this.mtimeOf(parsed.callId) : this.started;
     return { type: vscode.FileType.File, ctime: this.started, mtime, size: Buffer.byteLength(text) };
   }
 
@@ -99,7 +170,7 @@ export class ProposedContentProvider implements vscode.FileSystemProvider {
     return await vscode.workspace.encode(text, { uri });
   }
 
-  /** Saving the proposed side keeps its text here for an Allow; the real file is never touched. */
+  /** Saving the proposed side makes it the call's held edit; the real file is never touched. */
   async writeFile(uri: vscode.Uri, content: Uint8Array): Promise<void> {
     const parsed = ProposedContentProvider.parse(uri);
     if (!parsed || parsed.side !== 'proposed') {
@@ -109,9 +180,7 @@ export class ProposedContentProvider implements vscode.FileSystemProvider {
       // Decided meanwhile (its tab is closing): nothing to keep.
       return;
     }
-    const previous = this.saved.get(parsed.callId)?.mtime ?? this.started;
-    const text = await vscode.workspace.decode(content, { uri });
-    this.saved.set(parsed.callId, { text, mtime: Math.max(Date.now(), previous + 1) });
+    this.held.set(parsed.callId, await vscode.workspace.decode(content, { uri }));
     this.onDidChangeFileEmitter.fire([{ type: vscode.FileChangeType.Changed, uri }]);
   }
 
@@ -146,11 +215,6 @@ export class ProposedContentProvider implements vscode.FileSystemProvider {
         const parsed = ProposedContentProvider.parse(input.modified);
         return parsed !== undefined && !isWaiting(parsed.callId);
       });
-    for (const callId of [...this.saved.keys()]) {
-      if (!isWaiting(callId)) {
-        this.saved.delete(callId);
-      }
-    }
     if (stale.length === 0) {
       return;
     }
@@ -180,6 +244,5 @@ export class ProposedContentProvider implements vscode.FileSystemProvider {
 
   dispose(): void {
     this.onDidChangeFileEmitter.dispose();
-    this.saved.clear();
   }
 }

@@ -111,7 +111,18 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
       call: (server, tool, args, options) => mcp.manager.callTool(server, tool, args, options),
     },
   });
-  const proposed = new ProposedContentProvider((callId) => tools.proposal(callId));
+  const proposed = new ProposedContentProvider((callId) => tools.proposal(callId), {
+    get: (callId) => gate.heldEdit(callId),
+    set: (callId, text) => {
+      const call = gate.pendingViews().find((view) => view.callId === callId);
+      const outcome = call ? gate.setEdit(call, text, 'diff-editor') : undefined;
+      if (outcome?.ok === false) {
+        log.warn(`the diff editor's edit of ${callId} was not kept: ${outcome.error}`);
+      }
+    },
+  });
+  store.add(proposed.trackTyping());
+  store.add(gate.onDidChange(() => proposed.followHeldEdits()));
   // The card that holds the keyboard focus in either view: what Toolgate: Allow Once / Deny decide.
   const focus = new FocusedCalls();
   const agent = new AgentSession({
@@ -185,9 +196,14 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   const attention = store.add(new Attention((badge) => chat.setBadge(badge)));
   const settleFromNotice = (waiter: Waiter, choice: 'allow-once' | 'deny'): void => {
     if (waiter.kind === 'call') {
-      const outcome = gate.settle({ callId: waiter.id, argsHash: waiter.argsHash }, { action: choice });
-      if (!outcome.ok) {
-        void vscode.window.showWarningMessage(`Toolgate: ${outcome.error}`);
+      // A batch's Deny denies each of its calls; Allow once is offered only for a lone call.
+      const refs = waiter.refs ?? [{ callId: waiter.id, argsHash: waiter.argsHash }];
+      const errors = (choice === 'deny' ? refs : refs.slice(0, 1)).flatMap((ref) => {
+        const outcome = gate.settle(ref, { action: choice });
+        return outcome.ok ? [] : [outcome.error];
+      });
+      if (errors.length > 0) {
+        void vscode.window.showWarningMessage(`Toolgate: ${errors.join('; ')}`);
       }
     }
   };
@@ -314,7 +330,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   return {
     api,
     commands: {
-      ...createCommands({ agent, gate, chat, approvals, apiKeys, audit, auditFile, grants, mcp, suggestions, focus }),
+      ...createCommands({ agent, gate, chat, approvals, apiKeys, audit, auditFile, grants, mcp, suggestions, focus, inChat: (callId) => chatPending().some((call) => call.callId === callId) }),
       ...createUndoCommands({ store: checkpoints.store, audit, activeChatId: () => agent.chatId, log, disposables: store }),
       ...createDiffCommands({ gate, proposed }),
       'toolgate.showStagedChanges': () => stagedSoFar.show(),

@@ -19,6 +19,8 @@ function decide(gate: Gate, message: DecideMessage): Outcome {
     ...(message.minutes !== undefined ? { minutes: message.minutes } : {}),
     ...(message.edited !== undefined ? { edited: message.edited } : {}),
     ...(message.hunks !== undefined ? { hunks: message.hunks.map(({ index, accepted, reason }) => ({ index, accepted, ...(reason !== undefined ? { reason } : {}) })) } : {}),
+    // A view's decision always names the edit it showed (0: none), so it never applies an edit it did not show.
+    editRevision: message.editRevision ?? 0,
   });
 }
 
@@ -37,7 +39,7 @@ async function revoke(grants: GrantStore, grantId: string): Promise<Outcome> {
 }
 
 /** The messages a waiting call's card sends, the same from the panel and from the chat's inline cards. */
-type CardRequest = Extract<ChatRequest | PanelRequest, { type: 'focusCall' | 'decide' | 'chooseHunk' | 'openDiff' | 'revokeGrant' }>;
+type CardRequest = Extract<ChatRequest | PanelRequest, { type: 'focusCall' | 'decide' | 'chooseHunk' | 'setEdit' | 'openDiff' | 'revokeGrant' }>;
 
 function cardRequests(view: 'chat' | 'approvals', gate: Gate, grants: GrantStore, proposed: ProposedContentProvider, focus: FocusedCalls): (message: CardRequest) => Outcome | Promise<Outcome> {
   return (message) => {
@@ -49,6 +51,8 @@ function cardRequests(view: 'chat' | 'approvals', gate: Gate, grants: GrantStore
         return decide(gate, message);
       case 'chooseHunk':
         return chooseHunk(gate, message);
+      case 'setEdit':
+        return gate.setEdit(message, message.text ?? undefined, view === 'chat' ? 'chat' : 'panel');
       case 'openDiff':
         return openDiff(proposed, message.callId);
       case 'revokeGrant':
@@ -71,6 +75,7 @@ export function chatRequests(
       case 'focusCall':
       case 'decide':
       case 'chooseHunk':
+      case 'setEdit':
       case 'openDiff':
       case 'revokeGrant':
         return card(message);
@@ -111,6 +116,7 @@ export function panelRequests(
       case 'focusCall':
       case 'decide':
       case 'chooseHunk':
+      case 'setEdit':
       case 'openDiff':
       case 'revokeGrant':
         return await card(message);

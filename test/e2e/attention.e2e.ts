@@ -13,7 +13,13 @@ describe('deciding from the keyboard, and never missing what waits', function ()
     return (await count.count()) === 0 || !(await count.isVisible()) ? '' : (await count.innerText()).trim();
   };
 
-  it('Ctrl+Alt+Y allows the oldest waiting call once; the badge and the status bar count it until then', async () => {
+  /** Waits until the approvals panel's card of the call that mentions `text` holds the keyboard focus. */
+  async function cardFocused(text: string): Promise<void> {
+    const frame = await session.workbench.webviewFrame('body[data-view="approvals"] main#root[data-state="connected"]');
+    await frame.waitForFunction((wanted) => document.activeElement?.matches('article.call') === true && document.activeElement.textContent.includes(wanted), text, { timeout: 10_000 });
+  }
+
+  it('Ctrl+Alt+Y with no card focused brings the waiting call into view first, then allows it once and says so; the badge and the status bar count it until then', async () => {
     // The person has used the chat, then went back to the Explorer: the Toolgate icon carries the badge.
     await new ChatDriver(session.workbench).frame();
     await session.workbench.page.locator('.activitybar [aria-label^="Explorer"]').first().click();
@@ -27,11 +33,20 @@ describe('deciding from the keyboard, and never missing what waits', function ()
     }
     assert.equal(existsSync(file('by-key.txt')), false);
     await page.locator('.part.statusbar').click({ position: { x: 5, y: 5 } });
+    // No card has the focus: the first press decides nothing unseen; it brings the call's card into view, focused.
+    await page.keyboard.press('Control+Alt+KeyY');
+    await page.locator('.statusbar-item', { hasText: 'write_file by-key.txt is in view; press again to allow it' }).waitFor();
+    await cardFocused('by-key.txt');
+    assert.equal(existsSync(file('by-key.txt')), false, 'nothing allowed by the first press');
     await page.keyboard.press('Control+Alt+KeyY');
     const outcome = await result;
     assert.equal(outcome.ok, true, outcome.output);
     assert.equal(outcome.decision?.reason, 'allowed once by the person');
     assert.equal(readFileSync(file('by-key.txt'), 'utf8'), 'k\n');
+    // Echoed: in the status bar, and to a screen reader in the panel's live region.
+    await page.locator('.statusbar-item', { hasText: 'Toolgate: allowed once: write_file by-key.txt' }).waitFor();
+    const frame = await session.workbench.webviewFrame('body[data-view="approvals"] main#root[data-state="connected"]');
+    assert.equal(await frame.locator('[data-field="announcement"][role="status"]').textContent(), 'Toolgate: allowed once: write_file by-key.txt');
     await page.locator('.statusbar-item', { hasText: '1 waiting' }).waitFor({ state: 'detached' });
     assert.equal(await badge(), '');
   });
@@ -77,6 +92,8 @@ describe('deciding from the keyboard, and never missing what waits', function ()
     const tab = page.locator('.tabs-container .tab', { hasText: 'proposed by the agent' });
     await tab.waitFor();
     await page.locator('.part.statusbar').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('Control+Alt+KeyY');
+    await cardFocused('diffed.txt');
     await page.keyboard.press('Control+Alt+KeyY');
     assert.equal((await result).ok, true);
     await tab.waitFor({ state: 'detached', timeout: 10_000 });

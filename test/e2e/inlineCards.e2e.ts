@@ -120,7 +120,33 @@ describe('inline decisions in the chat', function () {
     await driver().idle();
   });
 
-  it('from the keyboard: Enter in the reason box denies, the focus moves to the next waiting card, and Tab reaches each labelled control', async () => {
+  it('an edit in the diff editor, then Allow once in the chat: both cards showed the edit first, and the edit is what is written', async () => {
+    const before = model.fake.requests.length;
+    const { inline, inPanel } = await waitingWrite('call_e1', 'edited.txt', 'one\ntwo\n', 'Done.');
+    await inPanel.locator('[data-action="open-diff"]').click();
+    const page = session.workbench.page;
+    await page.locator('.tabs-container .tab', { hasText: 'proposed by the agent' }).waitFor();
+    await page.locator('.monaco-diff-editor .editor.modified .view-line', { hasText: 'two' }).click();
+    await page.keyboard.press('End');
+    await page.keyboard.type(' and mine');
+    // Unsaved, the edit is the call's for every surface: the chat card and the panel card show it, from the host.
+    for (const card of [inline, inPanel]) {
+      const note = card.locator('[data-field="held-edit"]');
+      await note.waitFor({ state: 'visible' });
+      assert.match(await note.innerText(), /Edited in VS Code's diff editor: Allow writes this version/);
+      assert.match(await note.innerText(), /two and mine/);
+    }
+    await inline.locator('[data-action="allow-once"][data-edited="true"]').waitFor();
+    await inline.locator('[data-action="allow-once"]').click();
+    await inline.waitFor({ state: 'detached' });
+    await waitFor(() => model.fake.requests.length === before + 2, 'the next model request');
+    assert.equal(readFileSync(file('edited.txt'), 'utf8'), 'one\ntwo and mine\n');
+    assert.match(sentToolResult(model.fake, before + 1, 'call_e1'), /edited the content before allowing it/);
+    await page.locator('.tabs-container .tab', { hasText: 'proposed by the agent' }).waitFor({ state: 'detached' });
+    await driver().idle();
+  });
+
+  it('from the keyboard: Enter in the reason box denies, the focus moves to the next waiting card (not its Allow), and Tab reaches each labelled control', async () => {
     model.fake.script([{ toolCalls: [writeCall('call_k1', 'k1.txt', '1\n'), writeCall('call_k2', 'k2.txt', '2\n')] }, { text: 'Ok.' }]);
     const before = model.fake.requests.length;
     await driver().task('Write k1 and k2');
@@ -133,9 +159,14 @@ describe('inline decisions in the chat', function () {
     await frame.page().keyboard.type('not k1');
     await frame.page().keyboard.press('Enter');
     await first.waitFor({ state: 'detached', timeout: 2_000 });
-    await frame.waitForFunction(() => document.activeElement?.getAttribute('data-action') === 'allow-once', undefined, { timeout: 2_000 });
-    const focusedCard = await frame.evaluate(() => document.activeElement?.closest('[data-call-id]')?.textContent ?? '');
+    // The focus is on the next card itself, not on its Allow once: a second Enter decides nothing unseen.
+    await frame.waitForFunction(() => document.activeElement?.matches('article.inline-call[data-call-id]') === true, undefined, { timeout: 2_000 });
+    const focusedCard = await frame.evaluate(() => document.activeElement?.textContent ?? '');
     assert.match(focusedCard, /k2\.txt/);
+    await frame.page().keyboard.press('Enter');
+    assert.equal(await second.count(), 1, 'Enter on the card itself decides nothing');
+    assert.equal(existsSync(file('k2.txt')), false);
+    await second.locator('[data-action="allow-once"]').focus();
     // Every control of the card is reached with Tab, in order, and each is labelled with its call.
     const focused = (): Promise<[string, string]> =>
       frame.evaluate(() => [

@@ -13,9 +13,10 @@ describe('runtime: notifications, the focused call, a terminal per chat, Retry',
   this.timeout(180_000);
   const { model, control, session, file, panel } = useControlledCodeServer();
   const chat = (): ChatDriver => new ChatDriver(session.workbench);
-  const toolgateTerminals = async (): Promise<string[]> => (await control.call<string[]>('/terminals')).filter((name) => name.startsWith('Toolgate'));
+  // The chats' terminals (an API call's command, as in the notification test, has its own: not a chat's).
+  const toolgateTerminals = async (): Promise<string[]> => (await control.call<string[]>('/terminals')).filter((name) => name.startsWith('Toolgate') && name !== 'Toolgate: API calls');
 
-  it('a call that starts waiting while the Toolgate views are hidden notifies; Allow once in the toast runs it', async () => {
+  it('a call that starts waiting while the Toolgate views are hidden notifies: a write offers Deny and Open, never Allow without its diff; a command offers Allow once, which runs it', async () => {
     const page = session.workbench.page;
     // The person works elsewhere: the Explorer in the sidebar, no Toolgate editor open.
     await page.locator('.activitybar [aria-label^="Explorer"]').first().click();
@@ -23,16 +24,27 @@ describe('runtime: notifications, the focused call, a terminal per chat, Retry',
     const result = control.invoke('write_file', { path: 'notified.txt', content: 'n\n' });
     const toast = page.locator('.notification-toast', { hasText: 'Toolgate: write_file notified.txt waits for you' });
     await toast.waitFor({ timeout: 30_000 });
-    for (const action of ['Allow once', 'Deny', 'Open']) {
-      assert.equal(await toast.locator('.monaco-button', { hasText: action }).count(), 1, `the toast offers ${action}`);
+    for (const [action, count] of [['Allow once', 0], ['Deny', 1], ['Open', 1]] as const) {
+      assert.equal(await toast.locator('.monaco-button', { hasText: action }).count(), count, `the toast offers ${action} ${count} time(s)`);
     }
     assert.equal(existsSync(file('notified.txt')), false);
     await session.workbench.screenshot('notification-waiting-call');
-    await toast.locator('.monaco-button', { hasText: 'Allow once' }).click();
+    // Open shows the call with its diff, where it is allowed.
+    await toast.locator('.monaco-button', { hasText: 'Open' }).click();
+    await panel().act(await panel().waitForCall('write_file', 'notified.txt'), 'allow-once');
     const outcome = await result;
     assert.equal(outcome.ok, true, outcome.output);
     assert.equal(outcome.decision?.reason, 'allowed once by the person');
     assert.equal(readFileSync(file('notified.txt'), 'utf8'), 'n\n');
+
+    await session.workbench.runCommand('View: Close All Editors');
+    const ran = control.invoke('run_in_terminal', { command: 'echo from-the-toast' });
+    const commandToast = page.locator('.notification-toast', { hasText: 'Toolgate: run_in_terminal echo from-the-toast waits for you' });
+    await commandToast.waitFor({ timeout: 30_000 });
+    await commandToast.locator('.monaco-button', { hasText: 'Allow once' }).click();
+    const ranOutcome = await ran;
+    assert.equal(ranOutcome.ok, true, ranOutcome.output);
+    assert.match(ranOutcome.output, /from-the-toast/);
   });
 
   it("a question of the agent that starts waiting while the views are hidden notifies with Open only, which shows the chat", async () => {

@@ -193,7 +193,7 @@ describe('what the person reads and sees: plain reasons, contrast, grant control
     });
   });
 
-  it('edit then allow: the edit shows as a diff, Allow once is off while it is pending, and an edited command says what ran', async () => {
+  it('edit then allow: the edit shows as a diff, Allow once becomes Allow edited and the grants are off, and an edited command says what ran', async () => {
     await modelCalls([call('call_e1', 'write_file', { path: 'edited.txt', content: 'one\ntwo\nthree\n' })]);
     const card = await panel().waitForCall('write_file', 'edited.txt');
     await card.locator('[data-action="edit"]').click();
@@ -201,8 +201,9 @@ describe('what the person reads and sees: plain reasons, contrast, grant control
     const editDiff = card.locator('[data-field="edit-diff"] [data-field="diff"]');
     await editDiff.waitFor({ timeout: 30_000 });
     assert.match(await editDiff.innerText(), /your edit against the proposal[\s\S]*two[\s\S]*TWO, edited/);
-    assert.equal(await card.locator('[data-action="allow-once"]').getAttribute('disabled'), '', 'Allow once would write the original');
-    assert.equal(await card.locator('[data-action="allow-session"]').getAttribute('disabled'), '');
+    // The edit is the call's, held by the host: Allow once now writes it (and says so); a grant would allow the original.
+    await card.locator('[data-action="allow-once"][data-edited="true"]', { hasText: 'Allow edited' }).waitFor();
+    await card.locator('[data-action="allow-session"][disabled]').waitFor();
     await card.locator('[data-action="allow-edited"]').click();
     await card.waitFor({ state: 'detached', timeout: 30_000 });
     await driver().idle();
@@ -213,7 +214,7 @@ describe('what the person reads and sees: plain reasons, contrast, grant control
     await commandCard.locator('[data-action="edit"]').click();
     await commandCard.locator('[data-field="edited"]').fill('echo edited-instead');
     await commandCard.locator('[data-field="edited-command"]').waitFor({ timeout: 30_000 });
-    assert.equal(await commandCard.locator('[data-action="allow-once"]').getAttribute('disabled'), '');
+    await commandCard.locator('[data-action="allow-once"][data-edited="true"]', { hasText: 'Run edited' }).waitFor();
     await commandCard.locator('[data-action="allow-edited"]').click();
     await driver().idle();
     const ran = (await toolEntry('echo original')).locator('[data-field="ran"]');

@@ -368,3 +368,39 @@ describe("the gate's groups: a staged command's files decided on one card", () =
     assert.deepEqual(results[0]?.verdict === 'allow' ? results[0].hunks?.map((hunk) => hunk.accepted) : undefined, [false, true]);
   });
 });
+
+describe('the gate holds the edit of a waiting call for every surface', () => {
+  it('an edit made on one surface is in every view; an Allow that showed it writes it; one that did not is refused', async () => {
+    const { gate } = setup();
+    const wait = only(gate.request([{ ...input(writeCall('a.txt', 'proposed')), editable: { kind: 'content', text: 'proposed' } }], { chatId: 'c' }));
+    const [view] = gate.pendingViews();
+    assert.ok(view);
+    assert.equal(view.edit, undefined, 'never edited: nothing to show');
+    assert.deepEqual(gate.setEdit(view, 'mine', 'diff-editor'), { ok: true });
+    const [edited] = gate.pendingViews();
+    assert.deepEqual(edited?.edit, { text: 'mine', where: 'diff-editor', revision: 1 });
+    // The chat card still showed the proposal: its Allow is refused, and so is a key's or a grant's.
+    assert.match(JSON.stringify(gate.settle(view, { action: 'allow-once', editRevision: 0 })), /edited in the diff editor after this view showed it/);
+    assert.match(JSON.stringify(gate.settle(view, { action: 'allow-once' })), /decide it on a card that shows the edit/);
+    assert.match(JSON.stringify(gate.settle(view, { action: 'allow-session', editRevision: 1 })), /a grant would allow the original/);
+    assert.equal(gate.waitingCount, 1);
+    // Shown, then allowed: the edit is what is written, and the model is told it was edited.
+    assert.deepEqual(gate.settle(view, { action: 'allow-once', editRevision: 1 }), { ok: true });
+    const result = await wait;
+    assert.deepEqual(result.verdict === 'allow' ? [result.edited, result.reason] : [], ['mine', 'allowed once by the person, after editing']);
+  });
+
+  it('an edit undone is the proposal again; an edit of a call that is not waiting is refused', async () => {
+    const { gate } = setup();
+    const wait = only(gate.request([{ ...input(writeCall('a.txt', 'proposed')), editable: { kind: 'content', text: 'proposed' } }], { chatId: 'c' }));
+    const [view] = gate.pendingViews();
+    assert.ok(view);
+    gate.setEdit(view, 'mine', 'panel');
+    gate.setEdit(view, undefined, 'panel');
+    assert.deepEqual(gate.pendingViews()[0]?.edit, { where: 'panel', revision: 2 });
+    assert.deepEqual(gate.settle(view, { action: 'allow-once', editRevision: 2 }), { ok: true });
+    const result = await wait;
+    assert.equal(result.verdict === 'allow' ? result.edited : 'denied', undefined);
+    assert.deepEqual(gate.setEdit(view, 'late', 'chat'), { ok: false, error: `call ${view.callId} is not waiting` });
+  });
+});

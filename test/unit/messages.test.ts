@@ -38,6 +38,29 @@ describe('the host <-> webview contract', () => {
     });
   }
 
+  // Every kind the host posts parses (a schema that cannot be built, such as two variants with one type, fails here).
+  const fromHost: [string, unknown, boolean][] = [
+    ['focus the prompt', { type: 'focus', field: 'prompt' }, true],
+    ["bring a call's card into view, focused", { type: 'focusCard', callId: 'c-1' }, true],
+    ['a focus of a malformed call id', { type: 'focusCard', callId: 'a b' }, false],
+    ['an announcement for a screen reader', { type: 'announce', text: 'Toolgate: allowed once: write_file a.txt' }, true],
+    ['an overlong announcement', { type: 'announce', text: 'x'.repeat(501) }, false],
+    ['a result', { type: 'result', requestId: 'r1', ok: false, error: 'no' }, true],
+  ];
+  for (const [label, message, ok] of fromHost) {
+    it(`from the host: ${ok ? 'accepts' : 'rejects'} ${label}`, () => {
+      assert.equal(HostToWebview.safeParse(message).success, ok);
+    });
+  }
+
+  it('a setEdit of a waiting call: text, or null to undo it; nothing else', () => {
+    const edit = { type: 'setEdit', requestId: 'r', callId: 'c-1', argsHash: 'a'.repeat(64) };
+    assert.equal(WebviewToHost.safeParse({ ...edit, text: 'mine' }).success, true);
+    assert.equal(WebviewToHost.safeParse({ ...edit, text: null }).success, true);
+    assert.equal(WebviewToHost.safeParse(edit).success, false, 'no text field');
+    assert.equal(WebviewToHost.safeParse({ ...edit, text: 'mine', where: 'diff-editor' }).success, false, 'where is the host\'s to say');
+  });
+
   describe('a hunk choice (chooseHunk)', () => {
     const choose = (extra: Record<string, unknown>): Record<string, unknown> => ({
       type: 'chooseHunk',

@@ -33,7 +33,7 @@ const call = (callId: string, preview: PendingCallView['preview'], tool = 'write
 
 describe('waitNotice: what the notification says and offers', () => {
   const rows: [title: string, waiter: Waiter, text: string, actions: string[]][] = [
-    ['a write, by its path', callWaiter(call('c1', { kind: 'diff', path: 'src/a.ts' } as PendingCallView['preview']), true), 'Toolgate: write_file src/a.ts waits for you', ['Allow once', 'Deny', 'Open']],
+    ['a write, by its path: no Allow once (a notification shows no diff)', callWaiter(call('c1', { kind: 'diff', path: 'src/a.ts' } as PendingCallView['preview']), true), 'Toolgate: write_file src/a.ts waits for you', ['Deny', 'Open']],
     ['a command, by the command', callWaiter(call('c2', { kind: 'command', command: 'npm test' } as PendingCallView['preview'], 'run_in_terminal'), true), 'Toolgate: run_in_terminal npm test waits for you', ['Allow once', 'Deny', 'Open']],
     [
       'a command that would run without the sandbox: no Allow once (only its card runs it so)',
@@ -54,14 +54,19 @@ describe('waitNotice: what the notification says and offers', () => {
   }
 });
 
-describe('callWaiters: a group of calls decided on one card is one notification, with no Allow', () => {
-  it("names the command and how many of its files wait; the others stay one each; Deny goes to the group's first member", () => {
+describe('callWaiters: one notification per batch; a group, a batch of several and a file change offer no Allow', () => {
+  it("a lone command is itself (with Allow once); a group names its command and how many files wait; a batch names its calls, and its Deny goes to each", () => {
     const group = { id: 'g1', command: 'npm run format', changed: 12 };
-    const member = (callId: string, path: string): PendingCallView => ({ ...call(callId, { kind: 'diff', path } as PendingCallView['preview']), group });
-    const waiters = callWaiters([call('c0', { kind: 'diff', path: 'x.ts' } as PendingCallView['preview']), member('m1', 'a.ts'), member('m2', 'b.ts'), member('m3', 'c.ts')], (id) => id !== 'c0');
-    assert.deepEqual(waiters.map((waiter) => [waiter.id, waitNotice(waiter).text, waitNotice(waiter).actions, waiter.shownIn]), [
-      ['c0', 'Toolgate: write_file x.ts waits for you', ['Allow once', 'Deny', 'Open'], ['approvals']],
-      ['m1', 'Toolgate: `npm run format` changed 12 files: 3 of them wait for you', ['Deny', 'Open'], ['chat', 'approvals']],
+    const member = (callId: string, path: string): PendingCallView => ({ ...call(callId, { kind: 'diff', path } as PendingCallView['preview']), batchId: 'b-group', group });
+    const command = (callId: string, batchId: string, line: string): PendingCallView => ({ ...call(callId, { kind: 'command', command: line } as PendingCallView['preview'], 'run_in_terminal'), batchId });
+    const waiters = callWaiters(
+      [command('c0', 'b0', 'npm test'), member('m1', 'a.ts'), member('m2', 'b.ts'), member('m3', 'c.ts'), command('c1', 'b1', 'ls'), { ...call('c2', { kind: 'diff', path: 'x.ts' } as PendingCallView['preview']), batchId: 'b1' }, command('c3', 'b1', 'pwd')],
+      (id) => id !== 'c0',
+    );
+    assert.deepEqual(waiters.map((waiter) => [waiter.id, waitNotice(waiter).text, waitNotice(waiter).actions, waiter.shownIn, waiter.kind === 'call' ? waiter.refs?.map((ref) => ref.callId) : []]), [
+      ['batch:b0', 'Toolgate: run_in_terminal npm test waits for you', ['Allow once', 'Deny', 'Open'], ['approvals'], ['c0']],
+      ['group:g1', 'Toolgate: `npm run format` changed 12 files: 3 of them wait for you', ['Deny', 'Open'], ['chat', 'approvals'], ['m1']],
+      ['batch:b1', 'Toolgate: 3 calls: run_in_terminal ls, write_file x.ts, … wait for you', ['Deny', 'Open'], ['chat', 'approvals'], ['c1', 'c2', 'c3']],
     ]);
   });
 });

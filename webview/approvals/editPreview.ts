@@ -39,7 +39,7 @@ export function editDiff(path: string, proposed: string, edited: string): DiffPr
 }
 
 /** What the edit area shows under the editor while the edit differs from the proposal. */
-export function editOfProposal(call: Pick<PendingCallView, 'preview'>, editable: NonNullable<PendingCallView['editable']>, edited: string, onOpenDiff: () => void): HTMLElement {
+export function editOfProposal(call: Pick<PendingCallView, 'preview'>, editable: NonNullable<PendingCallView['editable']>, edited: string, onOpenDiff: (() => void) | undefined): HTMLElement {
   if (editable.kind === 'command') {
     return h('div', { class: 'edit-command' }, h('div', { class: 'label' }, 'Runs instead of the proposed command'), h('pre', { class: 'command-text', 'data-field': 'edited-command' }, edited));
   }
@@ -48,17 +48,4 @@ export function editOfProposal(call: Pick<PendingCallView, 'preview'>, editable:
   }
   const path = call.preview.kind === 'diff' ? call.preview.path : 'content';
   return renderDiff(editDiff(path, editable.text, edited), onOpenDiff, undefined, editDiffRows).element;
-}
-
-/** While an edit is pending, Allow once and the grants (which would allow the original) are off, saying why. */
-export function syncEditPending(pending: boolean, allowOnce: HTMLElement, grantButtons: HTMLElement[]): void {
-  for (const button of [allowOnce, ...grantButtons]) {
-    button.toggleAttribute('disabled', pending);
-    if (pending) {
-      button.title = 'You edited this call: this would allow the original. Use the button under your edit, or undo the edit.';
-    } else {
-      button.removeAttribute('title');
-    }
-  }
-  allowOnce.dataset['editPending'] = String(pending);
 }

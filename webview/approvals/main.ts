@@ -1,9 +1,10 @@
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import type { DecideMessage, DiffMode, GrantView, PendingCallView } from '../../src/shared/approvals';
 import type { ApprovalsState, ViewState } from '../../src/shared/messages';
-import { connect, h, icon, markConnected, requireElement } from '../shared/bridge';
+import { connect, focusCard, h, icon, markConnected, requireElement } from '../shared/bridge';
 import { actionButton as button, allowButton, commandPreview, denyWithReason, grantControls, reasonLine, reportFocus, warningNotes } from '../shared/callParts';
-import { editOfProposal, syncEditPending } from './editPreview';
+import { editOfProposal } from './editPreview';
+import { EditNote, isEdited, labelAllowForEdit, shownEditRevision } from '../shared/heldEdit';
 import { renderDiff, type DiffView } from './diffView';
 import { hunkReviewOf, type HunkReview } from './hunkReview';
 import { GroupCard, pendingItems } from '../shared/groupCard';
@@ -25,8 +26,8 @@ const cards = new Map<string, HTMLElement>();
 const groups = new Map<string, GroupCard>();
 /** The per-hunk review of each waiting edit whose content the host lets the person choose, by call id. */
 const reviews = new Map<string, HunkReview>();
-/** Calls whose card has an edit pending: Allow all would allow their original, so it is off while any has one. */
-const editing = new Set<string>();
+/** Each kept card's taker of the host's newer state of its call (its edit), by call id. */
+const updaters = new Map<string, (call: PendingCallView) => void>();
 const list = h('div', { class: 'calls', role: 'list', 'aria-label': 'Calls waiting for approval' });
 const batchBar = h('div', { class: 'batch', 'data-field': 'batch' });
 const trustNote = h('div');
@@ -42,6 +43,9 @@ let confirmed: string[] = [];
 const grantNote = h('p', { class: 'notice info', role: 'status', 'data-field': 'grant-confirmation', hidden: true });
 
 const bridge = connect('approvals', {
+  onFocusCall(callId) {
+    focusCard(callId);
+  },
   onState(state: ViewState, _reason, sentAt: number) {
     if (state.view !== 'approvals') {
       return;
@@ -99,7 +103,7 @@ function render(state: ApprovalsState): void {
       card.remove();
       cards.delete(key);
       reviews.delete(key);
-      editing.delete(key);
+      updaters.delete(key);
       groups.delete(key);
     }
   }
@@ -110,6 +114,7 @@ function render(state: ApprovalsState): void {
       if (item.call.hunkChoices) {
         reviews.get(item.key)?.apply(item.call.hunkChoices);
       }
+      updaters.get(item.key)?.(item.call);
       card ??= renderCall(item.call);
     } else {
       const group = groups.get(item.key) ?? new GroupCard(item.group, { bridge, className: 'call', modeMemory: diffModeMemory });
@@ -131,7 +136,9 @@ function render(state: ApprovalsState): void {
   // A decided card had the focus (a click, a key, a keybinding): it goes on to the next waiting call, as in the chat.
   const next = items[0] && cards.get(items[0].key);
   if (hadFocus && next) {
-    next.querySelector<HTMLElement>('[data-action="allow-once"]')?.focus();
+    // The card, not its Allow: a second Enter must not allow a call the person has not looked at yet.
+    next.focus();
+    next.scrollIntoView({ block: 'nearest' });
   }
   renderBatch(state.pending);
   renderGrants(state.grants);
@@ -155,7 +162,7 @@ function renderBatch(pending: PendingCallView[]): void {
   // Allow all would write every hunk: a call with rejected hunks is settled on its own card, with Allow once.
   const partial = pending.some((call) => (reviews.get(call.callId)?.decisions() ?? []).length > 0);
   // An edit pending on a card: Allow all would allow the original, not the person's version.
-  const edited = pending.some((call) => editing.has(call.callId));
+  const edited = pending.some((call) => isEdited(call));
   const blocked = partial
     ? 'Some hunks are rejected: allow those calls once, on their cards'
     : edited ? 'A call has an edit pending: write or run the edited version on its card, or close its edit first' : undefined;
@@ -223,8 +230,11 @@ function renderGrants(grants: GrantView[]): void {
 }
 
 function renderCall(call: PendingCallView): HTMLElement {
+  /** The host's latest state of this call (its edit, which any surface may change). */
+  let latestCall = call;
   const decide = (action: DecideMessage['action'], extra: Partial<Pick<DecideMessage, 'reason' | 'grantOption' | 'edited' | 'hunks' | 'minutes'>> = {}): void => {
-    bridge.send({ type: 'decide', callId: call.callId, argsHash: call.argsHash, action, ...extra });
+    // The edit this card shows, by revision: the host refuses an Allow for an edit made elsewhere since.
+    bridge.send({ type: 'decide', callId: call.callId, argsHash: call.argsHash, action, editRevision: shownEditRevision(latestCall), ...extra });
   };
   const preview = call.preview;
   // Hunks can be chosen where the host holds hunk choices for the call (built-in writes and edits).
@@ -233,15 +243,13 @@ function renderCall(call: PendingCallView): HTMLElement {
     reviews.set(call.callId, review);
   }
   const which = call.tool;
-  // While an edit is pending, Allow once and the grants would allow the original: they are off (see the edit area).
-  let editPending = false;
   const allow = allowButton(call, which);
   const allowOnce = allow.element;
   allowOnce.addEventListener('click', () => {
-    if (review?.allRejected || editPending) {
+    if (review?.allRejected) {
       return;
     }
-    // The host settles with the hunk choices it holds (made here, in the chat or in the diff editor).
+    // The host settles with the hunk choices and the edit it holds (made here, in the chat or in the diff editor).
     decide(allow.action);
   });
   let grantGroup: HTMLElement;
@@ -250,7 +258,7 @@ function renderCall(call: PendingCallView): HTMLElement {
     ({ element: grantGroup, buttons: grantButtons } = grantControls(
       call,
       which,
-      (action, grantOption, minutes) => !editPending && decide(action, { grantOption, ...(minutes !== undefined ? { minutes } : {}) }),
+      (action, grantOption, minutes) => !isEdited(latestCall) && decide(action, { grantOption, ...(minutes !== undefined ? { minutes } : {}) }),
       { task: call.source === 'agent' },
     ));
   } else {
@@ -262,6 +270,8 @@ function renderCall(call: PendingCallView): HTMLElement {
 
   const editArea = h('div', { class: 'edit-area', hidden: true });
   let editButton: HTMLElement | string = '';
+  /** Takes an edit made on another surface into this card's box (unless the person is typing in it). */
+  let followEdit: (next: PendingCallView) => void = () => undefined;
   if (call.editable) {
     const editable = call.editable;
     const editor = h('textarea', {
@@ -274,20 +284,26 @@ function renderCall(call: PendingCallView): HTMLElement {
     const allowEdited = button('allow-edited', editable.kind === 'command' ? 'Run edited command' : 'Write edited content', 'check');
     allowEdited.addEventListener('click', () => decide('allow-edited', { edited: editor.value }));
     const editShown = h('div', { class: 'edit-diff', 'data-field': 'edit-diff', 'aria-live': 'polite' });
+    /** The box's text as the call's edit, held by the host for every surface (closing the box undoes it). */
     const sync = (): void => {
-      editPending = !editArea.hidden && editor.value !== editable.text;
-      syncEditPending(editPending, allowOnce, call.grantable ? grantButtons : []);
-      if (editPending !== editing.has(call.callId)) {
-        if (editPending) {
-          editing.add(call.callId);
-        } else {
-          editing.delete(call.callId);
-        }
-        if (latest) {
-          renderBatch(latest.pending);
-        }
+      const text = editArea.hidden ? undefined : editor.value;
+      const held = latestCall.edit?.text;
+      if ((text ?? editable.text) !== (held ?? editable.text)) {
+        bridge.send({ type: 'setEdit', callId: call.callId, argsHash: call.argsHash, text: text === undefined || text === editable.text ? null : text });
       }
-      editShown.replaceChildren(...(editPending ? [editOfProposal(call, editable, editor.value, () => bridge.send({ type: 'openDiff', callId: call.callId }))] : []));
+      const pending = text !== undefined && text !== editable.text;
+      editShown.replaceChildren(...(pending ? [editOfProposal(call, editable, text, () => bridge.send({ type: 'openDiff', callId: call.callId }))] : []));
+    };
+    followEdit = (next) => {
+      const held = next.edit?.text ?? editable.text;
+      if (document.activeElement !== editor && editor.value !== held) {
+        editor.value = held;
+        if (next.edit?.text !== undefined && editArea.hidden) {
+          // Edited elsewhere: the note above shows it; the box holds it for a further edit here.
+          return;
+        }
+        editShown.replaceChildren(...(held !== editable.text ? [editOfProposal(call, editable, held, () => bridge.send({ type: 'openDiff', callId: call.callId }))] : []));
+      }
     };
     let timer: number | undefined;
     editor.addEventListener('input', () => {
@@ -317,6 +333,22 @@ function renderCall(call: PendingCallView): HTMLElement {
   }
 
   const hunkStatus = review ? hunkStatusLine(review, allowOnce, call.grantable ? grantButtons : []) : '';
+  // An edit held for the call (made here, in the chat or in the diff editor) shows above the arguments; while the box
+  // is open, the box's own diff shows it.
+  const editNote = new EditNote(call.editable?.kind === 'content' ? () => bridge.send({ type: 'openDiff', callId: call.callId }) : undefined);
+  const update = (next: PendingCallView): void => {
+    latestCall = next;
+    followEdit(next);
+    editNote.update(editArea.hidden ? next : { ...next, edit: { revision: shownEditRevision(next) } });
+    labelAllowForEdit(allowOnce, next, allow.action === 'allow-unconfined' ? 'Run without sandbox' : 'Allow once');
+    for (const button of call.grantable ? grantButtons : []) {
+      button.toggleAttribute('disabled', isEdited(next) || (review !== undefined && review.acceptedCount < review.count));
+      if (isEdited(next)) {
+        button.title = 'You edited this call: a grant would allow the original. Allow the edit once, or undo the edit.';
+      }
+    }
+  };
+  updaters.set(call.callId, update);
   const card = h('article', {
     class: 'call',
     role: 'listitem',
@@ -324,6 +356,7 @@ function renderCall(call: PendingCallView): HTMLElement {
     'data-tool': call.tool,
     'data-args-hash': call.argsHash,
     'aria-label': `${call.tool} waiting for approval`,
+    tabindex: '-1',
   },
   h('header', { class: 'call-header' },
     h('span', { class: 'tool' }, call.tool),
@@ -342,6 +375,7 @@ function renderCall(call: PendingCallView): HTMLElement {
     : '',
   ...warningNotes(call.warnings),
   previewEl,
+  editNote.element,
   h('details', { class: 'args', open: preview.kind === 'none' },
     h('summary', {}, 'Arguments (exact)'),
     h('pre', { 'data-field': 'args' }, call.argsJson)),
@@ -351,6 +385,7 @@ function renderCall(call: PendingCallView): HTMLElement {
     reasonArea,
     grantGroup),
   editArea);
+  update(call);
   reportFocus(card, call.callId, bridge);
   if (diff) {
     const view = diff;

@@ -10,6 +10,7 @@ import { hunkReviewOf, type HunkReview } from '../approvals/hunkReview';
 import type { Bridge } from '../shared/bridge';
 import { h, icon } from '../shared/bridge';
 import { GroupCard, pendingItems } from '../shared/groupCard';
+import { EditNote, isEdited, labelAllowForEdit, shownEditRevision } from '../shared/heldEdit';
 import { allowButton, commandPreview, denyWithReason, grantControls, reasonLine, reportFocus, warningNotes } from '../shared/callParts';
 
 /** Rows of a diff shown inline before it scrolls; the panel shows the whole review. */
@@ -25,6 +26,8 @@ interface Card {
   review?: HunkReview;
   /** A group's one card (a staged command's files). */
   group?: GroupCard;
+  /** Takes the host's newer state of the call (its edit). */
+  update?: (call: PendingCallView) => void;
 }
 
 /** What the card names as the call's target: the file, the command, else the compact arguments. */
@@ -79,6 +82,7 @@ export class InlineCards {
         if (card?.review && item.call.hunkChoices) {
           card.review.apply(item.call.hunkChoices);
         }
+        card?.update?.(item.call);
         card ??= this.renderCard(item.call);
       } else if (card?.group) {
         card.group.update(item.members);
@@ -103,7 +107,9 @@ export class InlineCards {
       this.decidedHere = false;
       const next = items[0] && this.cards.get(items[0].key);
       if (next) {
-        next.allowOnce.focus();
+        // The card, not its Allow: a second Enter must not allow a call the person has not looked at yet.
+        next.element.focus();
+        next.element.scrollIntoView({ block: 'nearest' });
       } else {
         this.focusAfterLast();
       }
@@ -131,12 +137,15 @@ export class InlineCards {
       'data-tool': call.tool,
       'data-args-hash': call.argsHash,
       'aria-label': `${which}: waiting for your approval`,
+      tabindex: '-1',
     });
     reportFocus(card, call.callId, this.bridge);
+    let latest = call;
     const decide = (decision: Decision): void => {
       card.dataset['sent'] = 'true';
       this.decidedHere = true;
-      this.bridge.send({ type: 'decide', callId: call.callId, argsHash: call.argsHash, ...decision });
+      // The edit this card shows, by revision: an edit made elsewhere since is not allowed unseen.
+      this.bridge.send({ type: 'decide', callId: call.callId, argsHash: call.argsHash, editRevision: shownEditRevision(latest), ...decision });
     };
 
     // A diff decided hunk by hunk: Allow once writes only the accepted hunks (the host holds the choices).
@@ -173,6 +182,15 @@ export class InlineCards {
       previewEl = h('pre', { class: 'args-inline', 'data-field': 'args' }, call.argsJson);
     }
 
+    const editNote = new EditNote(call.editable?.kind === 'content' ? () => this.bridge.send({ type: 'openDiff', callId: call.callId }) : undefined);
+    const update = (next: PendingCallView): void => {
+      latest = next;
+      editNote.update(next);
+      labelAllowForEdit(allowOnce, next, allow.action === 'allow-unconfined' ? 'Run without sandbox' : 'Allow once');
+      for (const button of grantButtons) {
+        button.toggleAttribute('disabled', isEdited(next) || (review !== undefined && review.acceptedCount < review.count));
+      }
+    };
     card.append(
       h('header', { class: 'call-header' },
         h('code', { class: 'tool' }, call.tool),
@@ -180,14 +198,16 @@ export class InlineCards {
       reasonLine(call.reason),
       ...warningNotes(call.warnings),
       previewEl,
+      editNote.element,
       review ? hunkSummary(review, allowOnce, grantButtons) : '',
       h('div', { class: 'actions' }, allowOnce, deny),
       reasonArea,
       grantGroup?.element ?? '',
       h('p', { class: 'more' }, openPanel),
     );
+    update(call);
     // A keyboard user arriving lands on Allow once, but never on "Run without sandbox": on Deny then.
-    return { element: card, allowOnce: allow.action === 'allow-unconfined' ? deny : allowOnce, ...(review ? { review } : {}) };
+    return { element: card, allowOnce: allow.action === 'allow-unconfined' ? deny : allowOnce, update, ...(review ? { review } : {}) };
   }
 }
 

@@ -1,6 +1,6 @@
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import type { ChatEntry, ChatState, ViewState } from '../../src/shared/messages';
-import { connect, h, icon, markConnected, requireElement } from '../shared/bridge';
+import { connect, h, icon, markConnected, requireElement, focusCard } from '../shared/bridge';
 import { decisionNote } from './decisionNote';
 import { InlineCards } from './inlineCards';
 import { renderMarkdown } from './markdown';
@@ -25,6 +25,9 @@ const bridge = connect('chat', {
   },
   onFocus() {
     prompt.focus();
+  },
+  onFocusCall(callId) {
+    focusCard(callId);
   },
   onResult(_requestId, ok, error) {
     if (!ok) {

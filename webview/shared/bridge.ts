@@ -29,6 +29,8 @@ export interface BridgeHandlers {
   onState(state: ViewState, reason: 'init' | 'state', sentAt: number): void;
   onResult?(requestId: string, ok: boolean, error: string | undefined): void;
   onFocus?(field: 'prompt'): void;
+  /** Bring the card of a waiting call into view, focused. */
+  onFocusCall?(callId: string): void;
 }
 
 /** Callbacks waiting for the host's answer to one request, by request id (see `whenAnswered`). */
@@ -37,6 +39,32 @@ const answerWaiters = new Map<string, () => void>();
 /** Runs `callback` once the host has answered the request (after any state it pushed while handling it). */
 export function whenAnswered(requestId: string, callback: () => void): void {
   answerWaiters.set(requestId, callback);
+}
+
+/** The view's live region: what a screen reader says without moving the focus (a keyboard decision, echoed). */
+function announce(text: string): void {
+  let region = document.querySelector<HTMLElement>('[data-field="announcement"]');
+  if (!region) {
+    region = document.createElement('div');
+    region.setAttribute('data-field', 'announcement');
+    region.setAttribute('role', 'status');
+    region.setAttribute('aria-live', 'polite');
+    region.className = 'visually-hidden';
+    document.body.append(region);
+  }
+  region.textContent = text;
+}
+
+/** The card of a waiting call in this view (its own, or its group's), brought into view with the focus. */
+export function focusCard(callId: string): boolean {
+  const member = document.querySelector<HTMLElement>(`[data-call-id="${CSS.escape(callId)}"]`);
+  const card = member?.closest<HTMLElement>('article') ?? undefined;
+  if (!card) {
+    return false;
+  }
+  card.scrollIntoView({ block: 'nearest' });
+  card.focus();
+  return true;
 }
 
 export function connect(view: ViewKind, handlers: BridgeHandlers): Bridge {
@@ -83,6 +111,12 @@ export function connect(view: ViewKind, handlers: BridgeHandlers): Bridge {
         break;
       case 'focus':
         handlers.onFocus?.(message.field);
+        break;
+      case 'focusCard':
+        handlers.onFocusCall?.(message.callId);
+        break;
+      case 'announce':
+        announce(message.text);
         break;
     }
   });

@@ -9,6 +9,7 @@ import { renderDiff } from '../approvals/diffView';
 import { hunkReviewOf, type HunkReview } from '../approvals/hunkReview';
 import { h, icon, type Bridge } from './bridge';
 import { actionButton, denyWithReason, reasonLine, warningNotes } from './callParts';
+import { EditNote, shownEditRevision } from './heldEdit';
 
 /** What a list of waiting calls shows: a call's own card, or a group's one card (where its first member was). */
 export type PendingItem = { key: string; call: PendingCallView } | { key: string; group: CallGroupView; members: PendingCallView[] };
@@ -38,6 +39,8 @@ interface FileSection {
   element: HTMLElement;
   call: PendingCallView;
   review?: HunkReview;
+  /** A file of the group edited in the diff editor: it lands as edited. */
+  editNote: EditNote;
 }
 
 export interface GroupCardOptions {
@@ -89,6 +92,7 @@ export class GroupCard {
       role: 'listitem',
       'data-group-id': group.id,
       'aria-label': `Changes of the command ${group.command}: waiting for your approval`,
+      tabindex: '-1',
     },
     h('header', { class: 'call-header' },
       icon('terminal'),
@@ -121,7 +125,9 @@ export class GroupCard {
     }
     this.element.dataset['sent'] = 'true';
     this.options.onDecided?.();
-    this.options.bridge.send({ type: 'decide', callId: first.callId, argsHash: first.argsHash, action, ...(reason !== undefined ? { reason } : {}) });
+    // The edits this card shows (a file edited in the diff editor), by their latest revision: one made since is refused.
+    const editRevision = Math.max(0, ...this.members.map(shownEditRevision));
+    this.options.bridge.send({ type: 'decide', callId: first.callId, argsHash: first.argsHash, action, editRevision, ...(reason !== undefined ? { reason } : {}) });
   }
 
   /** Shows exactly these members, in order, with the host's hunk choices. */
@@ -140,6 +146,7 @@ export class GroupCard {
       if (section?.review && call.hunkChoices) {
         section.review.apply(call.hunkChoices);
       }
+      section?.editNote.update(call);
       if (!section) {
         section = this.fileSection(call);
         this.files.set(call.callId, section);
@@ -196,7 +203,9 @@ export class GroupCard {
       'data-path': path,
       'aria-label': path,
     });
-    const section: FileSection = { element, call, ...(review ? { review } : {}) };
+    const editNote = new EditNote(() => this.options.bridge.send({ type: 'openDiff', callId: call.callId }));
+    editNote.update(call);
+    const section: FileSection = { element, call, editNote, ...(review ? { review } : {}) };
     const extras: HTMLElement[] = [];
     if (review) {
       const state = h('span', { class: 'hunk-state', 'data-field': 'file-state' });
@@ -239,7 +248,7 @@ export class GroupCard {
       });
     }
     // Why this file asks (a protected path, changed meanwhile…), then what is true of it alone, then its diff.
-    element.append(reasonLine(call.reason), ...warningNotes(call.warnings), diffEl);
+    element.append(reasonLine(call.reason), ...warningNotes(call.warnings), diffEl, editNote.element);
     return section;
   }
 }

@@ -25,6 +25,11 @@ export class FocusedCalls {
    * that is not `shown` holds no focus (a closed webview says nothing when it goes).
    */
   target<T extends { callId: string }>(pending: readonly T[], shown: (view: ViewKind) => boolean = () => true): T | undefined {
+    return this.focusedCall(pending, shown) ?? pending[0];
+  }
+
+  /** The focused call if it still waits (the most recently focused view first); undefined when no card holds the focus. */
+  focusedCall<T extends { callId: string }>(pending: readonly T[], shown: (view: ViewKind) => boolean = () => true): T | undefined {
     const candidates = [...this.focused.entries()]
       .filter(([view]) => shown(view))
       .map(([, focused]) => focused)
@@ -35,6 +40,6 @@ export class FocusedCalls {
         return call;
       }
     }
-    return pending[0];
+    return undefined;
   }
 }

@@ -11,6 +11,7 @@ import { TaskCaps } from './caps';
 import { grantOptions, type GrantOption } from './grantOptions';
 import { describeGrant, grantInForce, grantMinutes, newGrantId, type Grant, type GrantScope, type GrantStore } from './grants';
 import { HunkChoices } from '../review/hunkChoices';
+import { editDecision, HeldEdits, type EditSource } from '../review/heldEdits';
 import { checkHunkDecisions, type HunkDecision } from '../review/hunks';
 import { judge, type AllowedBy, type Judgement, type GateCall, type PolicyContext } from './policy';
 import { grantView, pendingCallView } from './views';
@@ -85,6 +86,11 @@ export interface PersonChoice {
   edited?: string;
   /** allow-once of a diff decided hunk by hunk: what was rejected (a hunk not listed is accepted). */
   hunks?: HunkDecision[];
+  /**
+   * The revision of the call's held edit that the deciding view showed (0: no edit); undefined from a surface that
+   * shows no edit. An Allow applies the held edit only if it is the one shown (see ../review/heldEdits).
+   */
+  editRevision?: number;
 }
 
 /** A waiting call as the person saw it: its id and the hash of the arguments that were shown. */
@@ -123,8 +129,10 @@ export class Gate implements Disposable {
   private closing = false;
   /** Per-hunk choices of waiting edits: one live state for every surface, cleared when the call settles. */
   private readonly hunkChoices = new HunkChoices();
+  /** The person's edit of each waiting call that can be edited: one live state for every surface. */
+  private readonly edits = new HeldEdits();
   /** A waiting call's view with its hunk choices, as of the choices' revision (see pendingViews). */
-  private readonly viewsWithChoices = new Map<string, { revision: number; view: PendingCallView }>();
+  private readonly viewsWithChoices = new Map<string, { revision: string; view: PendingCallView }>();
   private readonly onDidChangeEmitter = this.store.add(new Emitter<void>());
   private readonly caps = new TaskCaps();
   /** The task each chat's calls last came from: its task grants are the ones the panel lists. */
@@ -213,6 +221,9 @@ export class Gate implements Disposable {
         source: input.source,
         ...auditTarget(input),
       });
+      if (input.editable) {
+        this.edits.open(callId, input.call.argsHash, input.editable.text);
+      }
       if (hunkReviewable(input)) {
         this.hunkChoices.open(callId, input.call.argsHash, input.preview.kind === 'diff' ? input.preview.hunks.length : 0);
       }
@@ -238,6 +249,7 @@ export class Gate implements Disposable {
   private async conclude(entry: PendingEntry, resolution: Resolution<PersonChoice>): Promise<GateResult> {
     const { callId, input } = entry;
     this.hunkChoices.close(callId);
+    this.edits.close(callId);
     this.viewsWithChoices.delete(callId);
     let result: GateResult;
     let scope: 'once' | GrantScope | undefined;
@@ -386,7 +398,17 @@ export class Gate implements Disposable {
       return this.settleGroup(entry.input.group.id, choice);
     }
     if (entry && entry.argsHash === ref.argsHash) {
-      settled = this.withHeldHunks(entry, choice);
+      const edit = editDecision(this.edits.get(entry.callId), { action: editAction(choice.action), ...(choice.editRevision !== undefined ? { shownRevision: choice.editRevision } : {}) });
+      if (edit.kind === 'refused') {
+        return { ok: false, error: `call ${entry.callId}: ${edit.error}` };
+      }
+      if (edit.kind === 'apply') {
+        if (choice.action !== 'allow-once') {
+          return { ok: false, error: `call ${entry.callId}: it was edited; run the edited version with its own button` };
+        }
+        settled = { action: 'allow-edited', edited: edit.text };
+      }
+      settled = this.withHeldHunks(entry, settled);
       const problem = this.checkChoice(entry, settled);
       if (problem !== undefined) {
         return { ok: false, error: problem };
@@ -402,9 +424,22 @@ export class Gate implements Disposable {
    */
   private settleGroup(groupId: string, choice: PersonChoice): { ok: true } | { ok: false; error: string } {
     const members = this.broker.waiting().filter((waiting) => waiting.input.group?.id === groupId);
+    // A file of the group edited (in the diff editor) lands as edited, if the deciding view showed that edit.
+    const edits = new Map(members.map((member) => [member.callId, this.edits.get(member.callId)]));
+    const latest = Math.max(0, ...[...edits.values()].map((edit) => edit?.revision ?? 0));
+    if (choice.action !== 'deny') {
+      const shown = editDecision({ revision: latest, ...([...edits.values()].some((edit) => edit?.text !== undefined) ? { text: '' } : {}) }, { action: 'allow', ...(choice.editRevision !== undefined ? { shownRevision: choice.editRevision } : {}) });
+      if (shown.kind === 'refused') {
+        return { ok: false, error: `the group's files: ${shown.error}` };
+      }
+    }
     const plans = members.map((member) => {
       if (choice.action === 'deny') {
         return { member, choice };
+      }
+      const edited = edits.get(member.callId)?.text;
+      if (edited !== undefined) {
+        return { member, choice: { action: 'allow-edited' as const, edited } };
       }
       const held = this.hunkChoices.decisions(member.callId);
       const count = this.hunkChoices.view(member.callId)?.length ?? 0;
@@ -436,6 +471,29 @@ export class Gate implements Disposable {
     }
     const held = this.hunkChoices.decisions(entry.callId);
     return held === undefined ? choice : { ...choice, hunks: held };
+  }
+
+  /**
+   * The person edits a waiting call (the proposed content or command) on one surface, or undoes the edit (`undefined`,
+   * or the original text): every view shows it, and an Allow from a view that showed it applies it.
+   */
+  setEdit(ref: CallRef, text: string | undefined, where: EditSource): { ok: true } | { ok: false; error: string } {
+    if (!this.broker.get(ref.callId)) {
+      return { ok: false, error: `call ${ref.callId} is not waiting` };
+    }
+    const outcome = this.edits.set(ref, text, where);
+    if (!outcome.ok) {
+      return outcome;
+    }
+    if (outcome.changed) {
+      this.onDidChangeEmitter.fire();
+    }
+    return { ok: true };
+  }
+
+  /** A waiting call's held edit, for a surface that shows it (the diff editor's proposed side). */
+  heldEdit(callId: string): { text?: string; revision: number } | undefined {
+    return this.edits.get(callId);
   }
 
   /**
@@ -555,15 +613,21 @@ export class Gate implements Disposable {
       .map((entry) => {
         // The same object until the call's hunk choices change: the views tell a changed call by its object, so a
         // new copy of each of 500 waiting calls on every refresh made each refresh serialise all 500 again.
-        const revision = this.hunkChoices.revision(entry.callId);
-        if (revision === undefined) {
+        const choices = this.hunkChoices.revision(entry.callId);
+        const edit = this.edits.get(entry.callId);
+        if (choices === undefined && (edit === undefined || edit.revision === 0)) {
           return entry.view;
         }
+        const revision = `${choices ?? ''}:${edit?.revision ?? ''}`;
         const cached = this.viewsWithChoices.get(entry.callId);
         if (cached?.revision === revision) {
           return cached.view;
         }
-        const view = { ...entry.view, hunkChoices: this.hunkChoices.view(entry.callId) ?? [] };
+        const view: PendingCallView = {
+          ...entry.view,
+          ...(choices !== undefined ? { hunkChoices: this.hunkChoices.view(entry.callId) ?? [] } : {}),
+          ...(edit !== undefined ? { edit } : {}),
+        };
         this.viewsWithChoices.set(entry.callId, { revision, view });
         return view;
       });
@@ -591,6 +655,14 @@ export class Gate implements Disposable {
     this.store.dispose();
   }
 
+}
+
+/** What a decision action is, as far as a held edit is concerned. */
+function editAction(action: DecisionAction): 'allow' | 'allow-edited' | 'grant' | 'deny' {
+  if (action === 'deny' || action === 'allow-edited') {
+    return action;
+  }
+  return action === 'allow-once' || action === 'allow-unconfined' ? 'allow' : 'grant';
 }
 
 /** Whether a waiting call's diff can be decided hunk by hunk: a file's content the host writes, or a group's member, with hunks. */

@@ -3,8 +3,10 @@
  * not see it otherwise (no Toolgate view that shows it is visible, or the window is not focused): a call of the
  * chat's agent shows in the chat and the approvals panel, another call (the API's, another chat's) only in the panel,
  * a question only in the chat. Only once per call or question, and only while `toolgate.notifications.whenHidden` is on. A notification
- * says "Toolgate: <tool> <target> waits for you" and offers Allow once / Deny / Open for a call, Open for a question.
- * Decisions from it go through the gate like any other (the call must still wait, with the hash shown).
+ * says "Toolgate: <tool> <target> waits for you" and offers Allow once / Deny / Open for a lone call that is not a file
+ * change, Deny / Open for a write or edit (allowed only where its diff is seen), a batch or a group (one notification
+ * each), and Open for a question. Decisions from it go through the gate like any other (the call must still wait, with
+ * the hash shown; an edited call is not allowed from here).
  */
 import type { PendingCallView } from '../../shared/approvals';
 import type { ViewKind } from '../../shared/messages';
@@ -12,8 +14,11 @@ import type { ViewKind } from '../../shared/messages';
 /** What waits: a gated call (with what identifies it to the gate) or a question of the agent; where it shows. */
 export type Waiter = (
   /** `unconfined`: it would run without the sandbox, which only its card's own button allows (no Allow once here). */
-  /** `review`: a group's changes (a staged command's files): never allowed from a notification, which shows no diff. */
-  | { kind: 'call'; id: string; tool: string; target: string; argsHash: string; unconfined?: boolean; review?: true }
+  /**
+   * `review`: a group's changes (a staged command's files); `diff`: a file change. Neither is allowed from a
+   * notification, which shows no diff. `refs`: the calls its Deny denies (a batch's, a group's first member, itself).
+   */
+  | { kind: 'call'; id: string; tool: string; target: string; argsHash: string; unconfined?: boolean; review?: true; diff?: true; refs?: { callId: string; argsHash: string }[] }
   | { kind: 'question'; id: string; tool: 'ask_user'; target: string }
 ) & { shownIn: readonly ViewKind[] };
 
@@ -59,37 +64,44 @@ export function callWaiter(call: PendingCallView, inChat: boolean): Waiter {
     target: clip(target),
     argsHash: call.argsHash,
     ...(call.unconfined === true ? { unconfined: true } : {}),
+    // A write or an edit is approved where its diff is seen: a notification only opens it or denies it.
+    ...(preview.kind === 'diff' ? { diff: true as const } : {}),
     shownIn: inChat ? ['chat', 'approvals'] : ['approvals'],
   };
 }
 
 /**
- * The waiting calls as the notifications name them: each call on its own, and a group (a staged command's changed
- * files) once, as its first member, whose Deny denies the group: "`npm run format` changed 12 files: 3 wait for you".
+ * The waiting calls as the notifications name them, one notification per batch (a model turn's calls, a group):
+ * a batch of one call is that call ("write_file src/a.ts"); a batch of several is "3 calls: write_file src/a.ts,
+ * run_in_terminal npm test, …", whose Deny denies them all; a group (a staged command's changed files) is
+ * "`npm run format` changed 12 files: 3 of them". Only a lone call that is not a file change offers Allow once.
  */
 export function callWaiters(pending: readonly PendingCallView[], inChat: (callId: string) => boolean): Waiter[] {
-  const waiters: Waiter[] = [];
-  const counted = new Map<string, { waiter: Extract<Waiter, { kind: 'call' }>; members: number; command: string; changed: number }>();
+  const batches = new Map<string, PendingCallView[]>();
   for (const call of pending) {
-    const group = call.group;
-    if (group === undefined) {
-      waiters.push(callWaiter(call, inChat(call.callId)));
-      continue;
-    }
-    const seen = counted.get(group.id);
-    if (seen) {
-      seen.members += 1;
-      continue;
-    }
-    const waiter: Extract<Waiter, { kind: 'call' }> = { ...(callWaiter(call, inChat(call.callId)) as Extract<Waiter, { kind: 'call' }>), review: true };
-    counted.set(group.id, { waiter, members: 1, command: group.command, changed: group.changed });
-    waiters.push(waiter);
+    const key = call.group !== undefined ? `group:${call.group.id}` : `batch:${call.batchId}`;
+    const members = batches.get(key) ?? [];
+    members.push(call);
+    batches.set(key, members);
   }
-  for (const { waiter, members, command, changed } of counted.values()) {
-    waiter.tool = 'run_in_terminal';
-    waiter.target = `\`${clip(command)}\` changed ${changed} file${changed === 1 ? '' : 's'}: ${members} of them`;
-  }
-  return waiters;
+  return [...batches].map(([key, members]): Waiter => {
+    const [first, ...rest] = members;
+    if (first === undefined) {
+      throw new Error('a batch with no call');
+    }
+    const waiter = callWaiter(first, members.some((call) => inChat(call.callId))) as Extract<Waiter, { kind: 'call' }>;
+    const refs = members.map(({ callId, argsHash }) => ({ callId, argsHash }));
+    const group = first.group;
+    if (group !== undefined) {
+      // Deny through the first member denies the group.
+      return { ...waiter, id: key, review: true, refs: [refs[0] ?? first], tool: 'run_in_terminal', target: `\`${clip(group.command)}\` changed ${group.changed} file${group.changed === 1 ? '' : 's'}: ${members.length} of them` };
+    }
+    if (rest.length === 0) {
+      return { ...waiter, id: key, refs };
+    }
+    const named = members.slice(0, 2).map((call) => `${call.tool} ${callWaiter(call, false).target}`);
+    return { ...waiter, id: key, refs, target: clip(`${members.length} calls: ${named.join(', ')}${members.length > 2 ? ', …' : ''}`) };
+  });
 }
 
 export function questionWaiter(id: string, question: string): Waiter {
@@ -99,8 +111,13 @@ export function questionWaiter(id: string, question: string): Waiter {
 export function waitNotice(waiter: Waiter): WaitNotice {
   return {
     waiter,
-    text: waiter.kind === 'call' && waiter.review === true ? `Toolgate: ${waiter.target} wait for you` : `Toolgate: ${waiter.tool} ${waiter.target} waits for you`,
-    actions: waiter.kind !== 'call' ? ['Open'] : waiter.unconfined === true || waiter.review === true ? ['Deny', 'Open'] : ['Allow once', 'Deny', 'Open'],
+    text: waiter.kind === 'call' && (waiter.review === true || (waiter.refs?.length ?? 1) > 1) ? `Toolgate: ${waiter.target} wait for you` : `Toolgate: ${waiter.tool} ${waiter.target} waits for you`,
+    actions:
+      waiter.kind !== 'call'
+        ? ['Open']
+        : waiter.unconfined === true || waiter.review === true || waiter.diff === true || (waiter.refs?.length ?? 1) > 1
+          ? ['Deny', 'Open']
+          : ['Allow once', 'Deny', 'Open'],
   };
 }
 
