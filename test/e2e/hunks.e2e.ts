@@ -122,7 +122,8 @@ describe('per-hunk review in the real approvals panel', function () {
     const decision = decisions.find((message) => (message as { callId?: unknown }).callId === callId) as Record<string, unknown> | undefined;
     assert.ok(decision, `no decide for ${String(callId)} among ${JSON.stringify(decisions)}`);
     const { requestId, ...shape } = decision;
-    assert.deepEqual(shape, { type: 'decide', callId, argsHash, action: 'allow-once' });
+    // And the edit it showed (none: revision 0), so it never allows an edit made elsewhere meanwhile.
+    assert.deepEqual(shape, { type: 'decide', callId, argsHash, action: 'allow-once', editRevision: 0 });
     const choices = (await sent()).filter((message) => (message as { type?: unknown }).type === 'chooseHunk') as Record<string, unknown>[];
     const lastOfHunk1 = choices.filter((message) => message['index'] === 1).pop();
     assert.ok(lastOfHunk1, `no chooseHunk for hunk 1 among ${JSON.stringify(choices)}`);

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Frame, Locator } from 'playwright-core';
 import { ChatDriver, useFakeModel } from './harness/chat';
@@ -247,6 +247,30 @@ describe('what the person reads and sees: plain reasons, contrast, grant control
     await card.locator('.diff-holder[data-mode="unified"]').waitFor();
     await panel().act(card, 'deny');
     await driver().idle();
+  });
+
+  it('an edit at the end of a 300-character line is marked word by word and in sight at 900x700, in the panel and the chat', async () => {
+    const line = `${'word '.repeat(59)}old`;
+    writeFileSync(file('long-line.txt'), `${line}\n`);
+    const page = session.workbench.page;
+    await page.setViewportSize({ width: 900, height: 700 });
+    await modelCalls([call('call_w1', 'write_file', { path: 'long-line.txt', content: `${line.replace(/old$/, 'new')}\n` })]);
+    const inPanel = await panel().waitForCall('write_file', 'long-line.txt');
+    const inChat = await chatCard('long-line.txt');
+    for (const [where, card] of [['panel', inPanel], ['chat', inChat]] as const) {
+      await card.locator('.diff-holder[data-mode="unified"]').waitFor();
+      const added = card.locator('.diff-row.a [data-field="word-change"]');
+      assert.equal(await added.innerText(), 'new', `the ${where} marks the added word`);
+      assert.equal(await card.locator('.diff-row.d [data-field="word-change"]').innerText(), 'old', `the ${where} marks the removed word`);
+      // In sight: the marked word lies within the diff's own box (the line wraps rather than running off its edge).
+      await added.scrollIntoViewIfNeeded();
+      const [box, body] = [await added.boundingBox(), await card.locator('.diff-body').boundingBox()];
+      assert.ok(box && body && box.x >= body.x && box.x + box.width <= body.x + body.width + 1, `the ${where}'s change is inside the diff's box: ${JSON.stringify({ box, body })}`);
+    }
+    await session.workbench.screenshot('word-change-900x700');
+    await panel().act(inPanel, 'deny');
+    await driver().idle();
+    await page.setViewportSize({ width: 1400, height: 900 });
   });
 
   /** Every button of `card` can be clicked where it is (none clipped or covered), and the page does not scroll sideways. */

@@ -4,6 +4,7 @@
  * rejected, a reason box; the choices live in the `HunkReview`, so they survive switching views. Long diffs are
  * virtualised (every hunk block is in the DOM, but only the rows in view are), so a 10,000-line file scrolls smoothly.
  */
+import { diffWordsWithSpace } from 'diff';
 import type { DiffHunkView, DiffMode, DiffPreview, DiffRow } from '../../src/shared/approvals';
 import { h, icon } from '../shared/bridge';
 import { hunkKeyAction, hunkLines, type HunkReview } from './hunkReview';
@@ -57,7 +58,56 @@ function splitPairs(hunk: DiffHunkView): SplitPair[] {
 
 const signs: Record<'c' | 'a' | 'd', string> = { c: ' ', a: '+', d: '-' };
 
-function renderUnified(row: DiffRow): HTMLElement {
+/** Past this length a changed line is not diffed word by word (its whole line stays marked). */
+const maxWordDiffChars = 2_000;
+
+/**
+ * A changed line's text with the words that changed marked (`data-field="word-change"`), against the line it replaced
+ * (or that replaced it): a change at the end of a long line, or of one character, is not lost in a wholly coloured row.
+ */
+function changedText(text: string, partner: string | undefined, side: 'a' | 'd'): (HTMLElement | string)[] {
+  if (partner === undefined || text.length + partner.length > maxWordDiffChars) {
+    return [text];
+  }
+  const parts = side === 'a' ? diffWordsWithSpace(partner, text) : diffWordsWithSpace(text, partner);
+  return parts
+    .filter((part) => (side === 'a' ? !part.removed : !part.added))
+    .map((part) => (part.added || part.removed ? h('span', { class: `word-change ${side}`, 'data-field': 'word-change' }, part.value) : part.value));
+}
+
+/** In each run of removed lines followed by added ones, the i-th removed line and the i-th added line replace each other. */
+function partners(rows: readonly DiffRow[]): Map<DiffRow, string> {
+  const found = new Map<DiffRow, string>();
+  let dels: DiffRow[] = [];
+  let adds: DiffRow[] = [];
+  const flush = (): void => {
+    dels.forEach((del, index) => {
+      const add = adds[index];
+      if (add) {
+        found.set(del, add[3]);
+        found.set(add, del[3]);
+      }
+    });
+    dels = [];
+    adds = [];
+  };
+  for (const row of rows) {
+    if (row[0] === 'd') {
+      if (adds.length > 0) {
+        flush();
+      }
+      dels.push(row);
+    } else if (row[0] === 'a') {
+      adds.push(row);
+    } else {
+      flush();
+    }
+  }
+  flush();
+  return found;
+}
+
+function renderUnified(row: DiffRow, partner?: string): HTMLElement {
   const [kind, oldNo, newNo, text] = row;
   return h(
     'div',
@@ -65,16 +115,23 @@ function renderUnified(row: DiffRow): HTMLElement {
     h('span', { class: 'no' }, oldNo === null ? '' : String(oldNo)),
     h('span', { class: 'no' }, newNo === null ? '' : String(newNo)),
     h('span', { class: 'sign' }, signs[kind]),
-    h('span', { class: 'text' }, text),
+    h('span', { class: 'text' }, ...(kind === 'c' ? [text] : changedText(text, partner, kind))),
   );
 }
 
 function renderSplit(pair: SplitPair): HTMLElement {
-  const cell = (value: SplitCell): HTMLElement[] => [
+  const paired = pair.left.kind === 'd' && pair.right.kind === 'a';
+  const cell = (value: SplitCell, other: SplitCell): HTMLElement[] => [
     h('span', { class: `no ${value.kind}` }, value.no === null ? '' : String(value.no)),
-    h('span', { class: `text ${value.kind}` }, value.text),
+    h('span', { class: `text ${value.kind}` }, ...(paired && (value.kind === 'a' || value.kind === 'd') ? changedText(value.text, other.text, value.kind) : [value.text])),
   ];
-  return h('div', { class: 'diff-row split' }, ...cell(pair.left), ...cell(pair.right));
+  return h('div', { class: 'diff-row split' }, ...cell(pair.left, pair.right), ...cell(pair.right, pair.left));
+}
+
+/** Renders a hunk's unified rows, each changed line marked word by word against its partner (found once per hunk). */
+function rowRenderer(rows: readonly DiffRow[]): (row: DiffRow) => HTMLElement {
+  const found = partners(rows);
+  return (row) => renderUnified(row, found.get(row));
 }
 
 /** The rows of one hunk: all of them, or (virtual) a window of them painted on demand. */
@@ -212,7 +269,7 @@ function hunkList(preview: DiffPreview, mode: 'unified' | 'split', review: HunkR
   const blocks = preview.hunks.map((hunk, index) =>
     pairs
       ? hunkBlock(hunk, index, pairs[index] ?? [], renderSplit, virtual, review)
-      : hunkBlock(hunk, index, hunk.rows, renderUnified, virtual, review),
+      : hunkBlock(hunk, index, hunk.rows, rowRenderer(hunk.rows), virtual, review),
   );
   viewport.append(...blocks.map((block) => block.element));
   if (!virtual) {
