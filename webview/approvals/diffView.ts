@@ -21,25 +21,22 @@ const virtualiseAbove = 300;
 type SplitCell = { no: number | null; text: string; kind: 'c' | 'a' | 'd' | 'empty' };
 type SplitPair = { left: SplitCell; right: SplitCell };
 
-function splitPairs(hunk: DiffHunkView): SplitPair[] {
-  const pairs: SplitPair[] = [];
-  const empty: SplitCell = { no: null, text: '', kind: 'empty' };
+/**
+ * A hunk's rows as lines side by side: a context line on both sides, and in each run of removed lines followed by added
+ * ones, the i-th removed line beside the i-th added line (the one that replaces it), the longer run's rest alone.
+ */
+function rowPairs(rows: readonly DiffRow[]): { left?: DiffRow; right?: DiffRow }[] {
+  const pairs: { left?: DiffRow; right?: DiffRow }[] = [];
   let dels: DiffRow[] = [];
   let adds: DiffRow[] = [];
   const flush = (): void => {
-    const count = Math.max(dels.length, adds.length);
-    for (let i = 0; i < count; i++) {
-      const del = dels[i];
-      const add = adds[i];
-      pairs.push({
-        left: del ? { no: del[1], text: del[3], kind: 'd' } : empty,
-        right: add ? { no: add[2], text: add[3], kind: 'a' } : empty,
-      });
+    for (let i = 0; i < Math.max(dels.length, adds.length); i++) {
+      pairs.push({ ...(dels[i] ? { left: dels[i] } : {}), ...(adds[i] ? { right: adds[i] } : {}) });
     }
     dels = [];
     adds = [];
   };
-  for (const row of hunk.rows) {
+  for (const row of rows) {
     if (row[0] === 'd') {
       if (adds.length > 0) {
         flush();
@@ -49,11 +46,22 @@ function splitPairs(hunk: DiffHunkView): SplitPair[] {
       adds.push(row);
     } else {
       flush();
-      pairs.push({ left: { no: row[1], text: row[3], kind: 'c' }, right: { no: row[2], text: row[3], kind: 'c' } });
+      pairs.push({ left: row, right: row });
     }
   }
   flush();
   return pairs;
+}
+
+function splitPairs(hunk: DiffHunkView): SplitPair[] {
+  const empty: SplitCell = { no: null, text: '', kind: 'empty' };
+  return rowPairs(hunk.rows).map(({ left, right }) => {
+    const context = left !== undefined && left === right;
+    return {
+      left: left ? { no: left[1], text: left[3], kind: context ? 'c' : 'd' } : empty,
+      right: right ? { no: right[2], text: right[3], kind: context ? 'c' : 'a' } : empty,
+    };
+  });
 }
 
 const signs: Record<'c' | 'a' | 'd', string> = { c: ' ', a: '+', d: '-' };
@@ -75,35 +83,15 @@ function changedText(text: string, partner: string | undefined, side: 'a' | 'd')
     .map((part) => (part.added || part.removed ? h('span', { class: `word-change ${side}`, 'data-field': 'word-change' }, part.value) : part.value));
 }
 
-/** In each run of removed lines followed by added ones, the i-th removed line and the i-th added line replace each other. */
+/** Each changed row's partner: the line it replaces, or that replaces it (see `rowPairs`). */
 function partners(rows: readonly DiffRow[]): Map<DiffRow, string> {
   const found = new Map<DiffRow, string>();
-  let dels: DiffRow[] = [];
-  let adds: DiffRow[] = [];
-  const flush = (): void => {
-    dels.forEach((del, index) => {
-      const add = adds[index];
-      if (add) {
-        found.set(del, add[3]);
-        found.set(add, del[3]);
-      }
-    });
-    dels = [];
-    adds = [];
-  };
-  for (const row of rows) {
-    if (row[0] === 'd') {
-      if (adds.length > 0) {
-        flush();
-      }
-      dels.push(row);
-    } else if (row[0] === 'a') {
-      adds.push(row);
-    } else {
-      flush();
+  for (const { left, right } of rowPairs(rows)) {
+    if (left !== undefined && right !== undefined && left !== right) {
+      found.set(left, right[3]);
+      found.set(right, left[3]);
     }
   }
-  flush();
   return found;
 }
 
