@@ -1,9 +1,10 @@
 import * as vscode from 'vscode';
+import type { HeldEdit } from '../core/review/heldEdits';
 import type { Proposal } from '../core/tools/fileTools';
 
 /** The host-held edit of a waiting call (the gate's), as the diff editor's proposed side reads and writes it. */
 export interface HeldEditPort {
-  get(callId: string): { text?: string; revision: number; where?: string } | undefined;
+  get(callId: string): HeldEdit | undefined;
   /** The proposed side as the person left it in the diff editor (the proposal's own text undoes the edit). */
   set(callId: string, text: string): void;
 }
@@ -70,14 +71,21 @@ export class ProposedContentProvider implements vscode.FileSystemProvider {
    * typed or saved (the editor may hold a keystroke the host has not heard of yet). Nothing when it is not open.
    */
   async flush(callId: string): Promise<void> {
-    const document = this.openDocument(callId);
-    if (document && this.proposal(callId)) {
-      this.held.set(callId, document.getText());
-      // Saved too (in memory: the edit it already is), so the tab that closes once the call is decided asks nothing.
-      if (document.isDirty) {
-        await document.save();
-      }
+    const document = this.hold(callId);
+    // Saved too (in memory: the edit it already is), so the tab that closes once the call is decided asks nothing.
+    if (document?.isDirty === true) {
+      await document.save();
     }
+  }
+
+  /** The open proposed side's text as the call's held edit; the document, if it is open and the call waits. */
+  private hold(callId: string): vscode.TextDocument | undefined {
+    const document = this.openDocument(callId);
+    if (!document || !this.proposal(callId)) {
+      return undefined;
+    }
+    this.held.set(callId, document.getText());
+    return document;
   }
 
   /**
@@ -125,10 +133,7 @@ export class ProposedContentProvider implements vscode.FileSystemProvider {
       clearTimeout(timers.get(parsed.callId));
       timers.set(parsed.callId, setTimeout(() => {
         timers.delete(parsed.callId);
-        const document = this.openDocument(parsed.callId);
-        if (document && this.proposal(parsed.callId)) {
-          this.held.set(parsed.callId, document.getText());
-        }
+        this.hold(parsed.callId);
       }, 150));
     });
     return new vscode.Disposable(() => {

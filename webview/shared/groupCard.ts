@@ -37,7 +37,6 @@ export function pendingItems(pending: readonly PendingCallView[]): PendingItem[]
 
 interface FileSection {
   element: HTMLElement;
-  call: PendingCallView;
   review?: HunkReview;
   /** A file of the group edited in the diff editor: it lands as edited. */
   editNote: EditNote;
@@ -205,7 +204,7 @@ export class GroupCard {
     });
     const editNote = new EditNote(() => this.options.bridge.send({ type: 'openDiff', callId: call.callId }));
     editNote.update(call);
-    const section: FileSection = { element, call, editNote, ...(review ? { review } : {}) };
+    const section: FileSection = { element, editNote, ...(review ? { review } : {}) };
     const extras: HTMLElement[] = [];
     if (review) {
       const state = h('span', { class: 'hunk-state', 'data-field': 'file-state' });

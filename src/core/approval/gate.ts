@@ -11,7 +11,7 @@ import { TaskCaps } from './caps';
 import { grantOptions, type GrantOption } from './grantOptions';
 import { describeGrant, grantInForce, grantMinutes, newGrantId, type Grant, type GrantScope, type GrantStore } from './grants';
 import { HunkChoices } from '../review/hunkChoices';
-import { editDecision, HeldEdits, type EditSource } from '../review/heldEdits';
+import { editDecision, HeldEdits, type EditSource, type HeldEdit } from '../review/heldEdits';
 import { checkHunkDecisions, type HunkDecision } from '../review/hunks';
 import { judge, type AllowedBy, type Judgement, type GateCall, type PolicyContext } from './policy';
 import { grantView, pendingCallView } from './views';
@@ -492,7 +492,7 @@ export class Gate implements Disposable {
   }
 
   /** A waiting call's held edit, for a surface that shows it (the diff editor's proposed side). */
-  heldEdit(callId: string): { text?: string; revision: number } | undefined {
+  heldEdit(callId: string): HeldEdit | undefined {
     return this.edits.get(callId);
   }
 
