@@ -53,6 +53,14 @@ export const CallGroupView = z.strictObject({
 });
 export type CallGroupView = z.infer<typeof CallGroupView>;
 
+/**
+ * Which of a waiting call's actions are off now, and why, from the host's rules of a person's choice: `allow` (Allow
+ * once, or Run without sandbox), `grant` (every grant button), `allow-all` (the batch's Allow all, while this call is
+ * in it). The views turn those buttons off with that reason and compute no rule themselves.
+ */
+export const ActionsOffView = z.strictObject({ allow: z.string().optional(), grant: z.string().optional(), 'allow-all': z.string().optional() });
+export type ActionsOffView = z.infer<typeof ActionsOffView>;
+
 export const PendingCallView = z.strictObject({
   callId: CallId,
   batchId: z.string(),
@@ -93,6 +101,8 @@ export const PendingCallView = z.strictObject({
    * Present for a call that can be edited once it was edited (revision 0: never).
    */
   edit: z.strictObject({ revision: z.number().int().nonnegative(), text: z.string().max(50_000_000).optional(), where: z.enum(['panel', 'chat', 'diff-editor']).optional() }).optional(),
+  /** The actions that are off now, with why (absent: all on). */
+  off: ActionsOffView.optional(),
   waitingSince: z.string(),
   /** ISO time at which the call is denied for waiting too long, if a timeout is set. */
   timesOutAt: z.string().optional(),

@@ -497,8 +497,8 @@ describe('host-held hunk choices: one live state for every view', () => {
 
   const refusedSettles: { name: string; reject: number[]; choice: Parameters<ReturnType<typeof setup>['gate']['settle']>[1]; error: RegExp }[] = [
     { name: 'allow-once with every hunk rejected', reject: [0, 1, 2], choice: { action: 'allow-once' }, error: /every hunk was rejected; deny the call instead/ },
-    { name: 'a session grant while a hunk is rejected', reject: [1], choice: { action: 'allow-session' }, error: /hunks are rejected and a grant allows the whole change/ },
-    { name: 'a workspace grant while a hunk is rejected', reject: [0], choice: { action: 'allow-workspace' }, error: /hunks are rejected and a grant allows the whole change/ },
+    { name: 'a session grant while a hunk is rejected', reject: [1], choice: { action: 'allow-session' }, error: /A grant allows the whole change: with hunks rejected, allow once/ },
+    { name: 'a workspace grant while a hunk is rejected', reject: [0], choice: { action: 'allow-workspace' }, error: /A grant allows the whole change: with hunks rejected, allow once/ },
   ];
   for (const row of refusedSettles) {
     it(`refuses ${row.name}; the call keeps waiting and nothing is written`, async () => {

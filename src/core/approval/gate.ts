@@ -14,7 +14,8 @@ import { HunkChoices } from '../review/hunkChoices';
 import { editDecision, HeldEdits, type EditSource, type HeldEdit } from '../review/heldEdits';
 import { checkHunkDecisions, type HunkDecision } from '../review/hunks';
 import { judge, type AllowedBy, type Judgement, type GateCall, type PolicyContext } from './policy';
-import { grantView, pendingCallView } from './views';
+import { grantView, offView, pendingCallView } from './views';
+import { actionsOff, whyOff, type ChoiceFacts } from '../review/choiceRules';
 
 export interface GateInput {
   /** The id the call will carry (a fresh one if absent), so the caller can key its own state by it. */
@@ -531,14 +532,12 @@ export class Gate implements Disposable {
       return `call ${entry.callId}: a timed grant lasts ${grantMinutes.min} to ${grantMinutes.max} minutes, not ${choice.minutes}`;
     }
     if (choice.action in grantScopes) {
-      if (!entry.decision.grantable || entry.options.length === 0) {
-        return `call ${entry.callId}: no grant can cover it (${entry.decision.reason}); allow it once instead`;
+      const off = whyOff(this.choiceFacts(entry), 'grant');
+      if (off !== undefined) {
+        return `call ${entry.callId}: ${off}`;
       }
       if (choice.grantOption !== undefined && !entry.options.some((option) => option.id === choice.grantOption)) {
         return `call ${entry.callId}: '${choice.grantOption}' is not one of the offered grant scopes`;
-      }
-      if (this.hunkChoices.decisions(entry.callId) !== undefined) {
-        return `call ${entry.callId}: hunks are rejected and a grant allows the whole change; allow it once instead`;
       }
     }
     if (choice.hunks !== undefined) {
@@ -605,6 +604,15 @@ export class Gate implements Disposable {
     return this.broker.waiting().length;
   }
 
+  /** What the rules of a person's choice read of a waiting call now (choiceRules.ts). */
+  private choiceFacts(entry: PendingEntry, hunkChoices = this.hunkChoices.view(entry.callId)): ChoiceFacts {
+    return {
+      grantable: entry.decision.grantable && entry.options.length > 0,
+      edited: this.edits.get(entry.callId)?.text !== undefined,
+      ...(hunkChoices !== undefined ? { hunks: { count: hunkChoices.length, accepted: hunkChoices.filter((choice) => choice.accepted).length } } : {}),
+    };
+  }
+
   /** What the panel shows of every waiting call, oldest first; with `chatId`, only the calls of that chat. */
   pendingViews(chatId?: string): PendingCallView[] {
     return this.broker
@@ -623,10 +631,13 @@ export class Gate implements Disposable {
         if (cached?.revision === revision) {
           return cached.view;
         }
+        const hunkChoices = choices !== undefined ? this.hunkChoices.view(entry.callId) ?? [] : undefined;
+        const { off: _staticOff, ...rest } = entry.view; // the live facts decide what is off now
         const view: PendingCallView = {
-          ...entry.view,
-          ...(choices !== undefined ? { hunkChoices: this.hunkChoices.view(entry.callId) ?? [] } : {}),
+          ...rest,
+          ...(hunkChoices !== undefined ? { hunkChoices } : {}),
           ...(edit !== undefined ? { edit } : {}),
+          ...offView(actionsOff(this.choiceFacts(entry, hunkChoices))),
         };
         this.viewsWithChoices.set(entry.callId, { revision, view });
         return view;

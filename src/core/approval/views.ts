@@ -9,6 +9,7 @@ import { describeGrant, describeMatcher, type Grant } from './grants';
 import { canonicalJson } from './hash';
 import type { SubVerdict } from '../shell/rules';
 import type { AllowedBy, GateCall, Judgement } from './policy';
+import { actionsOff } from '../review/choiceRules';
 
 export interface WaitingCall {
   callId: string;
@@ -55,6 +56,7 @@ export function pendingCallView(waiting: WaitingCall): PendingCallView {
       : {}),
     ...(input.editable ? { editable: input.editable } : {}),
     ...(input.group ? { group: input.group } : {}),
+    ...offView(actionsOff({ grantable: judgement.grantable && options.length > 0, edited: false })),
     waitingSince: waitingSince.toISOString(),
     ...(timeoutSeconds > 0 ? { timesOutAt: new Date(waitingSince.getTime() + timeoutSeconds * 1000).toISOString() } : {}),
   };
@@ -110,4 +112,9 @@ function subCommandPlain(detail: SubVerdict): string {
     default:
       return detail.reason;
   }
+}
+
+/** The view's `off` field, present only when an action is off. */
+export function offView(off: PendingCallView['off']): Pick<PendingCallView, 'off'> {
+  return off === undefined ? {} : { off };
 }
