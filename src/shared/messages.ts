@@ -96,7 +96,8 @@ export const inboundTypes = {
   // 'decide' and 'openDiff': the inline cards of the chat's own waiting calls (the host checks id and hash as for the panel).
   // 'revokeGrant': the grant an auto-approved call of the chat names (the host revokes only a grant that exists).
   // 'chooseHunk': a hunk of a waiting diff accepted or rejected; the host holds the choice for every view.
-  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'retry', 'resume', 'openResult', 'decide', 'chooseHunk', 'setEdit', 'openDiff', 'focusCall', 'revokeGrant'],
+  // 'decideAll': Allow all / Deny all of the cards the chat shows (the host refuses a call that is not the chat's own).
+  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'retry', 'resume', 'openResult', 'decide', 'chooseHunk', 'setEdit', 'decideAll', 'openDiff', 'focusCall', 'revokeGrant'],
   approvals: ['ready', 'command', 'decide', 'chooseHunk', 'setEdit', 'decideAll', 'openDiff', 'revokeGrant', 'focusCall', 'setDiffMode'],
   suggestions: ['ready', 'command', 'acceptSuggestion'],
 } as const satisfies Record<ViewKind, readonly WebviewToHost['type'][]>;

@@ -1,6 +1,6 @@
 /** What the chat view and the approvals panel ask of the host, translated into calls on the core (validated already). */
 import type { AgentSession } from '../core/agent/session';
-import type { DecideMessage, DiffMode, HunkChoiceMessage } from '../shared/approvals';
+import type { BatchMessage, DecideMessage, DiffMode, HunkChoiceMessage } from '../shared/approvals';
 import type { FocusedCalls } from '../core/approval/focusedCall';
 import type { Gate } from '../core/approval/gate';
 import type { GrantStore } from '../core/approval/grants';
@@ -22,6 +22,12 @@ function decide(gate: Gate, message: DecideMessage): Outcome {
     // A view's decision always names the edit it showed (0: none), so it never applies an edit it did not show.
     editRevision: message.editRevision ?? 0,
   });
+}
+
+/** Allow all / Deny all of the calls a view showed: each settles if it still waits with the hash shown. */
+function decideAll(gate: Gate, message: BatchMessage): Outcome {
+  const outcome = gate.settleAll(message.calls, { allow: message.action === 'allow-all', ...(message.reason !== undefined ? { reason: message.reason } : {}) });
+  return outcome.errors.length === 0 ? { ok: true } : { ok: false, error: outcome.errors.join('; ') };
 }
 
 /** A hunk choice from either view: the gate checks that the call waits, the hash and the index. */
@@ -79,6 +85,12 @@ export function chatRequests(
       case 'openDiff':
       case 'revokeGrant':
         return card(message);
+      case 'decideAll': {
+        // The chat shows its own agent's calls only: a batch naming any other is refused whole.
+        const shown = new Set(gate.pendingViews(agent.chatId).filter((call) => call.source === 'agent').map((call) => call.callId));
+        const foreign = message.calls.find((call) => !shown.has(call.callId));
+        return foreign === undefined ? decideAll(gate, message) : { ok: false, error: `call ${foreign.callId} is not one this chat shows` };
+      }
       case 'submit':
         agent.submit(message.prompt);
         return { ok: true };
@@ -120,10 +132,8 @@ export function panelRequests(
       case 'openDiff':
       case 'revokeGrant':
         return await card(message);
-      case 'decideAll': {
-        const outcome = gate.settleAll(message.calls, { allow: message.action === 'allow-all', ...(message.reason !== undefined ? { reason: message.reason } : {}) });
-        return outcome.errors.length === 0 ? { ok: true } : { ok: false, error: outcome.errors.join('; ') };
-      }
+      case 'decideAll':
+        return decideAll(gate, message);
       case 'setDiffMode':
         await setDiffMode(message.mode);
         return { ok: true };

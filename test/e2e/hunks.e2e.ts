@@ -89,11 +89,13 @@ describe('per-hunk review in the real approvals panel', function () {
     await hunk(card, 0).locator('[data-action="reject-hunk"]').click();
     await hunk(card, 2).locator('[data-action="reject-hunk"]').click();
     assert.equal(await summary(card), '0 of 3 hunks accepted');
-    assert.equal(await card.locator('[data-action="allow-once"]').getAttribute('disabled'), '');
+    // Turned off by the host, once it holds the choices (the card computes no rule of its own).
+    await card.locator('[data-action="allow-once"][disabled]').waitFor();
+    assert.equal(await card.locator('[data-action="allow-once"]').getAttribute('title'), 'Every hunk is rejected: use Deny to refuse the whole call');
     assert.equal(await card.locator('[data-field="hunk-hint"]').isVisible(), true);
     await hunk(card, 0).locator('[data-action="accept-hunk"]').click();
     await hunk(card, 2).locator('[data-action="accept-hunk"]').click();
-    assert.equal(await card.locator('[data-action="allow-once"]').getAttribute('disabled'), null);
+    await card.locator('[data-action="allow-once"]:not([disabled])').waitFor();
     assert.equal(await card.locator('[data-field="hunk-hint"]').isVisible(), false);
 
     // A state push (another call arrives, then goes) keeps the card and its choices.

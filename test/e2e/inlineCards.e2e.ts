@@ -146,6 +146,36 @@ describe('inline decisions in the chat', function () {
     await driver().idle();
   });
 
+  it("the chat's card is the panel's: Edit then allow writes the person's version, and Allow all decides the calls it shows", async () => {
+    model.fake.script([
+      { toolCalls: [writeCall('call_b1', 'b1.txt', 'agent one\n'), writeCall('call_b2', 'b2.txt', 'two\n'), writeCall('call_b3', 'b3.txt', 'three\n')] },
+      { text: 'Ok.' },
+    ]);
+    const before = model.fake.requests.length;
+    await driver().task('Write b1, b2 and b3');
+    const first = await chatCard('b1.txt');
+    await chatCard('b3.txt');
+    const frame = await chat();
+    const batch = frame.locator('[data-field="inline-calls"] [data-field="batch"]');
+    await batch.locator('[data-action="allow-all"]', { hasText: 'Allow all 3' }).waitFor();
+    await first.locator('[data-action="edit"]').click();
+    const box = first.locator('textarea[data-field="edited"]');
+    await box.fill('my one\n');
+    // The box's edit is held by the host: the panel's card shows it too before anything is allowed.
+    const inPanel = await panel().waitForCall('write_file', 'b1.txt');
+    await inPanel.locator('[data-field="held-edit"]', { hasText: 'Edited in the chat' }).waitFor();
+    await first.locator('[data-action="allow-edited"]').click();
+    await first.waitFor({ state: 'detached' });
+    await batch.locator('[data-action="allow-all"]', { hasText: 'Allow all 2' }).click();
+    await frame.locator('[data-field="inline-calls"]').waitFor({ state: 'hidden' });
+    await waitFor(() => model.fake.requests.length === before + 2, 'the next model request');
+    assert.equal(readFileSync(file('b1.txt'), 'utf8'), 'my one\n');
+    assert.equal(readFileSync(file('b2.txt'), 'utf8'), 'two\n');
+    assert.equal(readFileSync(file('b3.txt'), 'utf8'), 'three\n');
+    assert.match(sentToolResult(model.fake, before + 1, 'call_b1'), /edited the content before allowing it/);
+    await driver().idle();
+  });
+
   it('from the keyboard: Enter in the reason box denies, the focus moves to the next waiting card (not its Allow), and Tab reaches each labelled control', async () => {
     model.fake.script([{ toolCalls: [writeCall('call_k1', 'k1.txt', '1\n'), writeCall('call_k2', 'k2.txt', '2\n')] }, { text: 'Ok.' }]);
     const before = model.fake.requests.length;
@@ -174,14 +204,14 @@ describe('inline decisions in the chat', function () {
         document.activeElement?.getAttribute('aria-label') ?? '',
       ]);
     const reached: string[] = [];
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 9; i++) {
       await frame.page().keyboard.press('Tab');
       const [action, label] = await focused();
       assert.ok(action === 'open-approvals' || label.includes('k2.txt'), `${action} is labelled with its call: ${label}`);
       reached.push(action);
     }
-    // Allow once and Deny first; then the grant's menu with the two buttons it affects.
-    assert.deepEqual(reached, ['deny', 'grant-scope', 'allow-session', 'allow-workspace', 'open-approvals']);
+    // Allow once, Edit then allow and Deny first; then the grant's menu with the grants it affects, as in the panel.
+    assert.deepEqual(reached, ['edit', 'deny', 'grant-scope', 'allow-session', 'allow-task', 'grant-minutes', 'allow-minutes', 'allow-workspace', 'open-approvals']);
     await second.locator('[data-action="allow-once"]').focus();
     await frame.page().keyboard.press('Enter');
     await second.waitFor({ state: 'detached', timeout: 2_000 });

@@ -186,7 +186,8 @@ describe('the host <-> webview contract', () => {
     const mayDecide: [ViewKind, string, boolean][] = [
       ['chat', 'decide', true],
       ['chat', 'openDiff', true],
-      ['chat', 'decideAll', false],
+      // Allow all / Deny all of the cards the chat shows (the host refuses another chat's calls).
+      ['chat', 'decideAll', true],
       // The grant an auto-approved call names, from its entry in the transcript.
       ['chat', 'revokeGrant', true],
       ['chat', 'setDiffMode', false],

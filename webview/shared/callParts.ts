@@ -129,7 +129,7 @@ export function grantControls(
       task.addEventListener('click', () => grant('allow-task', scope.value));
       timed.push(task);
     }
-    const minutes = h('input', { type: 'number', min: '1', max: '1440', value: '15', 'data-field': 'grant-minutes', 'aria-label': 'Minutes the timed grant lasts', class: 'minutes' });
+    const minutes = h('input', { type: 'number', min: '1', max: '1440', value: '15', 'data-field': 'grant-minutes', 'aria-label': `Minutes the timed grant for ${which} lasts`, class: 'minutes' });
     const forMinutes = actionButton('allow-minutes', 'Allow for these minutes', 'watch', { secondary: true, 'aria-label': `Allow for the minutes set beside it: ${which}` });
     forMinutes.addEventListener('click', () => {
       const value = Number.parseInt(minutes.value, 10);

@@ -10,6 +10,7 @@ import { hunkReviewOf, type HunkReview } from '../approvals/hunkReview';
 import { h, icon, type Bridge } from './bridge';
 import { actionButton, denyWithReason, reasonLine, warningNotes } from './callParts';
 import { EditNote, shownEditRevision } from './heldEdit';
+import { KeyedList } from './keyedList';
 
 /** What a list of waiting calls shows: a call's own card, or a group's one card (where its first member was). */
 export type PendingItem = { key: string; call: PendingCallView } | { key: string; group: CallGroupView; members: PendingCallView[] };
@@ -64,7 +65,7 @@ export class GroupCard {
   readonly element: HTMLElement;
   /** Where a keyboard user arriving lands. */
   readonly allow: HTMLElement;
-  private readonly files = new Map<string, FileSection>();
+  private readonly files: KeyedList<PendingCallView, FileSection>;
   private readonly list: HTMLElement;
   private readonly status: HTMLElement;
   private readonly intro: HTMLElement;
@@ -86,6 +87,12 @@ export class GroupCard {
     this.status = h('p', { class: 'hunk-status', role: 'status', 'data-field': 'group-summary' });
     this.intro = h('p', { class: 'muted', 'data-field': 'group-intro' });
     this.list = h('div', { class: 'group-files', role: 'list', 'aria-label': `Files changed by ${group.command}` });
+    this.files = new KeyedList<PendingCallView, FileSection>(this.list, (call) => call.callId, (call) => this.fileSection(call), (section, call) => {
+      if (section.review && call.hunkChoices) {
+        section.review.apply(call.hunkChoices);
+      }
+      section.editNote.update(call);
+    });
     this.element = h('article', {
       class: `${options.className} call-group`,
       role: 'listitem',
@@ -132,44 +139,19 @@ export class GroupCard {
   /** Shows exactly these members, in order, with the host's hunk choices. */
   update(members: PendingCallView[]): void {
     this.members = members;
-    const ids = new Set(members.map((call) => call.callId));
-    for (const [id, section] of this.files) {
-      if (!ids.has(id)) {
-        section.element.remove();
-        this.files.delete(id);
-      }
-    }
-    let previous: HTMLElement | undefined;
-    for (const call of members) {
-      let section = this.files.get(call.callId);
-      if (section?.review && call.hunkChoices) {
-        section.review.apply(call.hunkChoices);
-      }
-      section?.editNote.update(call);
-      if (!section) {
-        section = this.fileSection(call);
-        this.files.set(call.callId, section);
-        if (previous) {
-          previous.after(section.element);
-        } else {
-          this.list.prepend(section.element);
-        }
-      }
-      previous = section.element;
-    }
+    this.files.render(members);
     const landed = this.group.changed - members.length;
     this.intro.textContent = `${plural(members.length, 'file')} ${members.length === 1 ? 'waits' : 'wait'} for you${landed > 0 ? `; the other ${plural(landed, 'change')} landed by your rules or as files git ignores, or could not land (the model is told which)` : ''}.`;
     this.sync();
   }
 
-  /** The count of accepted files and hunks, and Allow off when nothing is accepted. */
+  /** The count of accepted files and hunks; Allow is off, with the host's reason, when every member's allow is. */
   private sync(): void {
-    let files = 0;
     let hunks = 0;
     let accepted = 0;
     let acceptedFiles = 0;
-    for (const section of this.files.values()) {
-      files += 1;
+    const sections = this.files.values();
+    for (const section of sections) {
       const review = section.review;
       if (review === undefined) {
         acceptedFiles += 1;
@@ -180,9 +162,10 @@ export class GroupCard {
       acceptedFiles += review.allRejected ? 0 : 1;
     }
     const none = acceptedFiles === 0;
-    this.status.textContent = `${acceptedFiles} of ${plural(files, 'file')} accepted${hunks > 0 ? ` (${accepted} of ${plural(hunks, 'hunk')})` : ''}${none ? ': use Deny to refuse them all' : ''}`;
-    this.allow.toggleAttribute('disabled', none);
-    if (none) {
+    this.status.textContent = `${acceptedFiles} of ${plural(sections.length, 'file')} accepted${hunks > 0 ? ` (${accepted} of ${plural(hunks, 'hunk')})` : ''}${none ? ': use Deny to refuse them all' : ''}`;
+    const off = this.members.length > 0 && this.members.every((member) => member.off?.allow !== undefined);
+    this.allow.toggleAttribute('disabled', off);
+    if (off) {
       this.allow.title = 'Every change is rejected: use Deny';
     } else {
       this.allow.removeAttribute('title');
