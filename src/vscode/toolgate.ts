@@ -13,7 +13,7 @@ import { FocusedCalls } from '../core/approval/focusedCall';
 import { DisposableStore } from '../core/disposable';
 import { initShellParser } from '../core/shell/analysis';
 import { ToolService } from '../core/tools/service';
-import { chatShowsCall } from '../core/views/panelReveal';
+import { chatShowsCall, PanelHold } from '../core/views/panelReveal';
 import type { PendingCallView } from '../shared/approvals';
 import { apiChatId, createApi, type ToolgateApi } from './api';
 import { DiffMode } from '../shared/approvals';
@@ -111,6 +111,8 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   const proposed = createProposedDiffs(store, { gate, tools, log });
   // The card that holds the keyboard focus in either view: what Toolgate: Allow Once / Deny decide.
   const focus = new FocusedCalls();
+  // Whether the person closed the Approvals panel during the running task: then no new call of it reopens the panel.
+  const hold = new PanelHold();
   const agent = new AgentSession({
     chats,
     tools,
@@ -125,7 +127,10 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
       whenSettled: (deadline, signal) => mcp.whenSettled(deadline, signal),
     },
     explainModelFailure: (error, kind) => explainModelFailure(settings, error, kind),
-    onRunning: (running) => void vscode.commands.executeCommand('setContext', 'toolgate.running', running),
+    onRunning: (running) => {
+      hold.taskRunning(running);
+      void vscode.commands.executeCommand('setContext', 'toolgate.running', running);
+    },
     log,
   });
   // Disposed before the chats are saved: a running task is stopped and its waiting calls are denied.
@@ -180,7 +185,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   );
 
   const attention = store.add(new WaitAttention({ gate, agent, settings, chat, approvals, chatPending }));
-  const views = store.add(new WaitingViews({ gate, settings, log, chat, approvals, attention, diffTabs: new DiffTabs(proposed, log) }));
+  const views = store.add(new WaitingViews({ gate, settings, log, chat, approvals, chatPending, attention, diffTabs: new DiffTabs(proposed, log), hold }));
   store.add(
     chats.onDidChange(() => {
       chat.refresh();
