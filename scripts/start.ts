@@ -11,7 +11,7 @@
  * `npm start -- --check` does the same first run without a person, then stops: in a fresh folder (unless
  * TOOLGATE_START_DIR is set) on a free port (unless PORT is set), it waits for /healthz, opens the workbench in
  * Chromium, waits for Toolgate to activate and its chat to show the model, gives the demo its first task and waits
- * for the demo's first call to wait in the Approvals panel. Exit code 0 when all of that happened.
+ * for the demo's first call to wait in the chat. Exit code 0 when all of that happened.
  *
  * Environment: PORT (default 8080), TOOLGATE_START_DIR (default .tmp/start in the repository), TOOLGATE_CACHE (where
  * Node 24 and code-server are installed, default ~/.cache/toolgate), TOOLGATE_MODEL_BASE_URL and TOOLGATE_MODEL_NAME
@@ -24,7 +24,6 @@ import path from 'node:path';
 import { parseJsonc } from '../src/core/mcp/config';
 import { ChatDriver } from '../test/e2e/harness/chat';
 import { ensureCodeServer, freePort, killTree, packagedVsix, repoRoot, waitForHealth, type CodeServer } from '../test/e2e/harness/codeServer';
-import { ApprovalsPanelDriver } from '../test/e2e/harness/panel';
 import { closeBrowser, Workbench } from '../test/e2e/harness/workbench';
 import { demoModelName, demoServer } from '../test/fixtures/demoScript';
 import { startFakeOpenAI } from '../test/fixtures/fakeOpenAI';
@@ -87,10 +86,15 @@ async function checkFirstRun(server: CodeServer, expected: { baseUrl: string; na
     proved.push(`Toolgate activated; its chat shows the model ${expected.name} at ${expected.baseUrl}`);
     if (demo) {
       await chat.say('Show me what you can do');
-      const panel = new ApprovalsPanelDriver(workbench);
-      const card = await panel.waitForCall('write_file', 'NOTES.md', 60_000);
-      proved.push("the demo's first task reached the model, and its first call (write_file NOTES.md) waits in the Approvals panel");
-      await panel.act(card, 'deny');
+      // The chat is on screen and shows the call, so the Approvals panel stays closed (toolgate.approvals.revealPanel).
+      const card = frame.locator('article[data-call-id]', { hasText: 'NOTES.md' });
+      await card.waitFor({ state: 'visible', timeout: 60_000 });
+      proved.push("the demo's first task reached the model, and its first call (write_file NOTES.md) waits in the chat");
+      const deny = card.locator('[data-action="deny"]').first();
+      await deny.click();
+      await card.locator('[data-field="reason"]').waitFor({ state: 'visible' });
+      await deny.click();
+      await card.waitFor({ state: 'detached' });
     }
     await workbench.screenshot('npm-start-check');
     return proved;

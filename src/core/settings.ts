@@ -5,6 +5,7 @@
 import * as z from 'zod';
 import { parseDomainEntry } from './sandbox/domains';
 import { defaultTerminalRules } from './shell/rules';
+import { RevealPanel } from './views/panelReveal';
 
 export const defaultGatedTools: Readonly<Record<string, boolean>> = {
   read_file: false,
@@ -57,6 +58,7 @@ export const settingSchemas = {
   'autoApprove.maxConsecutive': z.number().int().min(0),
   'suggestions.minDecisions': z.number().int().min(1).max(1000),
   'notifications.whenHidden': z.boolean(),
+  'approvals.revealPanel': RevealPanel,
   'sandbox.hiddenPaths': z.array(z.string().min(1)),
   'sandbox.writablePaths': z.array(z.string().min(1)),
   'sandbox.reviewCommandChanges': z.boolean(),
@@ -91,6 +93,7 @@ export const settingDefaults: { [K in SettingKey]: SettingValue<K> } = {
   'autoApprove.maxConsecutive': 50,
   'suggestions.minDecisions': 5,
   'notifications.whenHidden': true,
+  'approvals.revealPanel': 'whenNotVisible',
   'sandbox.hiddenPaths': [],
   'sandbox.writablePaths': [],
   'sandbox.allowedDomains': [],

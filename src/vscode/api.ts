@@ -1,7 +1,7 @@
 import type * as vscode from 'vscode';
 import type { GateResult } from '../core/approval/gate';
 import type { AuditEntry } from '../core/audit/auditLog';
-import type { ToolCallRequest, ToolCallResult } from '../core/tools/service';
+import type { ToolCallRequest, ToolCallResult, ToolService } from '../core/tools/service';
 
 /** A call as other extensions describe it: a tool name of the public contract (or their own), its arguments. */
 export type ToolgateCall = ToolCallRequest;
@@ -24,4 +24,30 @@ export interface ToolgateApi {
   invokeTool(call: ToolgateCall): Promise<ToolCallResult>;
   /** Fires for every decision written to the audit log. */
   onDidDecide: vscode.Event<AuditEntry>;
+}
+
+/** The chat whose session grants apply to calls that come through the API. */
+export const apiChatId = 'api';
+
+/** The API over the tool service, except `onDidDecide` (the extension entry owns that event). */
+export function createApi(tools: Pick<ToolService, 'requestApproval' | 'evaluate' | 'runBatch'>): Omit<ToolgateApi, 'onDidDecide'> {
+  return {
+    requestApproval: async (call) => {
+      const result = await tools.requestApproval(call, { chatId: apiChatId });
+      return {
+        approved: result.verdict === 'allow',
+        reason: result.reason,
+        decidedBy: result.decidedBy,
+        ...(result.verdict === 'allow' && result.edited !== undefined ? { edited: result.edited } : {}),
+      };
+    },
+    evaluate: (call) => tools.evaluate(call),
+    invokeTool: async (call) => {
+      const [result] = await tools.runBatch([{ source: 'api', ...call }], { chatId: apiChatId });
+      if (!result) {
+        throw new Error('no result');
+      }
+      return result;
+    },
+  };
 }

@@ -17,6 +17,11 @@ export class ApprovalsPanel implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
   private panelStore: DisposableStore | undefined;
   private channel: WebviewChannel<'approvals'> | undefined;
+  /** Set while Toolgate itself closes the panel (the extension stops): that is not the person's closing. */
+  private closing = false;
+  private readonly onDidCloseEmitter = new vscode.EventEmitter<void>();
+  /** The person closed the panel (its tab, or its editor group); not fired when Toolgate closes it. */
+  readonly onDidClose = this.onDidCloseEmitter.event;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -67,6 +72,9 @@ export class ApprovalsPanel implements vscode.Disposable {
         if (this.panel === panel) {
           this.panel = undefined;
           this.channel = undefined;
+          if (!this.closing) {
+            this.onDidCloseEmitter.fire();
+          }
         }
         panelStore.dispose();
       }),
@@ -90,7 +98,9 @@ export class ApprovalsPanel implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.closing = true;
     this.panel?.dispose();
     this.panelStore?.dispose();
+    this.onDidCloseEmitter.dispose();
   }
 }

@@ -1,13 +1,12 @@
 /**
  * Decisions from VS Code's own diff editor, for the waiting call whose proposal it shows: Allow, Deny (with an
- * optional reason) and Edit in its title bar, and a CodeLens over each hunk of the proposed side to accept or reject
- * it. Each is translated into the gate's own calls (`settle`, `chooseHunk`), with the id and hash of the call shown:
+ * optional reason) and Edit in its title bar, and Accept / Reject hunk (from the CodeLens and marks of hunkMarks.ts,
+ * the context menu or the palette). Each is translated into the gate's own calls (`settle`, `chooseHunk`), with the id and hash of the call shown:
  * the hunk choices and the edit are the same live state as the panel's and the chat's. Allowing with the proposed side
  * edited (here or elsewhere, and shown here) allows the edited text, and the model is told.
  */
 import * as vscode from 'vscode';
 import type { Gate } from '../core/approval/gate';
-import type { Disposable } from '../core/disposable';
 import { hunkAnchorLine, hunkAtLine } from '../core/review/hunkChoices';
 import type { PendingCallView } from '../shared/approvals';
 import type { DiffCommandId } from './commandIds';
@@ -159,119 +158,4 @@ function hunkTarget(gate: DiffActionDeps['gate'], callId: unknown, index: unknow
 function chooseHunk(gate: DiffActionDeps['gate'], target: { call: PendingCallView; index: number }, accepted: boolean, reason: string): DiffActionResult {
   const outcome = gate.chooseHunk(target.call, target.index, accepted, accepted ? undefined : reason.trim());
   return outcome.ok ? { done: true, callId: target.call.callId } : refused(outcome.error);
-}
-
-/**
- * A CodeLens over each hunk of a waiting call's proposed side: its current (host-held) choice, Accept hunk and Reject
- * hunk. None once the proposed side was edited: Allow then writes the edited text as a whole.
- */
-export class HunkLenses implements vscode.CodeLensProvider, Disposable {
-  private readonly onDidChangeEmitter = new vscode.EventEmitter<void>();
-  readonly onDidChangeCodeLenses = this.onDidChangeEmitter.event;
-  private readonly subscription: Disposable;
-
-  constructor(private readonly deps: DiffActionDeps) {
-    this.subscription = deps.gate.onDidChange(() => this.onDidChangeEmitter.fire());
-  }
-
-  provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
-    const parsed = ProposedContentProvider.parse(document.uri);
-    const call = parsed?.side === 'proposed' ? this.deps.gate.pendingViews().find((candidate) => candidate.callId === parsed.callId) : undefined;
-    if (!call || call.preview.kind !== 'diff' || call.hunkChoices === undefined || document.isDirty || this.deps.proposed.isEdited(call.callId)) {
-      return [];
-    }
-    const count = call.preview.hunks.length;
-    return call.preview.hunks.flatMap((hunk, index) => {
-      const accepted = call.hunkChoices?.[index]?.accepted ?? true;
-      const line = Math.min(hunkAnchorLine(hunk.rows), Math.max(document.lineCount - 1, 0));
-      const range = new vscode.Range(line, 0, line, 0);
-      return [
-        new vscode.CodeLens(range, { title: choiceText(call, index), command: '' }),
-        new vscode.CodeLens(range, {
-          title: `${accepted ? '$(check) ' : ''}Accept hunk`,
-          tooltip: `Accept hunk ${index + 1} of ${count}`,
-          command: 'toolgate.diff.acceptHunk',
-          arguments: [call.callId, index],
-        }),
-        new vscode.CodeLens(range, {
-          title: `${accepted ? '' : '$(close) '}Reject hunk`,
-          tooltip: `Reject hunk ${index + 1} of ${count} (asks an optional reason)`,
-          command: 'toolgate.diff.rejectHunk',
-          arguments: [call.callId, index],
-        }),
-      ];
-    });
-  }
-
-  dispose(): void {
-    this.subscription.dispose();
-    this.onDidChangeEmitter.dispose();
-  }
-}
-
-/** What a hunk's mark and lens say of its host-held choice. */
-function choiceText(call: PendingCallView, index: number): string {
-  const count = call.preview.kind === 'diff' ? call.preview.hunks.length : 0;
-  const choice = call.hunkChoices?.[index];
-  const reason = choice && !choice.accepted && choice.reason.trim() !== '' ? ` (${choice.reason.trim()})` : '';
-  return `Hunk ${index + 1} of ${count}: ${choice?.accepted === false ? `rejected${reason}` : 'accepted'}`;
-}
-
-/**
- * A mark at the end of each hunk's first changed line on a waiting call's proposed side, with the hunk's host-held
- * choice, and Accept / Reject links in its hover: shown whether or not CodeLens is on in diff editors (off by default).
- */
-export class HunkMarks implements Disposable {
-  private readonly store: Disposable[] = [];
-  private readonly type = vscode.window.createTextEditorDecorationType({
-    after: { margin: '0 0 0 3em', color: new vscode.ThemeColor('editorCodeLens.foreground'), fontStyle: 'italic' },
-  });
-
-  constructor(private readonly deps: DiffActionDeps) {
-    this.store.push(
-      this.type,
-      deps.gate.onDidChange(() => this.update()),
-      vscode.window.onDidChangeVisibleTextEditors(() => this.update()),
-      vscode.workspace.onDidChangeTextDocument((event) => {
-        if (ProposedContentProvider.parse(event.document.uri)) {
-          this.update();
-        }
-      }),
-    );
-    this.update();
-  }
-
-  update(): void {
-    for (const editor of vscode.window.visibleTextEditors) {
-      const parsed = ProposedContentProvider.parse(editor.document.uri);
-      if (parsed?.side !== 'proposed') {
-        continue;
-      }
-      const call = this.deps.gate.pendingViews().find((candidate) => candidate.callId === parsed.callId);
-      const edited = editor.document.isDirty || this.deps.proposed.isEdited(parsed.callId);
-      if (!call || call.preview.kind !== 'diff' || call.hunkChoices === undefined || edited) {
-        editor.setDecorations(this.type, []);
-        continue;
-      }
-      const document = editor.document;
-      editor.setDecorations(
-        this.type,
-        call.preview.hunks.map((hunk, index) => {
-          const line = document.lineAt(Math.min(hunkAnchorLine(hunk.rows), Math.max(document.lineCount - 1, 0)));
-          const args = encodeURIComponent(JSON.stringify([call.callId, index]));
-          const hover = new vscode.MarkdownString(
-            `${choiceText(call, index)}. [Accept hunk](command:toolgate.diff.acceptHunk?${args}) · [Reject hunk](command:toolgate.diff.rejectHunk?${args})`,
-          );
-          hover.isTrusted = { enabledCommands: ['toolgate.diff.acceptHunk', 'toolgate.diff.rejectHunk'] };
-          return { range: line.range, hoverMessage: hover, renderOptions: { after: { contentText: choiceText(call, index) } } };
-        }),
-      );
-    }
-  }
-
-  dispose(): void {
-    for (const disposable of this.store.splice(0)) {
-      disposable.dispose();
-    }
-  }
 }

@@ -205,31 +205,6 @@ export class ProposedContentProvider implements vscode.FileSystemProvider {
     throw vscode.FileSystemError.NoPermissions(uri);
   }
 
-  /**
-   * Closes the diff tabs of calls that no longer wait (decided, timed out or cancelled): a stale proposal never
-   * lingers. An edited, unsaved proposed side is kept in memory first, so closing asks nothing.
-   */
-  async closeDecided(isWaiting: (callId: string) => boolean): Promise<void> {
-    const stale = vscode.window.tabGroups.all
-      .flatMap((group) => group.tabs)
-      .filter((tab) => {
-        const input = tab.input;
-        if (!(input instanceof vscode.TabInputTextDiff)) {
-          return false;
-        }
-        const parsed = ProposedContentProvider.parse(input.modified);
-        return parsed !== undefined && !isWaiting(parsed.callId);
-      });
-    if (stale.length === 0) {
-      return;
-    }
-    const uris = new Set(stale.map((tab) => (tab.input as vscode.TabInputTextDiff).modified.toString()));
-    await Promise.all(
-      vscode.workspace.textDocuments.filter((document) => document.isDirty && uris.has(document.uri.toString())).map((document) => document.save()),
-    );
-    await vscode.window.tabGroups.close(stale, true);
-  }
-
   /** Opens the native diff: the file as it is now (or an empty document for a new file) against the proposal. */
   async openDiff(callId: string): Promise<void> {
     const proposal = this.proposal(callId);

@@ -10,25 +10,24 @@ import { ChatBook } from '../core/agent/chats';
 import { AgentSession } from '../core/agent/session';
 import type { AuditEntry } from '../core/audit/auditLog';
 import { FocusedCalls } from '../core/approval/focusedCall';
-import { callWaiters, questionWaiter, WaitNotifier, type Waiter, type Whereabouts } from '../core/approval/waitNotices';
 import { DisposableStore } from '../core/disposable';
 import { initShellParser } from '../core/shell/analysis';
 import { ToolService } from '../core/tools/service';
+import { chatShowsCall, PanelHold } from '../core/views/panelReveal';
 import type { PendingCallView } from '../shared/approvals';
-import type { ToolgateApi } from './api';
+import { apiChatId, createApi, type ToolgateApi } from './api';
 import { DiffMode } from '../shared/approvals';
 import { ApprovalsPanel } from './approvalsPanel';
-import { Attention, type WaitNoticeHandlers } from './attention';
 import { ChatViewProvider } from './chatViewProvider';
 import { createCommands, type CommandHandlers } from './commands';
-import { createDiffCommands, HunkLenses, HunkMarks } from './diffActions';
+import { createDiffCommands } from './diffActions';
 import { createGateParts } from './gateParts';
 import { createLog } from './log';
 import { McpServers } from './mcpServers';
 import { McpServersView, type McpServersNode } from './mcpServersView';
 import { KeptResults } from './keptResults';
 import { createModel, explainModelFailure } from './modelPorts';
-import { ProposedContentProvider } from './proposedContent';
+import { createProposedDiffs, DiffTabs } from './proposedDiffs';
 import { watchTerminalRules } from './ruleWarnings';
 import { ApiKeyStore } from './secrets';
 import { Settings } from './settings';
@@ -40,14 +39,12 @@ import { TerminalRunner } from './tools/terminal';
 import { createCheckpoints, createUndoCommands } from './undoCommands';
 import { chatRequests, panelRequests } from './viewRequests';
 import { VsCodeWorkspaceFiles } from './workspaceFiles';
+import { WaitAttention } from './waitAttention';
+import { WaitingViews } from './waitingViews';
 import { WorkspacePaths } from './workspacePaths';
 
-/** The chat whose session grants apply to calls that come through the API. */
-const apiChatId = 'api';
 /** Workspace state: the person's last choice of unified or side-by-side diffs in the panel. */
 const diffModeKey = 'toolgate.view.diffMode';
-/** The views are refreshed at most this often while calls keep arriving or settling (a lone change shows at once). */
-const refreshSpacingMs = 100;
 
 export interface Toolgate {
   /** The API of the public contract, except `onDidDecide`, which the entry owns (see `onDecide`). */
@@ -111,20 +108,11 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
       call: (server, tool, args, options) => mcp.manager.callTool(server, tool, args, options),
     },
   });
-  const proposed = new ProposedContentProvider((callId) => tools.proposal(callId), {
-    get: (callId) => gate.heldEdit(callId),
-    set: (callId, text) => {
-      const call = gate.pendingViews().find((view) => view.callId === callId);
-      const outcome = call ? gate.setEdit(call, text, 'diff-editor') : undefined;
-      if (outcome?.ok === false) {
-        log.warn(`the diff editor's edit of ${callId} was not kept: ${outcome.error}`);
-      }
-    },
-  });
-  store.add(proposed.trackTyping());
-  store.add(gate.onDidChange(() => proposed.followHeldEdits()));
+  const proposed = createProposedDiffs(store, { gate, tools, log });
   // The card that holds the keyboard focus in either view: what Toolgate: Allow Once / Deny decide.
   const focus = new FocusedCalls();
+  // Whether the person closed the Approvals panel during the running task: then no new call of it reopens the panel.
+  const hold = new PanelHold();
   const agent = new AgentSession({
     chats,
     tools,
@@ -139,14 +127,17 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
       whenSettled: (deadline, signal) => mcp.whenSettled(deadline, signal),
     },
     explainModelFailure: (error, kind) => explainModelFailure(settings, error, kind),
-    onRunning: (running) => void vscode.commands.executeCommand('setContext', 'toolgate.running', running),
+    onRunning: (running) => {
+      hold.taskRunning(running);
+      void vscode.commands.executeCommand('setContext', 'toolgate.running', running);
+    },
     log,
   });
   // Disposed before the chats are saved: a running task is stopped and its waiting calls are denied.
   store.add({ dispose: () => agent.cancel() });
 
   // The agent's calls of this chat only: API and other chats' calls are reviewed in the panel.
-  const chatPending = (): PendingCallView[] => gate.pendingViews(agent.chatId).filter((call) => call.source === 'agent');
+  const chatPending = (): PendingCallView[] => gate.pendingViews(agent.chatId).filter(chatShowsCall);
   const chat = store.add(
     new ChatViewProvider(
       context.extensionUri,
@@ -193,142 +184,24 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     }),
   );
 
-  const attention = store.add(new Attention((badge) => chat.setBadge(badge)));
-  const settleFromNotice = (waiter: Waiter, choice: 'allow-once' | 'deny'): void => {
-    if (waiter.kind === 'call') {
-      // A batch's Deny denies each of its calls; Allow once is offered only for a lone call.
-      const refs = waiter.refs ?? [{ callId: waiter.id, argsHash: waiter.argsHash }];
-      const errors = (choice === 'deny' ? refs : refs.slice(0, 1)).flatMap((ref) => {
-        const outcome = gate.settle(ref, { action: choice });
-        return outcome.ok ? [] : [outcome.error];
-      });
-      if (errors.length > 0) {
-        void vscode.window.showWarningMessage(`Toolgate: ${errors.join('; ')}`);
-      }
-    }
-  };
-  const noticeHandlers: WaitNoticeHandlers = {
-    'Allow once': (waiter) => settleFromNotice(waiter, 'allow-once'),
-    Deny: (waiter) => settleFromNotice(waiter, 'deny'),
-    Open: (waiter) => (waiter.kind === 'call' ? approvals.show() : void vscode.commands.executeCommand('toolgate.chat.focus')),
-  };
-  // Read before the panel is revealed for a new call: whether the person could see the call when it started waiting.
-  const notifier = new WaitNotifier();
-  const nowhere: Whereabouts = { enabled: false, windowFocused: true, visible: { chat: false, approvals: false } };
-  const waiters = (): Waiter[] => {
-    const inChat = new Set(chatPending().map((call) => call.callId));
-    return [
-      ...callWaiters(gate.pendingViews(), (callId) => inChat.has(callId)),
-      ...agent.questionViews().map(({ id, question }) => questionWaiter(id, question)),
-    ];
-  };
-  const refreshAttention = (): void => {
-    attention.show({ calls: gate.waitingCount, questions: agent.waitingQuestions });
-    const waiting = gate.waitingCount + agent.waitingQuestions === 0 ? [] : waiters();
-    const whereabouts = (): Whereabouts => ({
-      enabled: settings.get('notifications.whenHidden'),
-      windowFocused: vscode.window.state.focused,
-      visible: { chat: chat.visible, approvals: approvals.visible },
-    });
-    for (const notice of notifier.update(waiting, waiting.length === 0 ? nowhere : whereabouts())) {
-      attention.notify(notice, noticeHandlers);
-    }
-  };
-  let lastWaiting = 0;
-  const diffUris = new Map<string, string>();
-  let sentDiffs: string | undefined;
-  const refreshViews = (): void => {
-    const waiting = gate.waitingCount;
-    refreshAttention();
-    if (waiting > lastWaiting) {
-      approvals.show(true);
-    }
-    lastWaiting = waiting;
-    void proposed.closeDecided((callId) => gate.isWaiting(callId)).catch((error: unknown) => log.warn(`could not close a decided diff: ${String(error)}`));
-    // The diff editor's title-bar actions show only on a waiting call's proposed side. Each call's URI is made once
-    // and the context is set only when the list changed: 500 URIs made and sent on every refresh cost 50 ms each time.
-    const waitingIds = new Set(gate.pendingViews().map((call) => call.callId));
-    for (const callId of diffUris.keys()) {
-      if (!waitingIds.has(callId)) {
-        diffUris.delete(callId);
-      }
-    }
-    const waitingDiffs = [...waitingIds].flatMap((callId) => {
-      const known = diffUris.get(callId) ?? proposed.proposedUri(callId)?.toString();
-      if (known !== undefined) {
-        diffUris.set(callId, known);
-      }
-      return known ?? [];
-    });
-    if (waitingDiffs.join('\n') !== sentDiffs) {
-      sentDiffs = waitingDiffs.join('\n');
-      void vscode.commands.executeCommand('setContext', 'toolgate.waitingDiffs', waitingDiffs);
-    }
-    chat.refresh();
-    approvals.refresh();
-  };
+  const attention = store.add(new WaitAttention({ gate, agent, settings, chat, approvals, chatPending }));
+  const views = store.add(new WaitingViews({ gate, settings, log, chat, approvals, chatPending, attention, diffTabs: new DiffTabs(proposed, log), hold }));
   store.add(
     chats.onDidChange(() => {
       chat.refresh();
-      refreshAttention();
+      attention.refresh();
       terminal.retainChats(new Set([apiChatId, ...chats.list().map(({ id }) => id)]));
     }),
   );
   store.add(audit.onDidRecord(onDecide));
-  // At the end of this turn of the event loop, and no sooner than refreshSpacingMs after the last refresh, however
-  // many calls a burst adds or settles: each refresh reads every waiting call and posts to the views, so one per
-  // change made a burst of N calls cost N × N (once per turn still did, when the calls arrived a few per turn).
-  let refreshTimer: ReturnType<typeof setTimeout> | undefined;
-  let lastRefresh = 0;
-  store.add(
-    gate.onDidChange(() => {
-      refreshTimer ??= setTimeout(
-        () => {
-          refreshTimer = undefined;
-          lastRefresh = performance.now();
-          refreshViews();
-        },
-        Math.max(0, lastRefresh + refreshSpacingMs - performance.now()),
-      );
-    }),
-  );
-  store.add({ dispose: () => clearTimeout(refreshTimer) });
-  store.add(proposed);
-  // In memory: saving the proposed side keeps it for an Allow and never writes the real file.
-  store.add(vscode.workspace.registerFileSystemProvider(ProposedContentProvider.scheme, proposed, { isCaseSensitive: true }));
-  // Accept / Reject over each hunk of a waiting call's proposed side: the same live choices as the panel and the chat.
-  // CodeLens is off in diff editors unless `diffEditor.codeLens` is on: each hunk also gets a mark with the choice.
-  store.add(vscode.languages.registerCodeLensProvider({ scheme: ProposedContentProvider.scheme }, store.add(new HunkLenses({ gate, proposed }))));
-  store.add(new HunkMarks({ gate, proposed }));
-  store.add(settings.onDidChange(refreshViews));
-  store.add(vscode.workspace.onDidGrantWorkspaceTrust(refreshViews));
   store.add(watchTerminalRules(settings, log, shellParserReady));
-  refreshViews();
+  views.refresh();
   void mcp.reload().catch((error: unknown) => log.error(`MCP: ${String(error)}`));
   const manifest = context.extension.packageJSON as { version?: unknown };
   log.info(`Toolgate ${String(manifest.version)} started`);
 
-  const api: Toolgate['api'] = {
-    requestApproval: async (call) => {
-      const result = await tools.requestApproval(call, { chatId: apiChatId });
-      return {
-        approved: result.verdict === 'allow',
-        reason: result.reason,
-        decidedBy: result.decidedBy,
-        ...(result.verdict === 'allow' && result.edited !== undefined ? { edited: result.edited } : {}),
-      };
-    },
-    evaluate: (call) => tools.evaluate(call),
-    invokeTool: async (call) => {
-      const [result] = await tools.runBatch([{ source: 'api', ...call }], { chatId: apiChatId });
-      if (!result) {
-        throw new Error('no result');
-      }
-      return result;
-    },
-  };
   return {
-    api,
+    api: createApi(tools),
     commands: {
       ...createCommands({ agent, gate, chat, approvals, apiKeys, audit, auditFile, grants, mcp, suggestions, focus, inChat: (callId) => chatPending().some((call) => call.callId === callId) }),
       ...createUndoCommands({ store: checkpoints.store, audit, activeChatId: () => agent.chatId, log, disposables: store }),

@@ -21,7 +21,8 @@ describe('the offline demo model of npm start, in the Restricted Mode it opens i
   const session = useCodeServer(() => ({
     workspace: 'demo',
     workspaceTrust: true,
-    machineSettings: { 'toolgate.model.baseUrl': demo?.baseUrl ?? '', 'toolgate.model.name': demoModelName },
+    // The walk-through is decided in the Approvals panel, which opens for every call (by default the chat's cards would do).
+    machineSettings: { 'toolgate.model.baseUrl': demo?.baseUrl ?? '', 'toolgate.model.name': demoModelName, 'toolgate.approvals.revealPanel': 'always' },
   }));
   const chat = (): ChatDriver => new ChatDriver(session.workbench);
   const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);

@@ -52,6 +52,15 @@ describe('settings parsing', () => {
     assert.deepEqual([declared?.type, declared?.default], ['boolean', settingDefaults['notifications.whenHidden']]);
   });
 
+  it('opens the Approvals panel only for a call no visible view shows unless set, as the manifest declares', () => {
+    assert.deepEqual(parseSetting('approvals.revealPanel', undefined), { value: 'whenNotVisible' });
+    assert.deepEqual(parseSetting('approvals.revealPanel', 'never'), { value: 'never' });
+    assert.match(parseSetting('approvals.revealPanel', 'sometimes').problem ?? '', /toolgate\.approvals\.revealPanel is invalid/);
+    const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as { contributes: { configuration: { properties: Record<string, { enum?: unknown; default?: unknown; enumDescriptions?: unknown[] }> } } };
+    const declared = manifest.contributes.configuration.properties['toolgate.approvals.revealPanel'];
+    assert.deepEqual([declared?.enum, declared?.default, declared?.enumDescriptions?.length], [['whenNotVisible', 'always', 'never'], settingDefaults['approvals.revealPanel'], 3]);
+  });
+
   it('gates every tool that changes things by default', () => {
     for (const tool of ['write_file', 'edit_file', 'run_in_terminal']) {
       assert.equal(defaultGatedTools[tool], true, tool);

@@ -58,6 +58,11 @@ export class ChatDriver {
   }
 }
 
+/** The settings that point Toolgate at the scripted server, and nothing else. */
+export function modelSettings(fake: FakeOpenAI): Record<string, unknown> {
+  return { 'toolgate.model.baseUrl': fake.baseUrl, 'toolgate.model.name': 'toolgate-test-model' };
+}
+
 /** Registers hooks that run the scripted OpenAI-compatible server for the enclosing `describe`. */
 export function useFakeModel(): { readonly fake: FakeOpenAI; workspaceSettings(): Record<string, unknown> } {
   let fake: FakeOpenAI | undefined;
@@ -77,7 +82,9 @@ export function useFakeModel(): { readonly fake: FakeOpenAI; workspaceSettings()
     get fake() {
       return current();
     },
-    workspaceSettings: () => ({ 'toolgate.model.baseUrl': current().baseUrl, 'toolgate.model.name': 'toolgate-test-model' }),
+    // These tests review the agent's calls in the Approvals panel as well as in the chat, so the panel opens for every
+    // new call; when it opens by default (only for a call no visible view shows) is panelReveal.e2e.ts's to test.
+    workspaceSettings: () => ({ ...modelSettings(current()), 'toolgate.approvals.revealPanel': 'always' }),
   };
 }
 

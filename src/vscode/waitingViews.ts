@@ -1,0 +1,103 @@
+/**
+ * What follows the gate's waiting calls on screen: the attention (status bar, badge, notifications), the Approvals
+ * panel opened for a call nothing else shows (the rule: src/core/views/panelReveal.ts), the diff tabs, and the
+ * chat's and the panel's state. Refreshed once per burst of changes, not once per change.
+ */
+import * as vscode from 'vscode';
+import type { Gate } from '../core/approval/gate';
+import { DisposableStore } from '../core/disposable';
+import { NewCalls, panelReveal, type PanelHold } from '../core/views/panelReveal';
+import type { PendingCallView } from '../shared/approvals';
+import type { ApprovalsPanel } from './approvalsPanel';
+import type { ChatViewProvider } from './chatViewProvider';
+import type { Log } from './log';
+import type { DiffTabs } from './proposedDiffs';
+import type { Settings } from './settings';
+import type { WaitAttention } from './waitAttention';
+
+/** The views are refreshed at most this often while calls keep arriving or settling (a lone change shows at once). */
+const refreshSpacingMs = 100;
+
+export interface WaitingViewsDeps {
+  gate: Gate;
+  settings: Settings;
+  log: Log;
+  chat: ChatViewProvider;
+  approvals: ApprovalsPanel;
+  /** The waiting calls the chat shows as inline cards. */
+  chatPending: () => PendingCallView[];
+  attention: WaitAttention;
+  diffTabs: DiffTabs;
+  /** Whether the person closed the panel during the running task. */
+  hold: PanelHold;
+}
+
+export class WaitingViews implements vscode.Disposable {
+  private readonly store = new DisposableStore();
+  private readonly newCalls = new NewCalls();
+  private refreshTimer: ReturnType<typeof setTimeout> | undefined;
+  private lastRefresh = 0;
+
+  constructor(private readonly deps: WaitingViewsDeps) {
+    const { gate, settings, approvals, hold } = deps;
+    // At the end of this turn of the event loop, and no sooner than refreshSpacingMs after the last refresh, however
+    // many calls a burst adds or settles: each refresh reads every waiting call and posts to the views, so one per
+    // change made a burst of N calls cost N × N (once per turn still did, when the calls arrived a few per turn).
+    this.store.add(
+      gate.onDidChange(() => {
+        this.refreshTimer ??= setTimeout(
+          () => {
+            this.refreshTimer = undefined;
+            this.lastRefresh = performance.now();
+            this.refresh();
+          },
+          Math.max(0, this.lastRefresh + refreshSpacingMs - performance.now()),
+        );
+      }),
+    );
+    this.store.add({ dispose: () => clearTimeout(this.refreshTimer) });
+    this.store.add(
+      approvals.onDidClose(() => {
+        hold.closedByPerson();
+        deps.log.info(`the person closed the Approvals panel ${hold.closedForTask ? 'during a task: it stays closed for the rest of it' : 'while no task runs'}`);
+      }),
+    );
+    this.store.add(settings.onDidChange(() => this.refresh()));
+    this.store.add(vscode.workspace.onDidGrantWorkspaceTrust(() => this.refresh()));
+  }
+
+  refresh(): void {
+    const { gate, attention, diffTabs, chat, approvals } = this.deps;
+    const waiting = gate.pendingViews();
+    attention.refresh();
+    this.revealPanel(waiting);
+    diffTabs.update(waiting);
+    chat.refresh();
+    approvals.refresh();
+  }
+
+  /** Opens the panel, keeping the focus, for new calls that ask for it (see panelReveal). */
+  private revealPanel(waiting: readonly PendingCallView[]): void {
+    const { settings, log, chat, approvals, chatPending, hold } = this.deps;
+    const fresh = new Set(this.newCalls.since(waiting.map((call) => call.callId)));
+    if (fresh.size === 0) {
+      return;
+    }
+    const inVisibleChat = new Set(chat.visible ? chatPending().map((call) => call.callId) : []);
+    const closedForTask = hold.closedForTask;
+    const decision = panelReveal({
+      setting: settings.get('approvals.revealPanel'),
+      newCalls: waiting.filter((call) => fresh.has(call.callId)).map((call) => ({ inVisibleChat: inVisibleChat.has(call.callId), closedForTask })),
+      panelVisible: approvals.visible,
+    });
+    if (decision.reveal) {
+      approvals.show(decision.preserveFocus);
+    } else if (decision.why !== 'already visible') {
+      log.info(`the Approvals panel stays closed for ${fresh.size} new call(s): ${decision.why}`);
+    }
+  }
+
+  dispose(): void {
+    this.store.dispose();
+  }
+}
