@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { ChatState, HostToWebview, WebviewToHost, describeIssues, inboundTypes, type ViewKind } from '../../src/shared/messages';
+import { DiffHunkView, DiffRow, isDiffRow } from '../../src/shared/approvals';
 
 describe('the host <-> webview contract', () => {
   const valid: unknown[] = [
@@ -244,4 +245,26 @@ describe('the host <-> webview contract', () => {
       false,
     );
   });
+});
+
+describe('diff rows: checked by hand, exactly as the DiffRow schema checks them', () => {
+  const rows: [string, unknown][] = [
+    ['a context row', ['c', 1, 1, 'x']],
+    ['an added row', ['a', null, 3, '']],
+    ['a removed row', ['d', 2, null, 'y']],
+    ['an unknown kind', ['x', 1, 1, 'x']],
+    ['a fractional line number', ['c', 1.5, 1, 'x']],
+    ['a line number given as text', ['c', '1', 1, 'x']],
+    ['no text', ['c', 1, 1]],
+    ['a fifth item', ['c', 1, 1, 'x', 'y']],
+    ['text that is a number', ['a', null, 1, 5]],
+    ['an object, not a row', { 0: 'c', 1: 1, 2: 1, 3: 'x', length: 4 }],
+    ['undefined for a line number', ['c', undefined, 1, 'x']],
+  ];
+  for (const [name, row] of rows) {
+    it(`${name}: ${DiffRow.safeParse(row).success ? 'accepted' : 'refused'} by both`, () => {
+      assert.equal(isDiffRow(row), DiffRow.safeParse(row).success);
+      assert.equal(DiffHunkView.safeParse({ header: '@@', rows: [['c', 1, 1, 'ok'], row] }).success, DiffRow.safeParse(row).success);
+    });
+  }
 });

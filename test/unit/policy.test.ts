@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Grant } from '../../src/core/approval/grants';
 import { PathResolver } from '../../src/core/approval/paths';
-import { judge, type AllowedBy, type GateCall, type JudgementKind, type PolicyContext, type Verdict } from '../../src/core/approval/policy';
+import { judge, type AllowedBy, type Because, type GateCall, type JudgementKind, type PolicyContext, type Verdict } from '../../src/core/approval/policy';
 import { defaultGatedTools, defaultProtectedPaths } from '../../src/core/settings';
 import { initShellParser } from '../../src/core/shell/analysis';
 import { compileTerminalRule } from '../../src/core/shell/rules';
@@ -204,6 +204,22 @@ describe('policy engine: judge()', () => {
       it(row.name, () => {
         const decision = judge(call(row.tool, row.args), context(row.context));
         assert.deepEqual([decision.kind, decision.plain, decision.allowedBy], [row.kind, row.plain, row.allowedBy]);
+      });
+    }
+  });
+
+  describe('the facts a judgement carries, typed (the sentences are rendered from them)', () => {
+    const factRows: { name: string; tool: string; args: Record<string, unknown>; context?: Partial<PolicyContext>; because: Because }[] = [
+      { name: 'a protected path names the glob', tool: 'write_file', args: { path: '.vscode/settings.json', content: '{}' }, because: { kind: 'protected', path: '.vscode/settings.json', glob: '.vscode/**' } },
+      { name: 'a gated built-in tool', tool: 'edit_file', args: { path: 'src/a.ts', edits: [{ old: 'a', new: 'b' }] }, because: { kind: 'gated', label: 'edit_file', builtin: 'edit_file' } },
+      { name: 'an edits rule names its key and the path', tool: 'write_file', args: { path: 'src/b.ts', content: 'x' }, context: { editRules: { 'src/**': true } }, because: { kind: 'rule', setting: 'toolgate.autoApprove.edits', key: 'src/**', path: 'src/b.ts' } },
+      { name: 'an ungated read', tool: 'read_file', args: { path: 'src/a.ts' }, because: { kind: 'not-gated', label: 'read_file' } },
+    ];
+    for (const row of factRows) {
+      it(row.name, () => {
+        const decision = judge(call(row.tool, row.args), context(row.context));
+        assert.deepEqual(decision.because, row.because);
+        assert.equal(decision.kind, row.because.kind);
       });
     }
   });

@@ -31,17 +31,29 @@ const bridge = connect('approvals', {
   onFocusCall(callId) {
     focusCard(callId);
   },
-  onState(state: ViewState, _reason, sentAt: number) {
+  onState(state: ViewState, _reason, sentAt: number, receivedAt: number) {
     if (state.view !== 'approvals') {
       return;
     }
     updates += 1;
+    const renderStart = Date.now();
+    const callIds = state.pending.map((call) => call.callId).join(' ');
     render(state);
     markConnected(root, updates);
-    // How long from the host posting this state to the panel having painted it (same machine, same clock).
+    const rendered = Date.now();
+    // How long from the host posting this state to the panel having painted it (same machine, same clock), and its
+    // parts, for the bench: transport (host post -> handler), parse (contract check, patch), render (DOM built) and
+    // layout+paint (-> the frame after). The total is written last: the bench waits for it.
     requestAnimationFrame(() => {
       setTimeout(() => {
-        root.dataset['paintMs'] = String(Date.now() - sentAt);
+        const painted = Date.now();
+        root.dataset['transportMs'] = String(receivedAt - sentAt);
+        root.dataset['parseMs'] = String(renderStart - receivedAt);
+        root.dataset['renderMs'] = String(rendered - renderStart);
+        root.dataset['layoutMs'] = String(painted - rendered);
+        root.dataset['paintMs'] = String(painted - sentAt);
+        // Which calls that paint showed: the bench reads the figures of the state that first showed its call.
+        root.dataset['paintedCalls'] = callIds;
       }, 0);
     });
   },

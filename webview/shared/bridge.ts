@@ -26,7 +26,11 @@ export interface Bridge {
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 export interface BridgeHandlers {
-  onState(state: ViewState, reason: 'init' | 'state', sentAt: number): void;
+  /**
+   * `sentAt`: when the host posted it (host clock, the same machine); `receivedAt`: when this webview's message handler
+   * began, before parsing, so the time to the paint can be told apart as transport, parsing and rendering.
+   */
+  onState(state: ViewState, reason: 'init' | 'state', sentAt: number, receivedAt: number): void;
   onResult?(requestId: string, ok: boolean, error: string | undefined): void;
   onFocus?(field: 'prompt'): void;
   /** Bring the card of a waiting call into view, focused. */
@@ -77,6 +81,7 @@ export function connect(view: ViewKind, handlers: BridgeHandlers): Bridge {
 
   const held = new PatchReader();
   window.addEventListener('message', (event: MessageEvent<unknown>) => {
+    const receivedAt = Date.now();
     const parsed = HostToWebview.safeParse(event.data);
     if (!parsed.success) {
       console.warn('toolgate: ignored a message from the host that does not fit the contract');
@@ -88,7 +93,7 @@ export function connect(view: ViewKind, handlers: BridgeHandlers): Bridge {
       case 'state':
         if (message.state.view === view) {
           held.full(message.state, message.version);
-          handlers.onState(message.state, message.type, message.sentAt);
+          handlers.onState(message.state, message.type, message.sentAt, receivedAt);
         }
         break;
       case 'patch': {
@@ -100,7 +105,7 @@ export function connect(view: ViewKind, handlers: BridgeHandlers): Bridge {
           // Out of step with the host (a patch was missed): ask for the whole state again.
           send({ type: 'ready', requestId: nextId(), view });
         } else {
-          handlers.onState(state, 'state', message.sentAt);
+          handlers.onState(state, 'state', message.sentAt, receivedAt);
         }
         break;
       }

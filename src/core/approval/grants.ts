@@ -113,13 +113,15 @@ export interface GrantSubject {
   mcpServer?: string;
 }
 
+/** The tools a file grant covers alike (made once: judge() asks this of every grant for every call). */
+const fileWrites: ReadonlySet<string> = new Set(['write_file', 'edit_file']);
+
 export function grantMatches(grant: Grant, subject: GrantSubject): boolean {
   if (grant.matcher.kind === 'server') {
     // A server-wide grant covers the server's tools; their definitions are not pinned one by one.
     return subject.mcpServer !== undefined && grant.matcher.server === subject.mcpServer;
   }
   // A grant for one file (or glob) covers writing and editing it alike: an edit can make any content a write can.
-  const fileWrites = new Set(['write_file', 'edit_file']);
   const sameFile = (grant.matcher.kind === 'path' || grant.matcher.kind === 'glob') && fileWrites.has(grant.tool) && fileWrites.has(subject.tool);
   if (grant.tool !== subject.tool && !sameFile) {
     return false;

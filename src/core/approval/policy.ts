@@ -23,28 +23,26 @@ import { builtinTools, isBuiltinTool } from '../tools/definitions';
 import { globMatches } from './glob';
 import type { CommandAnalysis } from '../shell/analysis';
 import { evaluateCommand, type CommandVerdict, type RuleContext, type SubVerdict } from '../shell/rules';
-import { describeGrant, describeMatcher, grantMatches, type Grant, type GrantSubject } from './grants';
+import { grantMatches, type Grant, type GrantSubject } from './grants';
 import type { ResolvedPath } from './paths';
 import { isInside } from './paths';
+import { cardSentence, reasonSentence, writeClause, type Because, type JudgementKind, type Verdict } from './verdictSentences';
 
-export type Verdict = 'allow' | 'ask' | 'deny';
+export type { Because, JudgementKind, Verdict } from './verdictSentences';
 
 /** Who or what produced a verdict, for the audit log and the panel. */
 export type DecidedBy = 'policy' | 'rule' | 'grant' | 'setting';
-
-/** Why a call was judged as it was; nothing reads a judgement back from its wording. */
-export type JudgementKind =
-  | 'unknown-tool' | 'interact' | 'own-storage' | 'untrusted' | 'outside' | 'protected' | 'false-rule' | 'command'
-  | 'not-gated' | 'grant' | 'rule' | 'gated' | 'unconfined' | 'changed-meanwhile';
-
 
 /** What let a call run without asking: `true` keys of a setting, or a grant the person made. */
 export type AllowedBy = { kind: 'rule'; setting: RuleSetting; keys: string[] } | { kind: 'grant'; grant: Grant };
 
 export interface Judgement {
   verdict: Verdict;
+  /** `because.kind`, at the top for the many readers that only branch on it. */
   kind: JudgementKind;
-  /** For the audit log and the API: "asks: edits to .vscode/** always ask". */
+  /** Why, typed, with the facts each audience's sentence is made from (verdictSentences.ts). */
+  because: Because;
+  /** For the audit log, the model and the API: "asks: edits to .vscode/** always ask" (reasonSentence). */
   reason: string;
   /** The same, as one plain sentence for the person's card: "Writes a file; writes always ask (toolgate.gatedTools)." */
   plain: string;
@@ -67,6 +65,9 @@ export interface Judgement {
   /** For terminal calls that ask: the sub-command (one of commandDetails) the plain sentence is about. */
   commandSubject?: SubVerdict;
 }
+
+/** What only some judgements carry. */
+type Extras = Pick<Judgement, 'allowedBy' | 'grant' | 'runsUnconfined' | 'commandDetails' | 'commandSubject'>;
 
 /** What the engine knows about one call, after I/O. */
 export interface GateCall {
@@ -117,29 +118,49 @@ export interface PolicyContext {
   locate(absolute: string): ResolvedPath;
 }
 
-const ask = (kind: JudgementKind, reason: string, plain: string, decidedBy: DecidedBy, warnings: string[], grantable: boolean): Judgement => ({
-  verdict: 'ask',
-  kind,
-  reason,
-  plain,
-  decidedBy,
-  warnings,
-  grantable,
-});
+/**
+ * Every judgement is made here: its sentences rendered once from its facts, then what only some carry. One shape in
+ * one order, and no copies: judge() runs for every call, and copying objects of many shapes cost more than deciding.
+ */
+function judged(verdict: Verdict, because: Because, decidedBy: DecidedBy, warnings: string[], grantable: boolean, extras?: Extras): Judgement {
+  const judgement: Judgement = {
+    verdict,
+    kind: because.kind,
+    because,
+    reason: reasonSentence(verdict, because),
+    plain: cardSentence(because),
+    decidedBy,
+    warnings,
+    grantable,
+  };
+  if (extras !== undefined) {
+    if (extras.allowedBy !== undefined) {
+      judgement.allowedBy = extras.allowedBy;
+    }
+    if (extras.grant !== undefined) {
+      judgement.grant = extras.grant;
+    }
+    if (extras.runsUnconfined !== undefined) {
+      judgement.runsUnconfined = extras.runsUnconfined;
+    }
+    if (extras.commandDetails !== undefined) {
+      judgement.commandDetails = extras.commandDetails;
+    }
+    if (extras.commandSubject !== undefined) {
+      judgement.commandSubject = extras.commandSubject;
+    }
+  }
+  return judgement;
+}
 
-const code = (text: string): string => `\`${text.length > 80 ? `${text.slice(0, 80)}…` : text}\``;
-const sentence = (text: string): string => `${text.charAt(0).toUpperCase()}${text.slice(1)}${/[.!?]$/.test(text) ? '' : '.'}`;
-const scopeWords = (grant: Grant): string => (grant.scope === 'workspace' ? 'your workspace grant' : 'your session grant');
-/** "Allowed by your session grant for run_in_terminal: commands starting with `npm test`." */
-const grantPlain = (grant: Grant): string => `Allowed by ${scopeWords(grant)} for ${describeMatcher(grant.tool, grant.matcher)}.`;
-/** What a gated built-in tool does, as the start of a sentence. */
-const toolVerbs: Partial<Record<string, string>> = {
-  write_file: 'Writes a file; writes always ask',
-  edit_file: 'Edits a file; edits always ask',
-  read_file: 'Reads a file; reads ask here',
-  list_files: 'Lists a folder; listing asks here',
-  search_text: 'Searches files; searching asks here',
-};
+const ask = (because: Because, decidedBy: DecidedBy, warnings: string[], grantable: boolean, extras?: Extras): Judgement =>
+  judged('ask', because, decidedBy, warnings, grantable, extras);
+
+/** A command's sub-commands, carried over when a judgement of it is replaced. */
+const commandOf = (judgement: Judgement): Extras => ({
+  ...(judgement.commandDetails !== undefined ? { commandDetails: judgement.commandDetails } : {}),
+  ...(judgement.commandSubject !== undefined ? { commandSubject: judgement.commandSubject } : {}),
+});
 
 export function judge(call: GateCall, context: PolicyContext): Judgement {
   if (call.tool !== 'run_in_terminal') {
@@ -148,37 +169,35 @@ export function judge(call: GateCall, context: PolicyContext): Judgement {
   // A command: what the rules say, then the sandbox's floor (fail closed): without it nothing runs unasked.
   const judgement = judgeCall(call, context);
   if (call.unconfined !== undefined) {
-    return {
-      ...judgement,
-      ...ask('unconfined', `asks: run again without the sandbox, after it failed in it (${call.unconfined.failure})`,
-        `Runs WITHOUT the sandbox, with all your access to files and the network: it failed in the sandbox because ${call.unconfined.failure}.`,
-        'policy', judgement.warnings, false),
+    // What allowed it otherwise stays named: the person sees which grant or rule would have let it run confined.
+    return ask({ kind: 'unconfined', failure: call.unconfined.failure }, 'policy', judgement.warnings, false, {
+      ...(judgement.allowedBy !== undefined ? { allowedBy: judgement.allowedBy } : {}),
+      ...(judgement.grant !== undefined ? { grant: judgement.grant } : {}),
       runsUnconfined: true,
-    };
+      ...commandOf(judgement),
+    });
   }
   if (context.sandbox.available) {
     return judgement;
   }
   const warnings = [...judgement.warnings, `No sandbox here (${context.sandbox.reason}): if allowed, this command runs unconfined, with all your access.`];
   if (judgement.verdict !== 'allow') {
-    return { ...judgement, warnings, grantable: false, ...(judgement.verdict === 'ask' ? { runsUnconfined: true } : {}) };
+    return judged(judgement.verdict, judgement.because, judgement.decidedBy, warnings, false, {
+      ...(judgement.verdict === 'ask' ? { runsUnconfined: true } : {}),
+      ...commandOf(judgement),
+    });
   }
-  const rest: Judgement = { ...judgement };
-  delete rest.allowedBy;
-  delete rest.grant;
-  return {
-    ...rest,
-    ...ask('unconfined', `asks: no sandbox here (${context.sandbox.reason}), so no rule or grant allows a command`,
-      `${judgement.plain} But there is no sandbox here, so it would run unconfined; that always asks.`, 'policy', warnings, false),
+  return ask({ kind: 'unconfined', noSandbox: context.sandbox.reason, otherwise: judgement.because }, 'policy', warnings, false, {
     runsUnconfined: true,
-  };
+    ...commandOf(judgement),
+  });
 }
 
 function judgeCall(call: GateCall, context: PolicyContext): Judgement {
   const warnings: string[] = [];
   const builtin = isBuiltinTool(call.tool) ? builtinTools[call.tool] : undefined;
   if (!builtin && !call.external) {
-    return ask('unknown-tool', `asks: '${call.tool}' is not a known tool`, `${code(call.tool)} is not a tool Toolgate knows, so it asks.`, 'policy', warnings, false);
+    return ask({ kind: 'unknown-tool', tool: call.tool }, 'policy', warnings, false);
   }
   const risk = builtin?.risk ?? 'execute';
   const label = builtin ? call.tool : (call.external?.label ?? call.tool);
@@ -186,19 +205,11 @@ function judgeCall(call: GateCall, context: PolicyContext): Judgement {
   const writes = risk === 'write';
 
   if (risk === 'interact') {
-    return { verdict: 'allow', kind: 'interact', reason: `allowed: ${label} only asks the person`, plain: 'Only asks you a question.', decidedBy: 'policy', warnings, grantable: false };
+    return judged('allow', { kind: 'interact', label }, 'policy', warnings, false);
   }
 
   if (writes && target && context.forbiddenRoots.some((root) => isInside(root, target.real))) {
-    return {
-      verdict: 'deny',
-      kind: 'own-storage',
-      reason: `denied: ${target.input} is inside Toolgate's own storage, which the agent may not change`,
-      plain: `Denied: ${code(target.input)} is inside Toolgate's own storage, which the agent may not change.`,
-      decidedBy: 'policy',
-      warnings,
-      grantable: false,
-    };
+    return judged('deny', { kind: 'own-storage', path: target.input }, 'policy', warnings, false);
   }
 
   if (target && target.root === undefined) {
@@ -206,34 +217,27 @@ function judgeCall(call: GateCall, context: PolicyContext): Judgement {
   }
 
   if (!context.trusted) {
-    return ask('untrusted', 'asks: this workspace is not trusted, so nothing is allowed without asking',
-      'This workspace is not trusted, so every call asks.', 'policy', warnings, false);
+    return ask({ kind: 'untrusted' }, 'policy', warnings, false);
   }
 
   if (target && target.root === undefined) {
-    const what = writes ? 'writes' : risk === 'execute' ? 'commands run' : 'reads';
-    const does = writes ? 'Writes' : risk === 'execute' ? 'Runs in' : 'Reads';
-    return ask('outside', `asks: ${what} outside the workspace always ask (${target.real})`,
-      `${does} ${code(target.real)}, outside the workspace; that always asks.`, 'policy', warnings, false);
+    return ask({ kind: 'outside', risk: writes ? 'write' : risk === 'execute' ? 'execute' : 'read', real: target.real }, 'policy', warnings, false);
   }
 
   const relative = target?.relative;
   if (writes && relative !== undefined) {
     const hit = context.protectedPaths.find((glob) => globMatches(glob, relative));
     if (hit !== undefined) {
-      return ask('protected', `asks: ${relative} is a protected path (\`${hit}\`), which always asks`,
-        `Writes ${code(relative)}, a protected path (${code(hit)} in toolgate.protectedPaths); that always asks.`, 'setting', warnings, false);
+      return ask({ kind: 'protected', path: relative, glob: hit }, 'setting', warnings, false);
     }
     if (call.changedMeanwhile !== undefined) {
-      return ask('changed-meanwhile', `asks: a command changed ${relative}, and ${call.changedMeanwhile}`,
-        `A command changed ${code(relative)}, and ${call.changedMeanwhile}; that always asks.`, 'policy', warnings, false);
+      return ask({ kind: 'changed-meanwhile', path: relative, how: call.changedMeanwhile }, 'policy', warnings, false);
     }
     const denyRule = Object.entries(context.editRules).find(
       ([glob, allowed]) => !allowed && globMatches(glob, relative),
     );
     if (denyRule) {
-      return ask('false-rule', `asks: edits matching \`${denyRule[0]}\` always ask (rule set to false)`,
-        `Writes ${code(relative)}, which ${code(denyRule[0])} in toolgate.autoApprove.edits sets to always ask.`, 'rule', warnings, true);
+      return ask({ kind: 'false-rule', setting: 'toolgate.autoApprove.edits', path: relative, key: denyRule[0] }, 'rule', warnings, true);
     }
   }
 
@@ -243,16 +247,8 @@ function judgeCall(call: GateCall, context: PolicyContext): Judgement {
   }
 
   if (!gated) {
-    return {
-      verdict: 'allow',
-      kind: 'not-gated',
-      reason: `allowed: ${label} is not gated`,
-      plain: `${code(label)} is not gated, so it runs without asking.`,
-      ...(builtin ? { allowedBy: { kind: 'rule' as const, setting: 'toolgate.gatedTools' as const, keys: [call.tool] } } : {}),
-      decidedBy: 'setting',
-      warnings,
-      grantable: true,
-    };
+    return judged('allow', { kind: 'not-gated', label }, 'setting', warnings, true,
+      builtin ? { allowedBy: { kind: 'rule', setting: 'toolgate.gatedTools', keys: [call.tool] } } : undefined);
   }
 
   const subject: GrantSubject = {
@@ -264,39 +260,59 @@ function judgeCall(call: GateCall, context: PolicyContext): Judgement {
   };
   const grant = context.grants.find((candidate) => grantMatches(candidate, subject));
   if (grant) {
-    return {
-      verdict: 'allow',
-      kind: 'grant',
-      reason: `allowed: ${describeGrant(grant)}`,
-      plain: grantPlain(grant),
-      allowedBy: { kind: 'grant', grant },
-      decidedBy: 'grant',
-      warnings,
-      grant,
-      grantable: true,
-    };
+    return judged('allow', { kind: 'grant', grant }, 'grant', warnings, true, { allowedBy: { kind: 'grant', grant }, grant });
   }
 
   if (writes && relative !== undefined) {
     const allowRule = Object.entries(context.editRules).find(([glob, allowed]) => allowed && globMatches(glob, relative));
     if (allowRule) {
-      return {
-        verdict: 'allow',
-        kind: 'rule',
-        reason: `allowed: edits matching \`${allowRule[0]}\` are auto-approved`,
-        plain: `Writes ${code(relative)}, allowed by ${code(allowRule[0])} in toolgate.autoApprove.edits.`,
+      return judged('allow', { kind: 'rule', setting: 'toolgate.autoApprove.edits', key: allowRule[0], path: relative }, 'rule', warnings, true, {
         allowedBy: { kind: 'rule', setting: 'toolgate.autoApprove.edits', keys: [allowRule[0]] },
-        decidedBy: 'rule',
-        warnings,
-        grantable: true,
-      };
+      });
     }
   }
-  const verb = builtin ? toolVerbs[call.tool] : undefined;
-  const plain = verb !== undefined
-    ? `${verb} (toolgate.gatedTools).`
-    : `Calls ${code(label)}, which asks before it runs${call.external?.server !== undefined ? ` (the server's requireApproval)` : ''}.`;
-  return ask('gated', `asks: ${label} is gated`, plain, 'setting', warnings, true);
+  return ask({
+    kind: 'gated',
+    label,
+    ...(builtin ? { builtin: call.tool } : {}),
+    ...(call.external?.server !== undefined ? { server: call.external.server } : {}),
+  }, 'setting', warnings, true);
+}
+
+/**
+ * The shell rules' view of the policy for one call: where a path is, and how a file a command writes (a redirect,
+ * `--output`) is judged: exactly as write_file on that path would be. A class rather than closures: it is made for
+ * every terminal call.
+ */
+class CommandRuleContext implements RuleContext {
+  readonly rules: Readonly<Record<string, boolean>>;
+
+  constructor(
+    private readonly context: PolicyContext,
+    readonly extraAllowPrefixes: readonly string[],
+  ) {
+    this.rules = context.terminalRules;
+  }
+
+  /** The same context with other grant prefixes. */
+  withPrefixes(extraAllowPrefixes: readonly string[]): CommandRuleContext {
+    return new CommandRuleContext(this.context, extraAllowPrefixes);
+  }
+
+  isInsideWorkspace(absolute: string): boolean {
+    return this.context.locate(absolute).root !== undefined;
+  }
+
+  judgeWrite(absolute: string): { allowed: boolean; reason: string } {
+    const target = this.context.locate(absolute);
+    const write = judge({ tool: 'write_file', args: { path: target.real }, argsHash: '', target }, this.context);
+    return { allowed: write.verdict === 'allow', reason: writeClause(write.verdict, write.because) };
+  }
+
+  isProtected(absolute: string): string | undefined {
+    const relative = this.context.locate(absolute).relative;
+    return relative === undefined ? undefined : this.context.protectedPaths.find((glob) => globMatches(glob, relative));
+  }
 }
 
 /**
@@ -307,88 +323,70 @@ function judgeCall(call: GateCall, context: PolicyContext): Judgement {
 function judgeCommand(call: GateCall, context: PolicyContext, gated: boolean, warnings: string[]): Judgement {
   const analysis = call.commandAnalysis;
   if (!analysis) {
-    return ask('command', 'asks: the command could not be analysed', 'The command could not be analysed, so it asks.', 'policy', warnings, false);
+    return ask({ kind: 'command' }, 'policy', warnings, false);
   }
-  const terminalGrants = context.grants.filter((grant) => grant.tool === call.tool);
-  const prefixes = terminalGrants.flatMap((grant) => (grant.matcher.kind === 'command' ? [grant.matcher.prefix] : []));
-  // A file a command writes (a redirect, `--output`) is judged exactly as write_file on that path would be.
-  const judgeWrite = (absolute: string): { allowed: boolean; reason: string } => {
-    const target = context.locate(absolute);
-    const write = judge({ tool: 'write_file', args: { path: target.real }, argsHash: '', target }, context);
-    return { allowed: write.verdict === 'allow', reason: `write_file there ${write.reason.replace(/^(asks|denied): /, (_all, how: string) => (how === 'asks' ? 'would ask: ' : 'is denied: '))}` };
-  };
-  const ruleContext: RuleContext = {
-    rules: context.terminalRules,
-    extraAllowPrefixes: prefixes,
-    isInsideWorkspace: (absolute) => context.locate(absolute).root !== undefined,
-    judgeWrite,
-    isProtected: (absolute) => {
-      const relative = context.locate(absolute).relative;
-      return relative === undefined ? undefined : context.protectedPaths.find((glob) => globMatches(glob, relative));
-    },
-  };
+  // The person's command grants: matched per sub-command, word by word, as `true` rules are.
+  const prefixes: string[] = [];
+  for (const grant of context.grants) {
+    if (grant.tool === call.tool && grant.matcher.kind === 'command') {
+      prefixes.push(grant.matcher.prefix);
+    }
+  }
+  const ruleContext = new CommandRuleContext(context, prefixes);
   const verdict = evaluateCommand(analysis, ruleContext);
+  // The panel lists the sub-commands as the rules and grants judge them, also where the tool is not gated.
   const commandDetails = verdict.details;
-  const everySubCommand = analysis.commands.map((command) => command.words.join(' '));
-  // As if every sub-command were allowed: what still asks then is a false rule, a redirect or unseen code.
-  const structural = evaluateCommand(analysis, { ...ruleContext, extraAllowPrefixes: [...prefixes, ...everySubCommand] });
-  // A grant can only ever help when the line would be allowed with every sub-command granted.
-  const grantable = structural.verdict === 'allow';
   if (!gated) {
+    const structural = structurally(analysis, ruleContext);
     return structural.verdict === 'allow'
-      ? {
-          verdict: 'allow', kind: 'not-gated', reason: 'allowed: run_in_terminal is not gated', plain: '`run_in_terminal` is not gated, so it runs without asking.',
-          allowedBy: { kind: 'rule', setting: 'toolgate.gatedTools', keys: [call.tool] }, decidedBy: 'setting', warnings, grantable: true, commandDetails,
-        }
-      : { ...ask(commandKind(structural), structural.reason, commandPlain(structural), 'policy', warnings, grantable), commandDetails, ...subjectOf(structural) };
+      ? judged('allow', { kind: 'not-gated', label: call.tool }, 'setting', warnings, true, {
+          allowedBy: { kind: 'rule', setting: 'toolgate.gatedTools', keys: [call.tool] },
+          commandDetails,
+        })
+      : commandAsks(structural, commandDetails, warnings, false);
   }
   if (verdict.verdict === 'allow') {
-    const byRulesAlone = evaluateCommand(analysis, { ...ruleContext, extraAllowPrefixes: [] }).verdict === 'allow';
+    // When no grant decided a sub-command, the rules alone give this same verdict; otherwise they are asked alone.
+    const byRulesAlone = !verdict.usedExtraPrefix || evaluateCommand(analysis, ruleContext.withPrefixes([])).verdict === 'allow';
     // The grant a sub-command was allowed by, as the verdict names it (not read back from its wording).
-    const used = new Set(commandDetails.flatMap((detail) => (detail.rule === undefined ? [] : [detail.rule])));
-    const grant = byRulesAlone ? undefined : terminalGrants.find((candidate) => candidate.matcher.kind === 'command' && used.has(candidate.matcher.prefix));
+    const grant = byRulesAlone ? undefined : context.grants.find(({ tool, matcher }) => tool === call.tool && matcher.kind === 'command'
+      && commandDetails.some((detail) => detail.rule === matcher.prefix));
     const grantPrefix = grant?.matcher.kind === 'command' ? grant.matcher.prefix : undefined;
-    const ruleKeys = [...new Set(commandDetails.flatMap((detail) => (detail.rule === undefined || detail.rule === grantPrefix ? [] : [detail.rule])))];
-    return {
-      verdict: 'allow',
-      kind: grant ? 'grant' : 'rule',
-      reason: grant ? `allowed: ${describeGrant(grant)} (every sub-command is covered by a rule or grant)` : verdict.reason,
-      plain: grant
-        ? `${grantPlain(grant).slice(0, -1)}${ruleKeys.length > 0 ? `, and ${ruleKeys.map(code).join(', ')} in toolgate.autoApprove.terminal` : ''}.`
-        : `Allowed by ${ruleKeys.map(code).join(', ')} in toolgate.autoApprove.terminal.`,
-      allowedBy: grant ? { kind: 'grant', grant } : { kind: 'rule', setting: 'toolgate.autoApprove.terminal', keys: ruleKeys },
-      decidedBy: byRulesAlone ? 'rule' : 'grant',
-      warnings,
-      grantable: true,
-      commandDetails,
-      ...(grant ? { grant } : {}),
-    };
+    const ruleKeys: string[] = [];
+    for (const detail of commandDetails) {
+      if (detail.rule !== undefined && detail.rule !== grantPrefix && !ruleKeys.includes(detail.rule)) {
+        ruleKeys.push(detail.rule);
+      }
+    }
+    return grant
+      ? judged('allow', { kind: 'grant', grant, alongside: { ruleKeys } }, 'grant', warnings, true, { allowedBy: { kind: 'grant', grant }, grant, commandDetails })
+      : judged('allow', { kind: 'rule', setting: 'toolgate.autoApprove.terminal', keys: ruleKeys, command: verdict }, byRulesAlone ? 'rule' : 'grant', warnings, true, {
+          allowedBy: { kind: 'rule', setting: 'toolgate.autoApprove.terminal', keys: ruleKeys },
+          commandDetails,
+        });
   }
-  const exact = terminalGrants.find((grant) => grant.matcher.kind === 'exact' && grant.matcher.argsHash === call.argsHash);
-  if (exact && structural.verdict === 'allow') {
-    return {
-      verdict: 'allow', kind: 'grant', reason: `allowed: ${describeGrant(exact)}`, plain: grantPlain(exact), allowedBy: { kind: 'grant', grant: exact },
-      decidedBy: 'grant', warnings, grant: exact, grantable: true, commandDetails,
-    };
+  const structural = structurally(analysis, ruleContext);
+  // A grant can only ever help when the line would be allowed with every sub-command granted.
+  const grantable = structural.verdict === 'allow';
+  const exact = context.grants.find((grant) => grant.tool === call.tool && grant.matcher.kind === 'exact' && grant.matcher.argsHash === call.argsHash);
+  if (exact && grantable) {
+    return judged('allow', { kind: 'grant', grant: exact }, 'grant', warnings, true, { allowedBy: { kind: 'grant', grant: exact }, grant: exact, commandDetails });
   }
-  return {
-    ...ask(commandKind(verdict), verdict.reason, commandPlain(verdict), verdict.kind === 'false-rule' ? 'rule' : 'policy', warnings, grantable),
-    commandDetails,
-    ...subjectOf(verdict),
-  };
+  return commandAsks(verdict, commandDetails, warnings, grantable, verdict.kind === 'false-rule' ? 'rule' : 'policy');
 }
 
-const subjectOf = (verdict: CommandVerdict): { commandSubject?: SubVerdict } => (verdict.subject ? { commandSubject: verdict.subject } : {});
-const commandKind = (verdict: CommandVerdict): JudgementKind => (verdict.kind === 'false-rule' ? 'false-rule' : 'command');
+/**
+ * The line as if every sub-command were allowed: what still asks then is a false rule, a redirect or unseen code. Only
+ * evaluated where it is needed: a line the rules and grants allow is grantable anyway.
+ */
+function structurally(analysis: CommandAnalysis, ruleContext: CommandRuleContext): CommandVerdict {
+  return evaluateCommand(analysis, ruleContext.withPrefixes([...ruleContext.extraAllowPrefixes, ...analysis.commands.map((command) => command.words.join(' '))]));
+}
 
-/** Why a command line asks, as one sentence: "Runs `npm`, which no rule allows yet." */
-function commandPlain(verdict: CommandVerdict): string {
-  const subject = verdict.subject;
-  if (subject?.kind === 'no-rule') {
-    return `Runs ${code(subject.name)}, which no rule allows yet.`;
-  }
-  if (subject?.kind === 'false-rule' && subject.falseRule !== undefined) {
-    return `Runs ${code(subject.name)}, which ${code(subject.falseRule)} in toolgate.autoApprove.terminal sets to always ask.`;
-  }
-  return sentence(subject ? subject.reason : verdict.why);
+/** A command line the rules make ask, with its sub-commands and the one the card's sentence is about. */
+function commandAsks(verdict: CommandVerdict, commandDetails: SubVerdict[], warnings: string[], grantable: boolean, decidedBy: DecidedBy = 'policy'): Judgement {
+  return ask({ kind: verdict.kind === 'false-rule' ? 'false-rule' : 'command', command: verdict }, decidedBy, warnings, grantable, {
+    commandDetails,
+    ...(verdict.subject ? { commandSubject: verdict.subject } : {}),
+  });
 }

@@ -43,6 +43,11 @@ export interface SubVerdict {
 
 export interface CommandVerdict {
   verdict: 'allow' | 'ask';
+  /**
+   * Whether an extra allowed prefix (a grant) decided some sub-command: when not, the rules alone give this same
+   * verdict, and the policy need not evaluate the line a second time to know it.
+   */
+  usedExtraPrefix: boolean;
   kind: CommandVerdictKind;
   /** "asks: " or "allowed: " and why, for the audit log. */
   reason: string;
@@ -104,6 +109,20 @@ function compiled(key: string): RegExp | null | undefined {
 
 const splitWords = (text: string): string[] => text.trim().split(/\s+/).filter((word) => word.length > 0);
 
+/** A rule key or grant prefix as words; the same few keys are matched against every sub-command of every call. */
+const wordsCache = new Map<string, readonly string[]>();
+function wordsOf(prefix: string): readonly string[] {
+  let words = wordsCache.get(prefix);
+  if (words === undefined) {
+    if (wordsCache.size > 1000) {
+      wordsCache.clear();
+    }
+    words = splitWords(prefix);
+    wordsCache.set(prefix, words);
+  }
+  return words;
+}
+
 /** Commands that download and run package code: only a prefix naming the package (`npx eslint`) allows them. */
 const packageRunners = new Set(['npx', 'pnpx', 'bunx']);
 
@@ -114,16 +133,19 @@ interface Candidate {
 }
 
 function prefixMatches(prefix: string, candidate: Candidate, allowing: boolean): boolean {
-  const wanted = splitWords(prefix);
+  const wanted = wordsOf(prefix);
   if (wanted.length === 0 || wanted.length > candidate.words.length) {
     return false;
   }
-  if (allowing && packageRunners.has(candidate.words[0] ?? '') && wanted.length < 2) {
+  if (allowing && wanted.length < 2 && packageRunners.has(candidate.words[0] ?? '')) {
     return false;
   }
-  return wanted.every(
-    (word, index) => candidate.words[index] === word && (!allowing || candidate.globs[index] !== true),
-  );
+  for (let index = 0; index < wanted.length; index++) {
+    if (candidate.words[index] !== wanted[index] || (allowing && candidate.globs[index] === true)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 /**
@@ -136,7 +158,7 @@ function ruleMatches(key: string, candidate: Candidate, allowing: boolean): numb
     return undefined;
   }
   if (regex === undefined) {
-    return prefixMatches(key, candidate, allowing) ? splitWords(key).length : undefined;
+    return prefixMatches(key, candidate, allowing) ? wordsOf(key).length : undefined;
   }
   if (allowing && (packageRunners.has(candidate.words[0] ?? '') || candidate.globs.some((glob, index) => glob && /^[-*?[]/.test(candidate.words[index] ?? '')))) {
     // npx needs a prefix that names the package; a glob that may expand to an option (`*` -> `--output=x`) is not
@@ -165,43 +187,69 @@ function denyCandidates(command: SimpleCommand): Candidate[] {
 
 const quote = (text: string): string => `\`${text.length > 80 ? `${text.slice(0, 80)}…` : text}\``;
 
-type Judged = SubVerdict & { denied: boolean };
+/** One sub-command's verdict (a plain function, not a closure: it is made for every sub-command of every call). */
+function subVerdict(command: SimpleCommand, verdict: 'allow' | 'ask', kind: CommandVerdictKind, reason: string, rule?: string): SubVerdict {
+  const text = command.text;
+  const detail: SubVerdict = { text, name: command.words[0] ?? text, verdict, kind, reason };
+  if (rule !== undefined) {
+    detail.rule = rule;
+  }
+  return detail;
+}
 
-function judge(command: SimpleCommand, context: RuleContext): Judged {
+/** A sub-command's verdict that no grant decided. */
+const byRules = (command: SimpleCommand, verdict: 'allow' | 'ask', kind: CommandVerdictKind, reason: string): { detail: SubVerdict; granted: boolean } => ({
+  detail: subVerdict(command, verdict, kind, reason),
+  granted: false,
+});
+
+/** The rules' `false` and `true` keys, in the settings' order: split once per line rather than per sub-command. */
+interface SplitRules {
+  deny: readonly string[];
+  allow: readonly string[];
+}
+function splitRules(rules: Readonly<Record<string, boolean>>): SplitRules {
+  const deny: string[] = [];
+  const allow: string[] = [];
+  for (const key of Object.keys(rules)) {
+    (rules[key] ? allow : deny).push(key);
+  }
+  return { deny, allow };
+}
+
+/** Judges one sub-command; `granted` says whether an extra prefix (a grant) rather than a rule allowed it. */
+function judge(command: SimpleCommand, rules: SplitRules, context: RuleContext): { detail: SubVerdict; granted: boolean } {
   const text = command.text;
   const name = command.words[0] ?? text;
-  const result = (verdict: 'allow' | 'ask', kind: CommandVerdictKind, reason: string, rule?: string): Judged => ({
-    text, name, verdict, kind, reason, denied: kind === 'false-rule', ...(rule !== undefined ? { rule } : {}),
-  });
-  const entries = Object.entries(context.rules);
   for (const candidate of denyCandidates(command)) {
-    const deny = entries.find(([key, allowed]) => !allowed && ruleMatches(key, candidate, false) !== undefined);
-    if (deny) {
+    const deny = rules.deny.find((key) => ruleMatches(key, candidate, false) !== undefined);
+    if (deny !== undefined) {
       const matched = candidate.words[0] ?? text;
-      return { ...result('ask', 'false-rule', `${quote(matched)} matches ${quote(deny[0])}, which is never auto-allowed`), name: matched, falseRule: deny[0] };
+      const detail = subVerdict(command, 'ask', 'false-rule', `${quote(matched)} matches ${quote(deny)}, which is never auto-allowed`);
+      return { detail: { ...detail, name: matched, falseRule: deny }, granted: false };
     }
   }
   if (command.dynamic) {
-    return result('ask', 'dynamic', `${quote(text)} depends on an expansion, so no rule can vouch for it`);
+    return byRules(command, 'ask', 'dynamic', `${quote(text)} depends on an expansion, so no rule can vouch for it`);
   }
   if (command.implicit !== undefined) {
-    return result('allow', 'allowed', `${quote(text)} ${command.implicit}`);
+    return byRules(command, 'allow', 'allowed', `${quote(text)} ${command.implicit}`);
   }
   const candidate: Candidate = { words: command.words, globs: command.globs, text };
   // The rule or grant that names the most words wins: it is the one that may name a dangerous form.
   let named: number | undefined;
   let rule: string | undefined;
   let granted = false;
-  for (const [key, allowed] of entries) {
-    const matched = allowed ? ruleMatches(key, candidate, true) : undefined;
+  for (const key of rules.allow) {
+    const matched = ruleMatches(key, candidate, true);
     if (matched !== undefined && (named === undefined || matched > named)) {
       named = matched;
       rule = key;
     }
   }
   for (const prefix of context.extraAllowPrefixes ?? []) {
-    if (prefixMatches(prefix, candidate, true) && (named === undefined || splitWords(prefix).length > named)) {
-      named = splitWords(prefix).length;
+    if (prefixMatches(prefix, candidate, true) && (named === undefined || wordsOf(prefix).length > named)) {
+      named = wordsOf(prefix).length;
       rule = prefix;
       granted = true;
     }
@@ -210,38 +258,43 @@ function judge(command: SimpleCommand, context: RuleContext): Judged {
     const why = packageRunners.has(name)
       ? `${quote(name)} runs package code: only a rule naming the package (\`${name} <pkg>\`) allows it`
       : `${quote(name)} is not allowed by any rule`;
-    return result('ask', 'no-rule', why);
+    return byRules(command, 'ask', 'no-rule', why);
   }
   const unnamed = command.forms.find((form) => form.at >= named);
   if (unnamed) {
     const fix = Number.isFinite(unnamed.at) ? ' (only a rule that names this form allows it)' : '';
-    return result('ask', 'form', `${unnamed.why}${fix}`);
+    return byRules(command, 'ask', 'form', `${unnamed.why}${fix}`);
   }
   if (command.openArgs && !command.anyArguments) {
-    return result('ask', 'unseen-arguments', `${quote(text)} is given arguments the analysis cannot see (from \`xargs\`)`);
+    return byRules(command, 'ask', 'unseen-arguments', `${quote(text)} is given arguments the analysis cannot see (from \`xargs\`)`);
   }
   const outside = command.paths.find((use) => !context.isInsideWorkspace(use.target));
   if (outside) {
     const what = outside.role === 'reads' ? 'reads' : outside.role === 'touches' ? 'changes' : 'works in';
-    return result('ask', 'path-outside', `${quote(text)} ${what} ${outside.target}, outside the workspace`);
+    return byRules(command, 'ask', 'path-outside', `${quote(text)} ${what} ${outside.target}, outside the workspace`);
   }
   for (const use of command.paths.filter((candidate) => candidate.role === 'touches')) {
     const hit = context.isProtected(use.target);
     if (hit !== undefined) {
-      return result('ask', 'path-outside', `${quote(text)} changes ${use.raw}, a protected path (\`${hit}\`)`);
+      return byRules(command, 'ask', 'path-outside', `${quote(text)} changes ${use.raw}, a protected path (\`${hit}\`)`);
     }
   }
-  return result('allow', 'allowed', `${quote(text)} ${granted ? 'starts with the granted' : 'matches'} ${quote(rule)}`, rule);
+  return { detail: subVerdict(command, 'allow', 'allowed', `${quote(text)} ${granted ? 'starts with the granted' : 'matches'} ${quote(rule)}`, rule), granted };
 }
 
 const harmlessDevices = new Set(['/dev/null', '/dev/stdin', '/dev/zero', '/dev/stdout', '/dev/stderr', '/dev/tty']);
 
 export function evaluateCommand(analysis: CommandAnalysis, context: RuleContext): CommandVerdict {
-  const judged = analysis.commands.map((command) => judge(command, context));
-  const details: SubVerdict[] = judged.map(({ denied: _denied, ...detail }) => detail);
-  const whole = analysis.commands.map((command) => command.text).join(' ; ');
+  const split = splitRules(context.rules);
+  const details: SubVerdict[] = [];
+  let usedExtraPrefix = false;
+  for (const command of analysis.commands) {
+    const { detail, granted } = judge(command, split, context);
+    details.push(detail);
+    usedExtraPrefix ||= granted;
+  }
   const ask = (kind: CommandVerdictKind, why: string, subject?: SubVerdict): CommandVerdict =>
-    ({ verdict: 'ask', kind, reason: `asks: ${why}`, why, ...(subject ? { subject } : {}), details });
+    ({ verdict: 'ask', usedExtraPrefix, kind, reason: `asks: ${why}`, why, ...(subject ? { subject } : {}), details });
   if (analysis.parseError !== undefined) {
     return ask('parse-error', `the command could not be parsed (${analysis.parseError})`);
   }
@@ -249,9 +302,9 @@ export function evaluateCommand(analysis: CommandAnalysis, context: RuleContext)
   if (control) {
     return ask('control-character', control.detail);
   }
-  const deniedAt = judged.findIndex((detail) => detail.denied);
-  if (deniedAt >= 0) {
-    return ask('false-rule', details[deniedAt]?.reason ?? '', details[deniedAt]);
+  const denied = details.find((detail) => detail.kind === 'false-rule');
+  if (denied) {
+    return ask('false-rule', denied.reason, denied);
   }
   for (const redirect of analysis.redirects) {
     if (!redirect.writes && redirect.target === undefined) {
@@ -282,7 +335,7 @@ export function evaluateCommand(analysis: CommandAnalysis, context: RuleContext)
   }
   const notAllowed = details.find((detail) => detail.verdict === 'ask');
   if (notAllowed) {
-    const inLine = analysis.commands.length > 1 ? ` in ${quote(whole)}` : '';
+    const inLine = analysis.commands.length > 1 ? ` in ${quote(analysis.commands.map((command) => command.text).join(' ; '))}` : '';
     return ask(notAllowed.kind, `${notAllowed.reason}${inLine}`, notAllowed);
   }
   if (details.every((detail) => detail.rule === undefined)) {
@@ -290,7 +343,7 @@ export function evaluateCommand(analysis: CommandAnalysis, context: RuleContext)
   }
   const rules = [...new Set(details.flatMap((detail) => (detail.rule === undefined ? [] : [quote(detail.rule)])))];
   const why = `every sub-command matches a rule (${rules.join(', ')})`;
-  return { verdict: 'allow', kind: 'allowed', reason: `allowed: ${why}`, why, details };
+  return { verdict: 'allow', usedExtraPrefix, kind: 'allowed', reason: `allowed: ${why}`, why, details };
 }
 
 /**
