@@ -10,7 +10,7 @@ import { startTask, type TaskRef } from '../checkpoints/recorder';
 import type { ChatMessage, ChatModel, ModelErrorKind, ToolCall, ToolSpec } from '../llm/client';
 import type { McpServerStatus } from '../mcp/manager';
 import { failureKey, mcpStartupWaitMs, settledNotices, startingNotice } from '../mcp/startup';
-import { parseBuiltinCall } from '../tools/definitions';
+import { parseBuiltinCall } from '../toolDefinitions';
 import type { LogPort } from '../tools/ports';
 import type { ToolCallResult, ToolService } from '../tools/service';
 import { builtinToolSpecs } from '../tools/specs';

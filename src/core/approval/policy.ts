@@ -19,7 +19,7 @@
  * 11. otherwise -> ask, because the tool is gated
  */
 import type { RuleSetting } from '../../shared/approvals';
-import { builtinTools, isBuiltinTool } from '../tools/definitions';
+import { builtinTools, isBuiltinTool } from '../toolDefinitions';
 import { globMatches } from './glob';
 import type { CommandAnalysis } from '../shell/analysis';
 import { evaluateCommand, type CommandVerdict, type RuleContext, type SubVerdict } from '../shell/rules';

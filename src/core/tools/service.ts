@@ -19,7 +19,7 @@ import type { ChangeRecorder } from '../checkpoints/recorder';
 import type { TurnRef } from '../checkpoints/store';
 import { commandReport } from '../terminal/report';
 import type { DiffPreview, Preview } from '../../shared/approvals';
-import { parseBuiltinCall, type ParsedCall } from './definitions';
+import { parseBuiltinCall, type ParsedCall } from '../toolDefinitions';
 import { formatNote, listFolder, proposeEdit, proposeWrite, readFileText, searchFolder, type Proposal } from './fileTools';
 import { commandFolder, gateCall } from './gateCall';
 import { mcpArgs, mcpGateCall, mcpPreview, mcpText } from './mcpCalls';
