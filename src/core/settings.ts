@@ -6,6 +6,12 @@ import * as z from 'zod';
 import { parseDomainEntry } from './sandbox/domains';
 import { defaultTerminalRules } from './shell/rules';
 
+/**
+ * The settings whose `true` keys let a call run without asking: a call allowed by one names it (the webview
+ * contract's RuleSetting is the same list; src/core/views checks it).
+ */
+export type RuleSetting = 'toolgate.autoApprove.terminal' | 'toolgate.autoApprove.edits' | 'toolgate.gatedTools';
+
 export const defaultGatedTools: Readonly<Record<string, boolean>> = {
   read_file: false,
   list_files: false,

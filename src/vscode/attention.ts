@@ -4,7 +4,7 @@
  * context key the keybindings use, and notifications (whether to show one is decided in src/core/approval/waitNotices).
  */
 import * as vscode from 'vscode';
-import type { WaitNotice, WaitNoticeAction, Waiter } from '../core/approval/waitNotices';
+import type { WaitNotice, WaitNoticeAction, Waiter } from '../core/views/waitNotices';
 
 /** What each button of a notification does, for the call or question it names. */
 export type WaitNoticeHandlers = Record<WaitNoticeAction, (waiter: Waiter) => void>;

@@ -12,12 +12,13 @@ import { hunkAnchorLine, hunkAtLine } from '../core/review/hunkChoices';
 import type { PendingCallView } from '../shared/approvals';
 import type { DiffCommandId } from './commandIds';
 import { ProposedContentProvider } from './proposedContent';
+import { pendingViews, type GateState } from '../core/views/pendingCall';
 
 /** What a diff editor action did: the call it settled or changed, or why nothing. */
 export type DiffActionResult = { done: true; callId: string; edited?: boolean } | { done: false; why: string };
 
 export interface DiffActionDeps {
-  gate: Pick<Gate, 'pendingViews' | 'settle' | 'chooseHunk' | 'onDidChange' | 'heldEdit'>;
+  gate: GateState & Pick<Gate, 'settle' | 'chooseHunk' | 'onDidChange' | 'heldEdit'>;
   proposed: ProposedContentProvider;
 }
 
@@ -39,7 +40,7 @@ function waitingCall(gate: DiffActionDeps['gate'], arg: unknown): PendingCallVie
   if (callId === undefined) {
     return 'no proposed diff is active';
   }
-  return gate.pendingViews().find((call) => call.callId === callId) ?? `call ${callId} is no longer waiting`;
+  return pendingViews(gate).find((call) => call.callId === callId) ?? `call ${callId} is no longer waiting`;
 }
 
 function refused(why: string): DiffActionResult {
@@ -140,7 +141,7 @@ export function createDiffCommands({ gate, proposed }: DiffActionDeps): Record<D
  */
 function hunkTarget(gate: DiffActionDeps['gate'], callId: unknown, index: unknown): { call: PendingCallView; index: number } | string {
   if (typeof callId === 'string' && typeof index === 'number') {
-    const call = gate.pendingViews().find((candidate) => candidate.callId === callId);
+    const call = pendingViews(gate).find((candidate) => candidate.callId === callId);
     return call ? { call, index } : `call ${callId} is no longer waiting`;
   }
   const editor = vscode.window.activeTextEditor;
@@ -148,7 +149,7 @@ function hunkTarget(gate: DiffActionDeps['gate'], callId: unknown, index: unknow
   if (!editor || parsed?.side !== 'proposed') {
     return "put the cursor in a waiting call's proposed side first";
   }
-  const call = gate.pendingViews().find((candidate) => candidate.callId === parsed.callId);
+  const call = pendingViews(gate).find((candidate) => candidate.callId === parsed.callId);
   if (!call || call.preview.kind !== 'diff') {
     return `call ${parsed.callId} is no longer waiting`;
   }
@@ -176,7 +177,7 @@ export class HunkLenses implements vscode.CodeLensProvider, Disposable {
 
   provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
     const parsed = ProposedContentProvider.parse(document.uri);
-    const call = parsed?.side === 'proposed' ? this.deps.gate.pendingViews().find((candidate) => candidate.callId === parsed.callId) : undefined;
+    const call = parsed?.side === 'proposed' ? pendingViews(this.deps.gate).find((candidate) => candidate.callId === parsed.callId) : undefined;
     if (!call || call.preview.kind !== 'diff' || call.hunkChoices === undefined || document.isDirty || this.deps.proposed.isEdited(call.callId)) {
       return [];
     }
@@ -247,7 +248,7 @@ export class HunkMarks implements Disposable {
       if (parsed?.side !== 'proposed') {
         continue;
       }
-      const call = this.deps.gate.pendingViews().find((candidate) => candidate.callId === parsed.callId);
+      const call = pendingViews(this.deps.gate).find((candidate) => candidate.callId === parsed.callId);
       const edited = editor.document.isDirty || this.deps.proposed.isEdited(parsed.callId);
       if (!call || call.preview.kind !== 'diff' || call.hunkChoices === undefined || edited) {
         editor.setDecorations(this.type, []);

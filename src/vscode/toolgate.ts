@@ -9,8 +9,8 @@ import * as vscode from 'vscode';
 import { ChatBook } from '../core/agent/chats';
 import { AgentSession } from '../core/agent/session';
 import type { AuditEntry } from '../core/audit/auditLog';
-import { FocusedCalls } from '../core/approval/focusedCall';
-import { callWaiters, questionWaiter, WaitNotifier, type Waiter, type Whereabouts } from '../core/approval/waitNotices';
+import { FocusedCalls } from '../core/views/focusedCall';
+import { callWaiters, questionWaiter, WaitNotifier, type Waiter, type Whereabouts } from '../core/views/waitNotices';
 import { DisposableStore } from '../core/disposable';
 import { initShellParser } from '../core/shell/analysis';
 import { ToolService } from '../core/tools/service';
@@ -41,6 +41,8 @@ import { createCheckpoints, createUndoCommands } from './undoCommands';
 import { chatRequests, panelRequests } from './viewRequests';
 import { VsCodeWorkspaceFiles } from './workspaceFiles';
 import { WorkspacePaths } from './workspacePaths';
+import { pendingViews } from '../core/views/pendingCall';
+import { grantViews } from '../core/views/grants';
 
 /** The chat whose session grants apply to calls that come through the API. */
 const apiChatId = 'api';
@@ -114,7 +116,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   const proposed = new ProposedContentProvider((callId) => tools.proposal(callId), {
     get: (callId) => gate.heldEdit(callId),
     set: (callId, text) => {
-      const call = gate.pendingViews().find((view) => view.callId === callId);
+      const call = pendingViews(gate).find((view) => view.callId === callId);
       const outcome = call ? gate.setEdit(call, text, 'diff-editor') : undefined;
       if (outcome?.ok === false) {
         log.warn(`the diff editor's edit of ${callId} was not kept: ${outcome.error}`);
@@ -146,7 +148,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   store.add({ dispose: () => agent.cancel() });
 
   // The agent's calls of this chat only: API and other chats' calls are reviewed in the panel.
-  const chatPending = (): PendingCallView[] => gate.pendingViews(agent.chatId).filter((call) => call.source === 'agent');
+  const chatPending = (): PendingCallView[] => pendingViews(gate, agent.chatId).filter((call) => call.source === 'agent');
   const chat = store.add(
     new ChatViewProvider(
       context.extensionUri,
@@ -171,7 +173,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
       context.extensionUri,
       log,
       () => ({
-        view: 'approvals', waitingCalls: gate.waitingCount, trusted: vscode.workspace.isTrusted, pending: gate.pendingViews(), grants: gate.grantViews(agent.chatId),
+        view: 'approvals', waitingCalls: gate.waitingCount, trusted: vscode.workspace.isTrusted, pending: pendingViews(gate), grants: grantViews(gate, agent.chatId),
         diffMode: DiffMode.catch('unified').parse(context.workspaceState.get(diffModeKey)),
       }),
       panelRequests(gate, grants, proposed, focus, (mode) => context.workspaceState.update(diffModeKey, mode)),
@@ -218,7 +220,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   const waiters = (): Waiter[] => {
     const inChat = new Set(chatPending().map((call) => call.callId));
     return [
-      ...callWaiters(gate.pendingViews(), (callId) => inChat.has(callId)),
+      ...callWaiters(pendingViews(gate), (callId) => inChat.has(callId)),
       ...agent.questionViews().map(({ id, question }) => questionWaiter(id, question)),
     ];
   };
@@ -247,7 +249,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     void proposed.closeDecided((callId) => gate.isWaiting(callId)).catch((error: unknown) => log.warn(`could not close a decided diff: ${String(error)}`));
     // The diff editor's title-bar actions show only on a waiting call's proposed side. Each call's URI is made once
     // and the context is set only when the list changed: 500 URIs made and sent on every refresh cost 50 ms each time.
-    const waitingIds = new Set(gate.pendingViews().map((call) => call.callId));
+    const waitingIds = new Set(pendingViews(gate).map((call) => call.callId));
     for (const callId of diffUris.keys()) {
       if (!waitingIds.has(callId)) {
         diffUris.delete(callId);

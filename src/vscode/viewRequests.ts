@@ -1,7 +1,7 @@
 /** What the chat view and the approvals panel ask of the host, translated into calls on the core (validated already). */
 import type { AgentSession } from '../core/agent/session';
 import type { DecideMessage, DiffMode, HunkChoiceMessage } from '../shared/approvals';
-import type { FocusedCalls } from '../core/approval/focusedCall';
+import type { FocusedCalls } from '../core/views/focusedCall';
 import type { Gate } from '../core/approval/gate';
 import type { GrantStore } from '../core/approval/grants';
 import type { PanelRequest } from './approvalsPanel';

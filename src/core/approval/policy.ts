@@ -18,7 +18,7 @@
  * 10. a `true` rule -> allow
  * 11. otherwise -> ask, because the tool is gated
  */
-import type { RuleSetting } from '../../shared/approvals';
+import type { RuleSetting } from '../settings';
 import { builtinTools, isBuiltinTool } from '../toolDefinitions';
 import { globMatches } from './glob';
 import type { CommandAnalysis } from '../shell/analysis';

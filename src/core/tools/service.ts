@@ -18,7 +18,7 @@ import { describeHunkDecisions } from '../review/hunks';
 import type { ChangeRecorder } from '../checkpoints/recorder';
 import type { TurnRef } from '../checkpoints/store';
 import { commandReport } from '../terminal/report';
-import type { DiffPreview, Preview } from '../../shared/approvals';
+import type { DiffPreview, Preview } from '../review/preview';
 import { parseBuiltinCall, type ParsedCall } from '../toolDefinitions';
 import { formatNote, listFolder, proposeEdit, proposeWrite, readFileText, searchFolder, type Proposal } from './fileTools';
 import { commandFolder, gateCall } from './gateCall';
