@@ -1,7 +1,7 @@
 /**
  * What tells the person something waits for them, wherever they are: a status-bar item (calls and questions; a click
  * opens what waits), a badge on the Toolgate activity-bar icon (through the chat view), the `toolgate.waiting`
- * context key the keybindings use, and notifications (whether to show one is decided in src/core/approval/waitNotices).
+ * context key the keybindings use, and notifications (whether to show one is decided in src/core/views/waitNotices).
  */
 import * as vscode from 'vscode';
 import type { WaitNotice, WaitNoticeAction, Waiter } from '../core/views/waitNotices';
