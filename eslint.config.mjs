@@ -1,6 +1,7 @@
 // Flat config, zero warnings allowed (`npm run lint` passes --max-warnings 0).
 // It also enforces the house's import direction:
-//   src/core and src/shared never import `vscode` or src/vscode; webview/ imports only src/shared (and npm packages).
+//   src/core and src/shared never import `vscode` or src/vscode; webview/ imports only src/shared (and npm packages);
+//   within the core, only src/core/views (and the modules listed below) import the webview contract.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -27,6 +28,24 @@ const lazyPackages = {
 const coreImports = {
   paths: [{ name: 'vscode', message: 'src/core and src/shared must not import vscode.' }],
   patterns: [{ group: ['**/vscode/**', '**/vscode', '../extension', '**/webview/**'], message: 'src/core and src/shared must not import src/vscode, the extension entry or the webview.' }],
+};
+
+// The webview contract (src/shared/approvals.ts: PendingCallView, GrantView, …) is spoken by src/core/views, which
+// builds the views from the gate's waiting calls and grants; the rest of the core keeps its own types (src/core/views/
+// contract.ts checks at compile time that they are the contract's). Modules that speak a contract on purpose:
+//   src/core/views/**             the views of waiting calls, grants and notices (approvals, messages' ViewKind)
+//   src/core/agent/agent.ts       a tool's decision note, which the chat's entry carries as it is (AllowedByView, GrantView)
+//   src/core/agent/{session,chats,transcript}.ts   the chat transcript is the contract's ChatEntry (messages)
+//   src/core/suggestions/view.ts  the suggestions view (shared/suggestions)
+const contractSpeakers = ['src/core/views/**', 'src/core/agent/agent.ts'];
+const contractImports = {
+  group: ['**/shared/approvals'],
+  message: 'Only src/core/views builds the webview contract\'s views: use the core\'s own types (see src/core/views/contract.ts).',
+};
+// The gate, the policy and the grants speak no contract at all.
+const approvalImports = {
+  group: ['**/shared/*'],
+  message: 'src/core/approval speaks no webview contract: its views are built in src/core/views.',
 };
 
 export default tseslint.config(
@@ -75,6 +94,25 @@ export default tseslint.config(
     // The one place the MCP SDK's values are imported statically; the manager imports this module with import().
     files: ['src/core/mcp/sdk.ts'],
     rules: { 'no-restricted-imports': ['error', coreImports] },
+  },
+  {
+    files: ['src/core/**/*.ts'],
+    ignores: [...contractSpeakers, 'src/core/mcp/sdk.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: [...coreImports.paths, ...lazyPackages.paths], patterns: [...coreImports.patterns, ...lazyPackages.patterns, contractImports] },
+      ],
+    },
+  },
+  {
+    files: ['src/core/approval/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: [...coreImports.paths, ...lazyPackages.paths], patterns: [...coreImports.patterns, ...lazyPackages.patterns, contractImports, approvalImports] },
+      ],
+    },
   },
   {
     files: ['src/shared/**/*.ts'],

@@ -5,7 +5,16 @@
 import * as z from 'zod';
 import { parseDomainEntry } from './sandbox/domains';
 import { defaultTerminalRules } from './shell/rules';
-import { RevealPanel } from './views/panelReveal';
+
+/** `toolgate.approvals.revealPanel`: when the Approvals panel opens for a new call (the rule is views/panelReveal.ts). */
+export const RevealPanel = z.enum(['whenNotVisible', 'always', 'never']);
+export type RevealPanel = z.infer<typeof RevealPanel>;
+
+/**
+ * The settings whose `true` keys let a call run without asking: a call allowed by one names it (the webview
+ * contract's RuleSetting is the same list; src/core/views checks it).
+ */
+export type RuleSetting = 'toolgate.autoApprove.terminal' | 'toolgate.autoApprove.edits' | 'toolgate.gatedTools';
 
 export const defaultGatedTools: Readonly<Record<string, boolean>> = {
   read_file: false,

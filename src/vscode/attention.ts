@@ -1,10 +1,10 @@
 /**
  * What tells the person something waits for them, wherever they are: a status-bar item (calls and questions; a click
  * opens what waits), a badge on the Toolgate activity-bar icon (through the chat view), the `toolgate.waiting`
- * context key the keybindings use, and notifications (whether to show one is decided in src/core/approval/waitNotices).
+ * context key the keybindings use, and notifications (whether to show one is decided in src/core/views/waitNotices).
  */
 import * as vscode from 'vscode';
-import type { WaitNotice, WaitNoticeAction, Waiter } from '../core/approval/waitNotices';
+import type { WaitNotice, WaitNoticeAction, Waiter } from '../core/views/waitNotices';
 
 /** What each button of a notification does, for the call or question it names. */
 export type WaitNoticeHandlers = Record<WaitNoticeAction, (waiter: Waiter) => void>;

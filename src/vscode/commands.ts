@@ -3,9 +3,9 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentSession } from '../core/agent/session';
-import type { FocusedCalls } from '../core/approval/focusedCall';
+import type { FocusedCalls } from '../core/views/focusedCall';
 import type { Gate } from '../core/approval/gate';
-import { callWaiter } from '../core/approval/waitNotices';
+import { callWaiter } from '../core/views/waitNotices';
 import type { PendingCallView } from '../shared/approvals';
 import type { GrantStore } from '../core/approval/grants';
 import type { AuditLog } from '../core/audit/auditLog';
@@ -16,10 +16,11 @@ import type { CommandId, DiffCommandId, UndoCommandId } from './commandIds';
 import type { McpServers } from './mcpServers';
 import type { ApiKeyStore } from './secrets';
 import type { SuggestionsPanel } from './suggestionsPanel';
+import { pendingViews, type GateState } from '../core/views/pendingCall';
 
 export interface CommandDeps {
   agent: AgentSession;
-  gate: Pick<Gate, 'pendingViews' | 'settle'>;
+  gate: GateState & Pick<Gate, 'settle'>;
   chat: Pick<ChatViewProvider, 'focusPrompt' | 'visible' | 'focusCall' | 'announce'>;
   approvals: Pick<ApprovalsPanel, 'show' | 'visible' | 'focusCall' | 'announce'>;
   /** Whether the chat shows a waiting call (a call of its agent) as an inline card. */
@@ -104,7 +105,7 @@ function described(call: PendingCallView): string {
 async function decideFocused(deps: Pick<CommandDeps, 'gate' | 'focus' | 'chat' | 'approvals' | 'inChat'>, allow: boolean, reasonArg: unknown): Promise<KeyDecision> {
   const { gate, focus, chat, approvals } = deps;
   const shown = (view: 'chat' | 'approvals' | 'suggestions'): boolean => (view === 'chat' ? chat.visible : view === 'approvals' && approvals.visible);
-  const pending = gate.pendingViews();
+  const pending = pendingViews(gate);
   const focused = focus.focusedCall(pending, shown);
   const call = focused ?? (allow ? undefined : pending[0]);
   if (!call) {

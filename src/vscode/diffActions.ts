@@ -11,12 +11,13 @@ import { hunkAnchorLine, hunkAtLine } from '../core/review/hunkChoices';
 import type { PendingCallView } from '../shared/approvals';
 import type { DiffCommandId } from './commandIds';
 import { ProposedContentProvider } from './proposedContent';
+import { pendingViews, type GateState } from '../core/views/pendingCall';
 
 /** What a diff editor action did: the call it settled or changed, or why nothing. */
 export type DiffActionResult = { done: true; callId: string; edited?: boolean } | { done: false; why: string };
 
 export interface DiffActionDeps {
-  gate: Pick<Gate, 'pendingViews' | 'settle' | 'chooseHunk' | 'onDidChange' | 'heldEdit'>;
+  gate: GateState & Pick<Gate, 'settle' | 'chooseHunk' | 'onDidChange' | 'heldEdit'>;
   proposed: ProposedContentProvider;
 }
 
@@ -38,7 +39,7 @@ function waitingCall(gate: DiffActionDeps['gate'], arg: unknown): PendingCallVie
   if (callId === undefined) {
     return 'no proposed diff is active';
   }
-  return gate.pendingViews().find((call) => call.callId === callId) ?? `call ${callId} is no longer waiting`;
+  return pendingViews(gate).find((call) => call.callId === callId) ?? `call ${callId} is no longer waiting`;
 }
 
 function refused(why: string): DiffActionResult {
@@ -139,7 +140,7 @@ export function createDiffCommands({ gate, proposed }: DiffActionDeps): Record<D
  */
 function hunkTarget(gate: DiffActionDeps['gate'], callId: unknown, index: unknown): { call: PendingCallView; index: number } | string {
   if (typeof callId === 'string' && typeof index === 'number') {
-    const call = gate.pendingViews().find((candidate) => candidate.callId === callId);
+    const call = pendingViews(gate).find((candidate) => candidate.callId === callId);
     return call ? { call, index } : `call ${callId} is no longer waiting`;
   }
   const editor = vscode.window.activeTextEditor;
@@ -147,7 +148,7 @@ function hunkTarget(gate: DiffActionDeps['gate'], callId: unknown, index: unknow
   if (!editor || parsed?.side !== 'proposed') {
     return "put the cursor in a waiting call's proposed side first";
   }
-  const call = gate.pendingViews().find((candidate) => candidate.callId === parsed.callId);
+  const call = pendingViews(gate).find((candidate) => candidate.callId === parsed.callId);
   if (!call || call.preview.kind !== 'diff') {
     return `call ${parsed.callId} is no longer waiting`;
   }

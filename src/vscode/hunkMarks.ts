@@ -3,6 +3,7 @@
  * each (Accept hunk, Reject hunk) and a mark at the end of its first changed line that shows whether or not CodeLens
  * is on in diff editors. Both run the commands of diffActions.ts, which change the same live state as the panel's.
  */
+import { pendingViews } from '../core/views/pendingCall';
 import * as vscode from 'vscode';
 import type { Disposable } from '../core/disposable';
 import { hunkAnchorLine } from '../core/review/hunkChoices';
@@ -25,7 +26,7 @@ export class HunkLenses implements vscode.CodeLensProvider, Disposable {
 
   provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
     const parsed = ProposedContentProvider.parse(document.uri);
-    const call = parsed?.side === 'proposed' ? this.deps.gate.pendingViews().find((candidate) => candidate.callId === parsed.callId) : undefined;
+    const call = parsed?.side === 'proposed' ? pendingViews(this.deps.gate).find((candidate) => candidate.callId === parsed.callId) : undefined;
     if (!call || call.preview.kind !== 'diff' || call.hunkChoices === undefined || document.isDirty || this.deps.proposed.isEdited(call.callId)) {
       return [];
     }
@@ -96,7 +97,7 @@ export class HunkMarks implements Disposable {
       if (parsed?.side !== 'proposed') {
         continue;
       }
-      const call = this.deps.gate.pendingViews().find((candidate) => candidate.callId === parsed.callId);
+      const call = pendingViews(this.deps.gate).find((candidate) => candidate.callId === parsed.callId);
       const edited = editor.document.isDirty || this.deps.proposed.isEdited(parsed.callId);
       if (!call || call.preview.kind !== 'diff' || call.hunkChoices === undefined || edited) {
         editor.setDecorations(this.type, []);

@@ -3,6 +3,7 @@
  * edits are the calls' held edits), Accept / Reject over each hunk, the title-bar actions' context, and diff tabs that
  * close once their call is decided.
  */
+import { pendingViews } from '../core/views/pendingCall';
 import * as vscode from 'vscode';
 import type { Gate } from '../core/approval/gate';
 import type { DisposableStore } from '../core/disposable';
@@ -24,7 +25,7 @@ export function createProposedDiffs(store: DisposableStore, { gate, tools, log }
     new ProposedContentProvider((callId) => tools.proposal(callId), {
       get: (callId) => gate.heldEdit(callId),
       set: (callId, text) => {
-        const call = gate.pendingViews().find((view) => view.callId === callId);
+        const call = pendingViews(gate).find((view) => view.callId === callId);
         const outcome = call ? gate.setEdit(call, text, 'diff-editor') : undefined;
         if (outcome?.ok === false) {
           log.warn(`the diff editor's edit of ${callId} was not kept: ${outcome.error}`);

@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import { ChatBook } from '../core/agent/chats';
 import { AgentSession } from '../core/agent/session';
 import type { AuditEntry } from '../core/audit/auditLog';
-import { FocusedCalls } from '../core/approval/focusedCall';
+import { FocusedCalls } from '../core/views/focusedCall';
 import { DisposableStore } from '../core/disposable';
 import { initShellParser } from '../core/shell/analysis';
 import { ToolService } from '../core/tools/service';
@@ -42,6 +42,8 @@ import { VsCodeWorkspaceFiles } from './workspaceFiles';
 import { WaitAttention } from './waitAttention';
 import { WaitingViews } from './waitingViews';
 import { WorkspacePaths } from './workspacePaths';
+import { pendingViews } from '../core/views/pendingCall';
+import { grantViews } from '../core/views/grants';
 
 /** Workspace state: the person's last choice of unified or side-by-side diffs in the panel. */
 const diffModeKey = 'toolgate.view.diffMode';
@@ -137,7 +139,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   store.add({ dispose: () => agent.cancel() });
 
   // The agent's calls of this chat only: API and other chats' calls are reviewed in the panel.
-  const chatPending = (): PendingCallView[] => gate.pendingViews(agent.chatId).filter(chatShowsCall);
+  const chatPending = (): PendingCallView[] => pendingViews(gate, agent.chatId).filter(chatShowsCall);
   const chat = store.add(
     new ChatViewProvider(
       context.extensionUri,
@@ -162,7 +164,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
       context.extensionUri,
       log,
       () => ({
-        view: 'approvals', waitingCalls: gate.waitingCount, trusted: vscode.workspace.isTrusted, pending: gate.pendingViews(), grants: gate.grantViews(agent.chatId),
+        view: 'approvals', waitingCalls: gate.waitingCount, trusted: vscode.workspace.isTrusted, pending: pendingViews(gate), grants: grantViews(gate, agent.chatId),
         diffMode: DiffMode.catch('unified').parse(context.workspaceState.get(diffModeKey)),
       }),
       panelRequests(gate, grants, proposed, focus, (mode) => context.workspaceState.update(diffModeKey, mode)),

@@ -1,7 +1,8 @@
 /** What the chat view and the approvals panel ask of the host, translated into calls on the core (validated already). */
+import { pendingViews } from '../core/views/pendingCall';
 import type { AgentSession } from '../core/agent/session';
 import type { BatchMessage, DecideMessage, DiffMode, HunkChoiceMessage } from '../shared/approvals';
-import type { FocusedCalls } from '../core/approval/focusedCall';
+import type { FocusedCalls } from '../core/views/focusedCall';
 import type { Gate } from '../core/approval/gate';
 import type { GrantStore } from '../core/approval/grants';
 import type { PanelRequest } from './approvalsPanel';
@@ -87,7 +88,7 @@ export function chatRequests(
         return card(message);
       case 'decideAll': {
         // The chat shows its own agent's calls only: a batch naming any other is refused whole.
-        const shown = new Set(gate.pendingViews(agent.chatId).filter((call) => call.source === 'agent').map((call) => call.callId));
+        const shown = new Set(pendingViews(gate, agent.chatId).filter((call) => call.source === 'agent').map((call) => call.callId));
         const foreign = message.calls.find((call) => !shown.has(call.callId));
         return foreign === undefined ? decideAll(gate, message) : { ok: false, error: `call ${foreign.callId} is not one this chat shows` };
       }

@@ -1,12 +1,13 @@
 /**
  * What tells the person that calls and questions wait, wired to the gate and the agent: the status bar, the badge and
  * the notifications (src/vscode/attention.ts), and what a notification's buttons do. Whether to notify is decided in
- * src/core/approval/waitNotices.
+ * s../core/views/waitNotices.
  */
+import { pendingViews } from '../core/views/pendingCall';
 import * as vscode from 'vscode';
 import type { AgentSession } from '../core/agent/session';
 import type { Gate } from '../core/approval/gate';
-import { callWaiters, questionWaiter, WaitNotifier, type Waiter, type Whereabouts } from '../core/approval/waitNotices';
+import { callWaiters, questionWaiter, WaitNotifier, type Waiter, type Whereabouts } from '../core/views/waitNotices';
 import type { PendingCallView } from '../shared/approvals';
 import type { ApprovalsPanel } from './approvalsPanel';
 import { Attention, type WaitNoticeHandlers } from './attention';
@@ -56,7 +57,7 @@ export class WaitAttention implements vscode.Disposable {
   private waiters(): Waiter[] {
     const { gate, agent, chatPending } = this.deps;
     const inChat = new Set(chatPending().map((call) => call.callId));
-    return [...callWaiters(gate.pendingViews(), (callId) => inChat.has(callId)), ...agent.questionViews().map(({ id, question }) => questionWaiter(id, question))];
+    return [...callWaiters(pendingViews(gate), (callId) => inChat.has(callId)), ...agent.questionViews().map(({ id, question }) => questionWaiter(id, question))];
   }
 
   /**

@@ -3,6 +3,7 @@
  * panel opened for a call nothing else shows (the rule: src/core/views/panelReveal.ts), the diff tabs, and the
  * chat's and the panel's state. Refreshed once per burst of changes, not once per change.
  */
+import { pendingViews } from '../core/views/pendingCall';
 import * as vscode from 'vscode';
 import type { Gate } from '../core/approval/gate';
 import { DisposableStore } from '../core/disposable';
@@ -68,7 +69,7 @@ export class WaitingViews implements vscode.Disposable {
 
   refresh(): void {
     const { gate, attention, diffTabs, chat, approvals } = this.deps;
-    const waiting = gate.pendingViews();
+    const waiting = pendingViews(gate);
     attention.refresh();
     this.revealPanel(waiting);
     diffTabs.update(waiting);

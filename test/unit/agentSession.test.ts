@@ -9,6 +9,7 @@ import type { ChatEntry } from '../../src/shared/messages';
 import { createMemoryGate, locateUnder, MemoryStore } from '../fixtures/memoryGate';
 import { MemoryFiles, MemoryLog, memoryToolService, waitFor } from '../fixtures/memoryFiles';
 import { calls, ScriptedModel, text } from '../fixtures/scriptedModel';
+import { pendingViews } from '../../src/core/views/pendingCall';
 
 type Reply = ConstructorParameters<typeof ScriptedModel>[0][number];
 
@@ -55,7 +56,7 @@ describe('the agent session (core, over the production tool service and in-memor
   it('runs a task: the transcript shows the prompt, the streamed answer and each tool call with its status', async () => {
     const { session, gate, files, entries, running, chats } = setup([calls(['w1', 'write_file', { path: 'b.txt', content: 'hi' }]), text('Wrote b.txt.')]);
     const task = session.runTask('make b.txt');
-    const waiting = await waitFor(() => gate.pendingViews()[0]);
+    const waiting = await waitFor(() => pendingViews(gate)[0]);
     const tool = entries().find((entry) => entry.kind === 'tool');
     assert.equal(tool?.kind === 'tool' && tool.status, 'waiting');
     gate.settle(waiting, { action: 'allow-once' });
@@ -111,7 +112,7 @@ describe('the agent session (core, over the production tool service and in-memor
         const { session, gate, entries } = setup([calls(['c1', row.call[0], row.call[1]]), text('ok')], new MemoryStore(), row.policy);
         const task = session.runTask('go');
         if (row.choice) {
-          const waiting = await waitFor(() => gate.pendingViews()[0]);
+          const waiting = await waitFor(() => pendingViews(gate)[0]);
           assert.deepEqual(gate.settle(waiting, row.choice), { ok: true });
         }
         assert.equal((await task).reason, 'finished');
@@ -204,7 +205,7 @@ describe('the agent session (core, over the production tool service and in-memor
     it('a stopped task leaves the question unanswered and denies the waiting calls', async () => {
       const { session, entries, gate, files } = setup([calls(['q1', 'ask_user', { question: 'Sure?', options: ['yes'] }], ['w1', 'write_file', { path: 'c.txt', content: 'x' }])]);
       const task = session.runTask('both');
-      await waitFor(() => gate.pendingViews()[0]);
+      await waitFor(() => pendingViews(gate)[0]);
       assert.equal(session.cancel(), true);
       const result = await task;
       assert.equal(result.reason, 'cancelled');
@@ -226,7 +227,7 @@ describe('the agent session (core, over the production tool service and in-memor
       it(JSON.stringify(row.typed), async () => {
         const { session, gate, files, entries, model } = setup([calls(['w1', 'write_file', { path: 'c.txt', content: 'x' }]), text('ok')]);
         const task = session.runTask('write c');
-        await waitFor(() => gate.pendingViews()[0]);
+        await waitFor(() => pendingViews(gate)[0]);
         session.submit(row.typed);
         if (row.notice) {
           assert.match(lastNotice(entries()), row.notice);
@@ -261,7 +262,7 @@ describe('the agent session (core, over the production tool service and in-memor
     const { session, gate, endedSessions, chats } = setup([calls(['w1', 'write_file', { path: 'c.txt', content: 'x' }]), text('ok')]);
     const first = session.chatId;
     const task = session.runTask('write');
-    await waitFor(() => gate.pendingViews()[0]);
+    await waitFor(() => pendingViews(gate)[0]);
     assert.deepEqual(session.newChat(), { ok: false, error: 'stop the running task before starting a new chat' });
     assert.deepEqual(session.openChat(first), { ok: false, error: 'stop the running task before switching chats' });
     session.cancel();
@@ -480,12 +481,12 @@ describe('one tool result per call, always', () => {
   before(() => initShellParser());
 
   const batchRows: { name: string; decide: (s: ReturnType<typeof setup>) => void }[] = [
-    { name: 'allowed together with Allow all', decide: (s) => s.gate.settleAll(s.gate.pendingViews(), { allow: true }) },
-    { name: 'denied together with Deny all', decide: (s) => s.gate.settleAll(s.gate.pendingViews(), { allow: false }) },
+    { name: 'allowed together with Allow all', decide: (s) => s.gate.settleAll(pendingViews(s.gate), { allow: true }) },
+    { name: 'denied together with Deny all', decide: (s) => s.gate.settleAll(pendingViews(s.gate), { allow: false }) },
     {
       name: 'half allowed one by one, the rest stopped',
       decide: (s) => {
-        for (const view of s.gate.pendingViews().slice(0, 25)) {
+        for (const view of pendingViews(s.gate).slice(0, 25)) {
           s.gate.settle(view, { action: 'allow-once' });
         }
         s.session.cancel();

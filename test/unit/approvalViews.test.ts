@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PathResolver } from '../../src/core/approval/paths';
 import { judge, type PolicyContext } from '../../src/core/approval/policy';
-import { commandAnalysisLines } from '../../src/core/approval/views';
+import { commandAnalysisLines } from '../../src/core/views/pendingCall';
 import { defaultGatedTools, defaultProtectedPaths } from '../../src/core/settings';
 import { initShellParser } from '../../src/core/shell/analysis';
 import { gateCall } from '../../src/core/tools/gateCall';

@@ -4,6 +4,7 @@ import { PathResolver } from '../../src/core/approval/paths';
 import { initShellParser } from '../../src/core/shell/analysis';
 import { gateCall } from '../../src/core/tools/gateCall';
 import { createMemoryGate } from '../fixtures/memoryGate';
+import { pendingViews } from '../../src/core/views/pendingCall';
 
 const resolver = new PathResolver(['/ws']);
 const command = (text: string): GateInput => ({ call: gateCall('run_in_terminal', { command: text }, resolver), preview: { kind: 'command', command: text, cwd: '/ws', analysis: [] }, source: 'agent' });
@@ -12,7 +13,7 @@ const command = (text: string): GateInput => ({ call: gateCall('run_in_terminal'
 async function decide(gate: ReturnType<typeof createMemoryGate>['gate'], input: GateInput, taskId: string): Promise<{ verdict: string; reason: string; waiting: boolean }> {
   const [promise] = gate.request([input], { chatId: 'c', turn: { taskId } });
   assert.ok(promise);
-  const [pending] = gate.pendingViews();
+  const [pending] = pendingViews(gate);
   if (pending) {
     const reason = pending.reason;
     gate.settle(pending, { action: 'deny' });
@@ -55,7 +56,7 @@ describe('caps on what runs without asking', () => {
     assert.equal((await decide(gate, command('npm test'), 't2')).verdict, 'allow', 'another task has its own count');
     // The third of t1 asks; the person allows it, and the count starts again.
     const [third] = gate.request([command('npm test')], { chatId: 'c', turn: { taskId: 't1' } });
-    const [pending] = gate.pendingViews();
+    const [pending] = pendingViews(gate);
     assert.ok(third && pending);
     gate.settle(pending, { action: 'allow-once' });
     assert.equal((await third).verdict, 'allow');

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
-import { applyEdits, detectEol, withEol } from '../../src/core/tools/edits';
-import { parseBuiltinCall } from '../../src/core/tools/definitions';
+import { detectEol, withEol } from '../../src/core/diff/lines';
+import { applyEdits } from '../../src/core/tools/edits';
+import { parseBuiltinCall } from '../../src/core/toolDefinitions';
 
 describe('edit_file replacements', () => {
   it('replaces each exact text once, in order', () => {

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import type { ToolCallRequest } from '../../src/core/tools/service';
 import { createMemoryGate, locateUnder } from '../fixtures/memoryGate';
 import { MemoryFiles, memoryToolService, waitFor } from '../fixtures/memoryFiles';
+import { pendingViews } from '../../src/core/views/pendingCall';
 
 const latin1 = (text: string): Uint8Array => Uint8Array.from(Buffer.from(text, 'latin1'));
 const utf16le = (text: string): Uint8Array => Uint8Array.from(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]));
@@ -54,7 +55,7 @@ describe('the tool service keeps a file in its own encoding (core, over in-memor
       const { service } = memoryToolService(gate, files);
       const promise = service.runBatch([row.request], { chatId: 'chat' });
       if (row.note) {
-        const waiting = await waitFor(() => gate.pendingViews()[0]);
+        const waiting = await waitFor(() => pendingViews(gate)[0]);
         assert.equal(waiting.preview.kind, 'diff');
         assert.match(waiting.preview.note ?? '', row.note);
         assert.equal(gate.settle(waiting, { action: 'allow-once' }).ok, true);

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { FocusedCalls } from '../../src/core/approval/focusedCall';
+import { FocusedCalls } from '../../src/core/views/focusedCall';
 import type { ViewKind } from '../../src/shared/messages';
 
 describe('FocusedCalls: the call a keyboard decision applies to', () => {

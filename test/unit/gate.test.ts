@@ -5,6 +5,7 @@ import { PathResolver } from '../../src/core/approval/paths';
 import type { GateCall } from '../../src/core/approval/policy';
 import { gateCall } from '../../src/core/tools/gateCall';
 import { createMemoryGate, MemoryStore } from '../fixtures/memoryGate';
+import { pendingViews } from '../../src/core/views/pendingCall';
 
 const resolver = new PathResolver(['/ws']);
 
@@ -55,7 +56,7 @@ describe('the gate', () => {
   it('denied by the person: the reason reaches the caller and the log', async () => {
     const { gate, entries, audit } = setup();
     const wait = only(gate.request([input(writeCall('a.txt', 'x'))], { chatId: 'c' }));
-    const [pending] = gate.pendingViews();
+    const [pending] = pendingViews(gate);
     assert.ok(pending);
     assert.deepEqual(
       gate.settle(pending, { action: 'deny', reason: 'use b.txt' }),
@@ -74,7 +75,7 @@ describe('the gate', () => {
       ...gate.request([input(writeCall('b.txt', 'x'))], { chatId: 'c2' }),
       ...gate.request([input(writeCall('c.txt', 'x'))], { chatId: 'c1' }),
     ];
-    const paths = (chatId?: string): string[] => gate.pendingViews(chatId).map((view) => (JSON.parse(view.argsJson) as { path: string }).path);
+    const paths = (chatId?: string): string[] => pendingViews(gate, chatId).map((view) => (JSON.parse(view.argsJson) as { path: string }).path);
     assert.deepEqual(paths('c1'), ['a.txt', 'c.txt']);
     assert.deepEqual(paths('c2'), ['b.txt']);
     assert.deepEqual(paths('other'), []);
@@ -86,7 +87,7 @@ describe('the gate', () => {
   it('allow once does not let the next identical call through', async () => {
     const { gate } = setup();
     const first = only(gate.request([input(writeCall('a.txt', 'x'))], { chatId: 'c' }));
-    const [pending] = gate.pendingViews();
+    const [pending] = pendingViews(gate);
     assert.ok(pending);
     gate.settle(pending, { action: 'allow-once' });
     assert.equal((await first).verdict, 'allow');
@@ -98,7 +99,7 @@ describe('the gate', () => {
   it('allow for the session creates a grant for this chat only, with the chosen scope', async () => {
     const { gate, grants } = setup();
     const wait = only(gate.request([input(writeCall('src/a.ts', 'x'))], { chatId: 'chat-1' }));
-    const [pending] = gate.pendingViews();
+    const [pending] = pendingViews(gate);
     assert.ok(pending);
     assert.deepEqual(pending.grantOptions.map((o) => o.id), ['exact', 'path', 'folder', 'tool']);
     gate.settle(pending, { action: 'allow-session', grantOption: 'folder' });
@@ -115,7 +116,7 @@ describe('the gate', () => {
   it("a session grant for this file after a write covers the edit of the same file that follows (and only that file)", async () => {
     const { gate } = setup();
     const wait = only(gate.request([input(writeCall('src/a.ts', 'x'))], { chatId: 'chat-1' }));
-    const [pending] = gate.pendingViews();
+    const [pending] = pendingViews(gate);
     assert.ok(pending);
     gate.settle(pending, { action: 'allow-session', grantOption: 'path' });
     assert.equal((await wait).verdict, 'allow');
@@ -132,7 +133,7 @@ describe('the gate', () => {
     const store = new MemoryStore();
     const { gate } = setup({}, store);
     const wait = only(gate.request([input(writeCall('a.txt', 'x'))], { chatId: 'c' }));
-    const [pending] = gate.pendingViews();
+    const [pending] = pendingViews(gate);
     assert.ok(pending);
     gate.settle(pending, { action: 'allow-workspace', grantOption: 'tool' });
     await wait;
@@ -147,7 +148,7 @@ describe('the gate', () => {
     const { gate } = setup();
     const call = writeCall('.vscode/settings.json', '{}');
     void gate.request([input(call)], { chatId: 'c' });
-    const [pending] = gate.pendingViews();
+    const [pending] = pendingViews(gate);
     assert.ok(pending);
     assert.equal(pending.grantable, false);
     const result = gate.settle(pending, { action: 'allow-workspace' });
@@ -159,7 +160,7 @@ describe('the gate', () => {
   it('refuses a grant option that was not offered', () => {
     const { gate } = setup();
     void gate.request([input(writeCall('a.txt', 'x'))], { chatId: 'c' });
-    const [pending] = gate.pendingViews();
+    const [pending] = pendingViews(gate);
     assert.ok(pending);
     const result = gate.settle(pending, { action: 'allow-session', grantOption: 'glob-everything' });
     assert.equal(result.ok, false);
@@ -169,7 +170,7 @@ describe('the gate', () => {
   it('edit then allow returns the edited text and logs it as edited', async () => {
     const { gate, entries, audit } = setup();
     const wait = only(gate.request([input(writeCall('a.txt', 'x'))], { chatId: 'c' }));
-    const [pending] = gate.pendingViews();
+    const [pending] = pendingViews(gate);
     assert.ok(pending);
     gate.settle(pending, { action: 'allow-edited', edited: 'edited!' });
     const result = await wait;
@@ -181,7 +182,7 @@ describe('the gate', () => {
   it('shows the calls of one turn as one batch, and allow-all decides only the calls listed', async () => {
     const { gate } = setup();
     const waits = gate.request([input(writeCall('a.txt', '1')), input(writeCall('b.txt', '2')), input(writeCall('c.txt', '3'))], { chatId: 'c' });
-    const views = gate.pendingViews();
+    const views = pendingViews(gate);
     assert.equal(new Set(views.map((v) => v.batchId)).size, 1);
     const [a, b] = views;
     assert.ok(a && b);
@@ -197,7 +198,7 @@ describe('the gate', () => {
   it('a grant made for one waiting call releases the others it covers', async () => {
     const { gate } = setup();
     const waits = gate.request([input(writeCall('src/a.ts', '1')), input(writeCall('src/b.ts', '2'))], { chatId: 'c' });
-    const [first] = gate.pendingViews();
+    const [first] = pendingViews(gate);
     assert.ok(first);
     gate.settle(first, { action: 'allow-session', grantOption: 'folder' });
     const results = await Promise.all(waits);
@@ -322,7 +323,7 @@ describe("the gate's groups: a staged command's files decided on one card", () =
       const { gate } = setup();
       const inputs = [member('a.txt', 2), member('b.bin', 1), member('c.txt', 1)];
       const waits = gate.request(inputs, { chatId: 'c', uncapped: true });
-      const views = new Map(gate.pendingViews().map((view) => [view.preview.kind === 'diff' ? view.preview.path : '', view]));
+      const views = new Map(pendingViews(gate).map((view) => [view.preview.kind === 'diff' ? view.preview.path : '', view]));
       assert.deepEqual([...views.values()].map((view) => view.group), [group, group, group]);
       for (const [path, indices] of Object.entries(row.reject)) {
         for (const index of indices) {
@@ -358,7 +359,7 @@ describe("the gate's groups: a staged command's files decided on one card", () =
   it('Allow all with a group among the calls settles the group once, by its choices, and the others', async () => {
     const { gate } = setup();
     const waits = gate.request([member('a.txt', 2), member('b.bin', 1), input(writeCall('other.txt', 'x'))], { chatId: 'c', uncapped: true });
-    const views = gate.pendingViews();
+    const views = pendingViews(gate);
     const [a] = views;
     assert.ok(a);
     assert.deepEqual(gate.chooseHunk(a, 0, false), { ok: true });
@@ -373,11 +374,11 @@ describe('the gate holds the edit of a waiting call for every surface', () => {
   it('an edit made on one surface is in every view; an Allow that showed it writes it; one that did not is refused', async () => {
     const { gate } = setup();
     const wait = only(gate.request([{ ...input(writeCall('a.txt', 'proposed')), editable: { kind: 'content', text: 'proposed' } }], { chatId: 'c' }));
-    const [view] = gate.pendingViews();
+    const [view] = pendingViews(gate);
     assert.ok(view);
     assert.equal(view.edit, undefined, 'never edited: nothing to show');
     assert.deepEqual(gate.setEdit(view, 'mine', 'diff-editor'), { ok: true });
-    const [edited] = gate.pendingViews();
+    const [edited] = pendingViews(gate);
     assert.deepEqual(edited?.edit, { text: 'mine', where: 'diff-editor', revision: 1 });
     // The chat card still showed the proposal: its Allow is refused, and so is a key's or a grant's.
     assert.match(JSON.stringify(gate.settle(view, { action: 'allow-once', editRevision: 0 })), /edited in the diff editor after this view showed it/);
@@ -393,11 +394,11 @@ describe('the gate holds the edit of a waiting call for every surface', () => {
   it('an edit undone is the proposal again; an edit of a call that is not waiting is refused', async () => {
     const { gate } = setup();
     const wait = only(gate.request([{ ...input(writeCall('a.txt', 'proposed')), editable: { kind: 'content', text: 'proposed' } }], { chatId: 'c' }));
-    const [view] = gate.pendingViews();
+    const [view] = pendingViews(gate);
     assert.ok(view);
     gate.setEdit(view, 'mine', 'panel');
     gate.setEdit(view, undefined, 'panel');
-    assert.deepEqual(gate.pendingViews()[0]?.edit, { where: 'panel', revision: 2 });
+    assert.deepEqual(pendingViews(gate)[0]?.edit, { where: 'panel', revision: 2 });
     assert.deepEqual(gate.settle(view, { action: 'allow-once', editRevision: 2 }), { ok: true });
     const result = await wait;
     assert.equal(result.verdict === 'allow' ? result.edited : 'denied', undefined);

@@ -23,12 +23,13 @@ import { changesSoFar, gitInternal, StagedLanding } from '../../src/core/tools/s
 import type { PendingCallView } from '../../src/shared/approvals';
 import { DiskFiles } from '../fixtures/diskFiles';
 import { createMemoryGate, locateUnder } from '../fixtures/memoryGate';
+import { pendingViews } from '../../src/core/views/pendingCall';
 
 /** Resolves once `count` calls wait in the gate (on its change event, not a timer). */
 function waiting(gate: Gate, count: number): Promise<PendingCallView[]> {
   return new Promise((resolve) => {
     const check = (): boolean => {
-      const views = gate.pendingViews();
+      const views = pendingViews(gate);
       if (views.length >= count) {
         subscription.dispose();
         resolve(views);
@@ -257,7 +258,7 @@ describe('a staged command lands what is allowed and asks for the rest (real ove
     const { gate } = createMemoryGate({ locate: locateUnder(ws), editRules: { 'allowed/**': true } }, undefined, { maxConsecutive: 2 });
     const stage = await run('for n in 1 2 3 4 5; do echo $n > allowed/$n.txt; done; mkdir allowed/empty');
     const summary = await landing(gate, []).land(stage, { command: 'five', source: 'agent', chatId: 'c', turn });
-    assert.deepEqual(gate.pendingViews(), []);
+    assert.deepEqual(pendingViews(gate), []);
     assert.match(summary, /- landed: allowed\/1\.txt, allowed\/2\.txt, allowed\/3\.txt, allowed\/4\.txt, allowed\/5\.txt$/m);
     assert.equal(statSync(path.join(ws, 'allowed', 'empty')).isDirectory(), true, 'an empty folder a rule allows is made');
     await discardStage(stage);

@@ -4,6 +4,8 @@ import { grantInForce, type Grant } from '../../src/core/approval/grants';
 import { PathResolver } from '../../src/core/approval/paths';
 import { gateCall } from '../../src/core/tools/gateCall';
 import { createMemoryGate } from '../fixtures/memoryGate';
+import { pendingViews } from '../../src/core/views/pendingCall';
+import { grantViews } from '../../src/core/views/grants';
 
 const resolver = new PathResolver(['/ws']);
 const write = (relative: string): GateInput => ({
@@ -23,7 +25,7 @@ function clockedGate() {
 async function ask(gate: ReturnType<typeof clockedGate>['gate'], input: GateInput, taskId: string | undefined, choice?: Parameters<ReturnType<typeof clockedGate>['gate']['settle']>[1]): Promise<string> {
   const [promise] = gate.request([input], { chatId: 'c', ...(taskId !== undefined ? { turn: { taskId } } : {}) });
   assert.ok(promise);
-  const [pending] = gate.pendingViews();
+  const [pending] = pendingViews(gate);
   if (pending) {
     const outcome = gate.settle(pending, choice ?? { action: 'deny' });
     assert.deepEqual(outcome, { ok: true });
@@ -55,13 +57,13 @@ describe('time-boxed grants', () => {
   it('"for the next 15 minutes" covers the file until the clock passes its end, then asks again; the panel lists it with its end', async () => {
     const { gate, advance, entries, audit } = clockedGate();
     assert.equal(await ask(gate, write('a.txt'), 't1', { action: 'allow-minutes', grantOption: 'path', minutes: 15 }), 'asked, then allow-minutes');
-    const [listed] = gate.grantViews('c');
+    const [listed] = grantViews(gate, 'c');
     assert.deepEqual([listed?.scope, listed?.expiresAt], ['timed', '2026-11-22T12:15:00.000Z']);
     advance(14);
     assert.equal(await ask(gate, write('a.txt'), 't2'), 'allow', 'another task, 14 minutes later');
     advance(1);
     assert.equal(await ask(gate, write('a.txt'), 't2'), 'asked', 'at 15 minutes it has ended');
-    assert.deepEqual(gate.grantViews('c'), [], 'an ended grant is not listed');
+    assert.deepEqual(grantViews(gate, 'c'), [], 'an ended grant is not listed');
     await audit.flush();
     assert.equal(entries.find((entry) => entry.scope === 'timed')?.reason, 'allowed by the person: new timed (until 12:15 UTC) grant for write_file: a.txt');
   });
@@ -70,16 +72,16 @@ describe('time-boxed grants', () => {
     const { gate } = clockedGate();
     assert.equal(await ask(gate, write('b.txt'), 't1', { action: 'allow-task', grantOption: 'path' }), 'asked, then allow-task');
     assert.equal(await ask(gate, write('b.txt'), 't1'), 'allow');
-    assert.equal(gate.grantViews('c')[0]?.scope, 'task');
+    assert.equal(grantViews(gate, 'c')[0]?.scope, 'task');
     assert.equal(await ask(gate, write('b.txt'), 't2'), 'asked', 'the next task asks again');
-    assert.deepEqual(gate.grantViews('c'), [], 'the old task grant is no longer listed');
+    assert.deepEqual(grantViews(gate, 'c'), [], 'the old task grant is no longer listed');
     assert.equal(await ask(gate, write('b.txt'), undefined), 'asked', 'an API call is in no task');
   });
 
   it('refuses a task grant outside a task and minutes out of range', () => {
     const { gate } = clockedGate();
     void gate.request([write('c.txt')], { chatId: 'c' });
-    const [pending] = gate.pendingViews();
+    const [pending] = pendingViews(gate);
     assert.ok(pending);
     const refused = gate.settle(pending, { action: 'allow-task', grantOption: 'path' });
     assert.equal(refused.ok, false);

@@ -7,6 +7,7 @@ import type { ToolCallRequest, ToolCallResult } from '../../src/core/tools/servi
 import { createMemoryGate, locateUnder } from '../fixtures/memoryGate';
 import type { Gate } from '../../src/core/approval/gate';
 import { commandResult, MemoryFiles, memoryToolService, waitFor } from '../fixtures/memoryFiles';
+import { pendingViews } from '../../src/core/views/pendingCall';
 
 type Overrides = Parameters<typeof createMemoryGate>[0];
 
@@ -17,7 +18,7 @@ function setup(overrides: Overrides = {}, files = new MemoryFiles({ '/ws/a.txt':
   const run = async (request: ToolCallRequest, answer?: Parameters<typeof gate.settle>[1]): Promise<ToolCallResult> => {
     const promise = service.runBatch([request], { chatId: 'chat' });
     if (answer) {
-      const waiting = await waitFor(() => gate.pendingViews()[0]);
+      const waiting = await waitFor(() => pendingViews(gate)[0]);
       assert.equal(gate.settle(waiting, answer).ok, true);
     }
     const [result] = await promise;
@@ -67,7 +68,7 @@ describe('the tool service (core, over in-memory ports)', () => {
   it('holds the proposal while the call waits, for the diff editor, and forgets it once decided', async () => {
     const { service, gate, files } = setup();
     const promise = service.runBatch([write('new.txt', 'hello')], { chatId: 'chat' });
-    const waiting = await waitFor(() => gate.pendingViews()[0]);
+    const waiting = await waitFor(() => pendingViews(gate)[0]);
     assert.equal(service.proposal(waiting.callId)?.newText, 'hello');
     assert.equal(waiting.preview.kind === 'diff' && waiting.preview.isNewFile, true);
     gate.settle(waiting, { action: 'allow-once' });
@@ -80,7 +81,7 @@ describe('the tool service (core, over in-memory ports)', () => {
   it('forgets the proposal when the wait ends without a decision (the task was stopped)', async () => {
     const { service, gate, files } = setup();
     const promise = service.runBatch([write('new.txt', 'hello')], { chatId: 'chat' });
-    const waiting = await waitFor(() => gate.pendingViews()[0]);
+    const waiting = await waitFor(() => pendingViews(gate)[0]);
     gate.cancel('the task was stopped', 'chat');
     const [result] = await promise;
     assert.equal(result?.output, 'The call was not run: the task was stopped. Nothing was changed.');
@@ -110,9 +111,9 @@ describe('the tool service (core, over in-memory ports)', () => {
       files.beforeApply = undefined;
     };
     const promise = service.runBatch([{ tool: 'edit_file', args: JSON.stringify({ path: 'a.txt', edits: [{ old: 'two', new: 'TWO' }] }) }], { chatId: 'chat' });
-    const first = await waitFor(() => gate.pendingViews()[0]);
+    const first = await waitFor(() => pendingViews(gate)[0]);
     gate.settle(first, { action: 'allow-once' });
-    const again = await waitFor(() => gate.pendingViews().find((view) => view.callId !== first.callId));
+    const again = await waitFor(() => pendingViews(gate).find((view) => view.callId !== first.callId));
     assert.match(again.warnings[0] ?? '', /^Asked again: a\.txt changed after the diff was shown, so nothing was written/);
     assert.equal(files.files.get('/ws/a.txt'), 'one\ntwo\nthree by the person\n');
     assert.match(log.lines.join('\n'), /nothing was written, asking again with a fresh diff/);
@@ -126,7 +127,7 @@ describe('the tool service (core, over in-memory ports)', () => {
     const { service, gate, files } = setup();
     files.beforeApply = (absolute) => files.files.set(absolute, 'rewritten\n');
     const promise = service.runBatch([{ tool: 'edit_file', args: JSON.stringify({ path: 'a.txt', edits: [{ old: 'two', new: 'TWO' }] }) }], { chatId: 'chat' });
-    gate.settle(await waitFor(() => gate.pendingViews()[0]), { action: 'allow-once' });
+    gate.settle(await waitFor(() => pendingViews(gate)[0]), { action: 'allow-once' });
     const [result] = await promise;
     assert.match(result?.output ?? '', /^Error: a\.txt changed after the diff was shown, and the call no longer applies: edit_file: .*Nothing was written\.$/s);
     assert.equal(files.files.get('/ws/a.txt'), 'rewritten\n');
@@ -142,7 +143,7 @@ describe('the tool service (core, over in-memory ports)', () => {
     let result: ToolCallResult | undefined;
     void promise.then(([value]) => (result = value));
     while (result === undefined) {
-      const waiting = gate.pendingViews().find((view) => !seen.has(view.callId));
+      const waiting = pendingViews(gate).find((view) => !seen.has(view.callId));
       if (waiting) {
         seen.add(waiting.callId);
         gate.settle(waiting, { action: 'allow-once' });
@@ -189,7 +190,7 @@ describe('the tool service (core, over in-memory ports)', () => {
         runner.next.push(blocked(), commandResult({ output: 'added 3 packages\n', sandboxed: false }));
         const promise = service.runBatch([{ tool: 'run_in_terminal', args: JSON.stringify({ command: 'npm install' }) }], { chatId: 'chat' });
         // The rule allowed the first run; the second asks, on a card that names what happened, and offers no grant.
-        const waiting = await waitFor(() => gate.pendingViews()[0]);
+        const waiting = await waitFor(() => pendingViews(gate)[0]);
         assert.match(waiting.warnings.join(' '), /It ran in the sandbox and failed: the network is off in the sandbox\. "Run without sandbox" runs it once more, with all your access\./);
         assert.match(waiting.reason, /^Runs WITHOUT the sandbox/);
         assert.equal(waiting.grantable, false);
@@ -239,7 +240,7 @@ describe('the tool service (core, over in-memory ports)', () => {
   it("gates another extension's own tool with its exact arguments, and refuses that tool from the agent", async () => {
     const { service, gate } = setup();
     const api = service.requestApproval({ tool: 'deploy', args: { env: 'prod' }, source: 'other.extension' }, { chatId: 'api' });
-    const waiting = await waitFor(() => gate.pendingViews()[0]);
+    const waiting = await waitFor(() => pendingViews(gate)[0]);
     assert.equal(waiting.tool, 'deploy');
     assert.equal(waiting.argsJson, '{\n  "env": "prod"\n}');
     gate.settle(waiting, { action: 'deny', reason: 'not today' });
@@ -294,8 +295,8 @@ describe('the tool service (core, over in-memory ports)', () => {
         ],
         { chatId: 'chat' },
       );
-      await waitFor(() => (gate.pendingViews().length === 2 ? true : undefined));
-      gate.settleAll(gate.pendingViews(), { allow: true });
+      await waitFor(() => (pendingViews(gate).length === 2 ? true : undefined));
+      gate.settleAll(pendingViews(gate), { allow: true });
       await waitFor(() => (finished.includes('other') ? true : undefined));
       assert.deepEqual(finished, ['other'], 'the second server answered while the first still hangs');
       releaseHung?.();
@@ -315,7 +316,7 @@ describe('the tool service (core, over in-memory ports)', () => {
       };
       const { service } = memoryToolService(gate, new MemoryFiles(), { mcp: bridge({ content: [{ type: 'text', text: huge }] }), results });
       const batch = service.runBatch([{ tool: echo.modelName, args: '{}' }], { chatId: 'chat' });
-      gate.settle(await waitFor(() => gate.pendingViews()[0]), { action: 'allow-once' });
+      gate.settle(await waitFor(() => pendingViews(gate)[0]), { action: 'allow-once' });
       const [result] = await batch;
       assert.ok(result);
       assert.ok(result.output.length < 31_000, `the model gets ${result.output.length} characters`);
@@ -375,7 +376,7 @@ describe('per-hunk decisions through the tool service and the gate', () => {
       const files = new MemoryFiles({ '/ws/three.txt': base });
       const { service, gate } = setup({}, files);
       const promise = service.runBatch([request], { chatId: 'chat' });
-      const waiting = await waitFor(() => gate.pendingViews()[0]);
+      const waiting = await waitFor(() => pendingViews(gate)[0]);
       const outcome = gate.settle(waiting, row.choice);
       assert.ok(!outcome.ok);
       assert.match(outcome.error, row.error);
@@ -389,7 +390,7 @@ describe('per-hunk decisions through the tool service and the gate', () => {
   it('refuses hunk decisions for a command', async () => {
     const { service, gate } = setup();
     const promise = service.runBatch([{ tool: 'run_in_terminal', args: '{"command":"make"}' }], { chatId: 'chat' });
-    const waiting = await waitFor(() => gate.pendingViews()[0]);
+    const waiting = await waitFor(() => pendingViews(gate)[0]);
     const outcome = gate.settle(waiting, { action: 'allow-once', hunks: [{ index: 0, accepted: false }] });
     assert.match(outcome.ok ? '' : outcome.error, /only a file's diff can be decided hunk by hunk/);
     gate.settle(waiting, { action: 'deny' });
@@ -418,10 +419,10 @@ describe('a burst of calls', () => {
     const files = new CountingFiles();
     const { gate, service } = setup({}, files);
     const results = Array.from({ length: 40 }, (_, index) => service.requestApproval(write(`burst/f${index}.txt`, `${index}\n`), { chatId: 'api' }));
-    await waitFor(() => (gate.pendingViews().length === 40 ? true : undefined));
+    await waitFor(() => (pendingViews(gate).length === 40 ? true : undefined));
     assert.ok(files.most <= 4, `at most 4 read at once, saw ${files.most}`);
     assert.ok(files.most >= 2, `calls are still prepared side by side, saw ${files.most}`);
-    assert.equal(gate.settleAll(gate.pendingViews(), { allow: false }).decided, 40);
+    assert.equal(gate.settleAll(pendingViews(gate), { allow: false }).decided, 40);
     const outcomes = await Promise.all(results);
     assert.deepEqual(new Set(outcomes.map((outcome) => outcome.verdict)), new Set(['deny']));
     assert.equal(files.applied, 0);
@@ -440,7 +441,7 @@ describe('host-held hunk choices: one live state for every view', () => {
     const files = new MemoryFiles({ '/ws/three.txt': base });
     const context = setup({}, files);
     const promise = context.service.runBatch([request], { chatId: 'chat' });
-    const waiting = await waitFor(() => context.gate.pendingViews()[0]);
+    const waiting = await waitFor(() => pendingViews(context.gate)[0]);
     return { ...context, files, promise, waiting };
   }
 
@@ -452,7 +453,7 @@ describe('host-held hunk choices: one live state for every view', () => {
     assert.deepEqual(gate.chooseHunk(waiting, 1, false, 'keep 20'), { ok: true });
     assert.deepEqual(gate.chooseHunk(waiting, 1, false, 'keep 20'), { ok: true });
     assert.equal(changes, 1, 'the same choice again changes nothing');
-    for (const views of [gate.pendingViews(), gate.pendingViews('chat')]) {
+    for (const views of [pendingViews(gate), pendingViews(gate, 'chat')]) {
       assert.deepEqual(views[0]?.hunkChoices, [{ accepted: true, reason: '' }, { accepted: false, reason: 'keep 20' }, { accepted: true, reason: '' }]);
     }
     gate.settle(waiting, { action: 'deny' });
@@ -461,14 +462,14 @@ describe('host-held hunk choices: one live state for every view', () => {
 
   it('hands the views the same object for a waiting call until its choices change (views tell a changed call by its object)', async () => {
     const { gate, waiting, promise } = await waitingEdit();
-    assert.equal(gate.pendingViews()[0], gate.pendingViews()[0], 'nothing changed: the same view');
+    assert.equal(pendingViews(gate)[0], pendingViews(gate)[0], 'nothing changed: the same view');
     gate.chooseHunk(waiting, 0, false, 'no');
-    const changed = gate.pendingViews()[0];
+    const changed = pendingViews(gate)[0];
     assert.notEqual(changed, waiting, 'a choice made: a new view');
     assert.deepEqual(changed?.hunkChoices?.[0], { accepted: false, reason: 'no' });
-    assert.equal(gate.pendingViews()[0], changed);
+    assert.equal(pendingViews(gate)[0], changed);
     gate.chooseHunk(waiting, 0, false, 'no');
-    assert.equal(gate.pendingViews()[0], changed, 'the same choice again: still the same view');
+    assert.equal(pendingViews(gate)[0], changed, 'the same choice again: still the same view');
     gate.settle(waiting, { action: 'deny' });
     await promise;
   });
@@ -488,7 +489,7 @@ describe('host-held hunk choices: one live state for every view', () => {
     const { gate, waiting, promise, files } = await waitingEdit();
     gate.chooseHunk(waiting, 0, false, 'no');
     gate.chooseHunk(waiting, 0, true);
-    assert.deepEqual(gate.pendingViews()[0]?.hunkChoices?.[0], { accepted: true, reason: 'no' });
+    assert.deepEqual(pendingViews(gate)[0]?.hunkChoices?.[0], { accepted: true, reason: 'no' });
     gate.settle(waiting, { action: 'allow-once' });
     const [result] = await promise;
     assert.equal(result?.output, 'Updated three.txt.');
@@ -534,7 +535,7 @@ describe('host-held hunk choices: one live state for every view', () => {
       const { gate, waiting, promise } = await waitingEdit();
       const outcome = gate.chooseHunk(row.ref(waiting), row.index, false);
       assert.match(outcome.ok ? '' : outcome.error, row.error);
-      assert.ok(gate.pendingViews()[0]?.hunkChoices?.every((choice) => choice.accepted));
+      assert.ok(pendingViews(gate)[0]?.hunkChoices?.every((choice) => choice.accepted));
       gate.settle(waiting, { action: 'deny' });
       await promise;
     });
@@ -543,7 +544,7 @@ describe('host-held hunk choices: one live state for every view', () => {
   it('ignores hunk choices for a command (no diff), and for a call once it is settled', async () => {
     const { service, gate } = setup();
     const promise = service.runBatch([{ tool: 'run_in_terminal', args: '{"command":"make"}' }], { chatId: 'chat' });
-    const waiting = await waitFor(() => gate.pendingViews()[0]);
+    const waiting = await waitFor(() => pendingViews(gate)[0]);
     assert.equal(waiting.hunkChoices, undefined);
     assert.match(((outcome) => (outcome.ok ? '' : outcome.error))(gate.chooseHunk(waiting, 0, false)), /has no diff waiting to be decided hunk by hunk/);
     gate.settle(waiting, { action: 'deny' });
@@ -572,7 +573,7 @@ describe('a write that would change nothing', () => {
   it('still asks for a write that creates an empty file', async () => {
     const { service, gate } = setup();
     const promise = service.runBatch([{ tool: 'write_file', args: JSON.stringify({ path: 'empty.txt', content: '' }) }], { chatId: 'chat' });
-    const waiting = await waitFor(() => gate.pendingViews()[0]);
+    const waiting = await waitFor(() => pendingViews(gate)[0]);
     gate.settle(waiting, { action: 'deny' });
     await promise;
   });

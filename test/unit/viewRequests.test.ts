@@ -4,6 +4,7 @@ import type { GateInput } from '../../src/core/approval/gate';
 import { PathResolver } from '../../src/core/approval/paths';
 import { gateCall } from '../../src/core/tools/gateCall';
 import { chatRequests } from '../../src/vscode/viewRequests';
+import { pendingViews } from '../../src/core/views/pendingCall';
 import { createMemoryGate } from '../fixtures/memoryGate';
 
 const resolver = new PathResolver(['/ws']);
@@ -15,7 +16,7 @@ describe("the chat's requests", () => {
     const waits = gate.request([write('a.txt', 'agent'), write('b.txt', 'agent'), write('c.txt', 'api')], { chatId: 'c' });
     // Only what decideAll reads of the session and the views' ports: the boundary is faked, the gate is real.
     const handle = chatRequests(({ chatId: 'c' } as unknown) as AgentSession, gate, {} as never, {} as never, {} as never, {} as never);
-    const views = gate.pendingViews('c');
+    const views = pendingViews(gate, 'c');
     const refs = views.map(({ callId, argsHash }) => ({ callId, argsHash }));
     const api = views.find((view) => view.source === 'api');
     assert.ok(api);
@@ -24,7 +25,7 @@ describe("the chat's requests", () => {
     assert.equal(gate.waitingCount, 3, 'nothing was settled');
     const allowed = await handle({ type: 'decideAll', requestId: 'r2', action: 'deny-all', calls: refs.filter((ref) => ref.callId !== api.callId) });
     assert.deepEqual(allowed, { ok: true });
-    assert.deepEqual(gate.pendingViews('c').map((view) => view.source), ['api']);
+    assert.deepEqual(pendingViews(gate, 'c').map((view) => view.source), ['api']);
     gate.cancel('test over');
     await Promise.all(waits);
   });

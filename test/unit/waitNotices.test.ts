@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { callWaiter, callWaiters, questionWaiter, shouldNotify, waitNotice, WaitNotifier, type Waiter, type Whereabouts } from '../../src/core/approval/waitNotices';
+import { callWaiter, callWaiters, questionWaiter, shouldNotify, waitNotice, WaitNotifier, type Waiter, type Whereabouts } from '../../src/core/views/waitNotices';
 import type { PendingCallView } from '../../src/shared/approvals';
 
 const where = (visible: { chat?: boolean; approvals?: boolean } = {}, change: Partial<Whereabouts> = {}): Whereabouts =>

@@ -3,7 +3,7 @@
  * optional call number ("yes 2", "no all because …"). Anything that is neither, or that could mean more than one
  * call, is not a decision: the caller asks which call is meant.
  */
-import type { Preview } from '../../shared/approvals';
+import type { Preview } from '../review/preview';
 
 export type ChatDecision =
   | { kind: 'decide'; allow: boolean; target: 'all' | number | 'only'; reason?: string }

@@ -5,12 +5,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Gate, GateResult } from '../approval/gate';
-import { allowedByView, grantView } from '../approval/views';
+import { allowedByView, grantView } from '../views/grants';
 import { startTask, type TaskRef } from '../checkpoints/recorder';
 import type { ChatMessage, ChatModel, ModelErrorKind, ToolCall, ToolSpec } from '../llm/client';
 import type { McpServerStatus } from '../mcp/manager';
 import { failureKey, mcpStartupWaitMs, settledNotices, startingNotice } from '../mcp/startup';
-import { parseBuiltinCall } from '../tools/definitions';
+import { parseBuiltinCall } from '../toolDefinitions';
 import type { LogPort } from '../tools/ports';
 import type { ToolCallResult, ToolService } from '../tools/service';
 import { builtinToolSpecs } from '../tools/specs';
@@ -19,6 +19,7 @@ import { defaultSystemPrompt, runAgent, type AgentStopReason, type ToolDecisionN
 import { parseChatDecision, planChatDecision, planQuestionAnswer } from './chatDecisions';
 import { toChatMessage, type ChatBook, type NoticeActions } from './chats';
 import { TranscriptWriter } from './transcript';
+import { pendingViews, type GateState } from '../views/pendingCall';
 
 /** What a task needs of MCP: the tools the model may call now, the servers' states, and a bounded wait for them. */
 export interface McpForAgent {
@@ -33,7 +34,7 @@ export interface McpForAgent {
 export interface AgentSessionDeps {
   chats: ChatBook;
   tools: Pick<ToolService, 'runBatch'>;
-  gate: Pick<Gate, 'pendingViews' | 'settle' | 'cancel'>;
+  gate: GateState & Pick<Gate, 'settle' | 'cancel'>;
   /** A chat's session grants end when the person leaves it. */
   endSessionGrants: (chatId: string) => void;
   /** The model of the settings, with its key. */
@@ -120,7 +121,7 @@ export class AgentSession {
   private decideFromChat(text: string): void {
     const chats = this.deps.chats;
     chats.push({ kind: 'user', id: `u-${randomUUID()}`, v: 1, text });
-    const waiting = this.deps.gate.pendingViews().filter((view) => view.source === 'agent');
+    const waiting = pendingViews(this.deps.gate).filter((view) => view.source === 'agent');
     // With a question waiting, what the person sends answers it; "yes" / "no" still decide calls that wait beside it.
     const [questionId, question] = [...(this.running?.questions.entries() ?? [])][0] ?? [];
     if (question && questionId !== undefined && (waiting.length === 0 || parseChatDecision(text).kind === 'none')) {

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ModelErrorKind, ToolCall } from '../llm/client';
-import { parseBuiltinCall } from '../tools/definitions';
+import { parseBuiltinCall } from '../toolDefinitions';
 import type { ChatEntry } from '../../shared/messages';
 import type { AgentEvent } from './agent';
 import type { ChatBook, ChatRecord } from './chats';

@@ -3,19 +3,34 @@
  * broker (shown together in the panel) until the person, a timeout or a cancellation settles them. Every outcome
  * is written to the audit log with who decided and why.
  */
-import type { CallGroupView, DecisionAction, GrantView, PendingCallView, Preview } from '../../shared/approvals';
 import type { AuditLog } from '../audit/auditLog';
 import { DisposableStore, Emitter, type Disposable } from '../disposable';
 import { Broker, newCallId, type Resolution, type Waiting } from './broker';
 import { TaskCaps } from './caps';
 import { grantOptions, type GrantOption } from './grantOptions';
 import { describeGrant, grantInForce, grantMinutes, newGrantId, type Grant, type GrantScope, type GrantStore } from './grants';
-import { HunkChoices } from '../review/hunkChoices';
+import { HunkChoices, type HunkChoice } from '../review/hunkChoices';
 import { editDecision, HeldEdits, type EditSource, type HeldEdit } from '../review/heldEdits';
 import { checkHunkDecisions, type HunkDecision } from '../review/hunks';
 import { judge, type AllowedBy, type Judgement, type GateCall, type PolicyContext } from './policy';
-import { grantView, offView, pendingCallView } from './views';
-import { actionsOff, whyOff, type ChoiceFacts } from '../review/choiceRules';
+import { whyOff, type ChoiceFacts } from '../review/choiceRules';
+import type { Preview } from '../review/preview';
+
+/**
+ * What a person can do with a waiting call: `allow-task`, a grant for the agent's current task; `allow-minutes`, a
+ * grant for the next minutes; `allow-unconfined`, once, without the sandbox (the only allow of a call that would run
+ * unconfined). The core's own words for the webview contract's DecisionAction (src/core/views checks they are the same).
+ */
+export type DecisionAction = 'allow-once' | 'allow-session' | 'allow-workspace' | 'allow-edited' | 'deny' | 'allow-task' | 'allow-minutes' | 'allow-unconfined';
+
+/** Calls decided together on one card: the files a staged command changed. */
+export interface CallGroup {
+  id: string;
+  /** What made the calls: the command as it ran. */
+  command: string;
+  /** How many changes the command made in the workspace in all (those that landed by a rule included). */
+  changed: number;
+}
 
 export interface GateInput {
   /** The id the call will carry (a fresh one if absent), so the caller can key its own state by it. */
@@ -33,7 +48,7 @@ export interface GateInput {
    * its hunk choices (a call with no text diff shows one hunk that stands for its whole change), and Allow once or
    * Deny of any member settles them all.
    */
-  group?: CallGroupView;
+  group?: CallGroup;
 }
 
 export type GateResult =
@@ -64,14 +79,34 @@ export type GateResult =
     };
 
 
-interface PendingEntry extends Waiting {
+/**
+ * A call waiting for the person, as it started waiting: what src/core/views draws its card from. The same object while
+ * the call waits (a view built from it can be kept); its live state is liveState().
+ */
+export interface WaitingCall {
+  callId: string;
+  batchId: string;
+  chatId: string;
   input: GateInput;
-  decision: Judgement & { cap?: string };
+  judgement: Judgement & { cap?: string };
+  readonly options: readonly GrantOption[];
+  readonly waitingSince: Date;
+  readonly timeoutSeconds: number;
+  /** Grants active for the call's chat when it started waiting: a grant of this tool pinned to another definition means it was redefined. */
+  readonly activeGrants: readonly Grant[];
+}
+
+/** What changes while a call waits, from any surface: its hunk choices, the person's edit, and what the choice rules read. */
+export interface LiveCallState {
+  /** A diff decided hunk by hunk: each hunk's choice, in file order. */
+  hunkChoices?: HunkChoice[];
+  edit?: HeldEdit;
+  facts: ChoiceFacts;
+}
+
+interface PendingEntry extends Waiting, WaitingCall {
   /** The agent's task the call belongs to, for the caps. */
   taskId?: string;
-  options: GrantOption[];
-  /** What the panel shows: built once, when the call starts waiting (a call's view never changes). */
-  view: PendingCallView;
 }
 
 /** What the person chose for a waiting call. */
@@ -132,8 +167,6 @@ export class Gate implements Disposable {
   private readonly hunkChoices = new HunkChoices();
   /** The person's edit of each waiting call that can be edited: one live state for every surface. */
   private readonly edits = new HeldEdits();
-  /** A waiting call's view with its hunk choices, as of the choices' revision (see pendingViews). */
-  private readonly viewsWithChoices = new Map<string, { revision: string; view: PendingCallView }>();
   private readonly onDidChangeEmitter = this.store.add(new Emitter<void>());
   private readonly caps = new TaskCaps();
   /** The task each chat's calls last came from: its task grants are the ones the panel lists. */
@@ -197,22 +230,15 @@ export class Gate implements Disposable {
         chatId: options.chatId,
         argsHash: input.call.argsHash,
         input,
-        decision,
+        judgement: decision,
         ...(taskId !== undefined ? { taskId } : {}),
         options: grantOptionsForCall,
-        view: pendingCallView({
-          callId,
-          batchId,
-          input,
-          judgement: decision,
-          options: grantOptionsForCall,
-          waitingSince,
-          timeoutSeconds,
-          activeGrants: this.activeGrants(options.chatId, taskId),
-        }),
+        waitingSince,
+        timeoutSeconds,
+        activeGrants: this.activeGrants(options.chatId, taskId),
       };
       this.deps.audit.record({
-        time: entry.view.waitingSince,
+        time: waitingSince.toISOString(),
         callId,
         tool: input.call.tool,
         argsHash: input.call.argsHash,
@@ -251,7 +277,6 @@ export class Gate implements Disposable {
     const { callId, input } = entry;
     this.hunkChoices.close(callId);
     this.edits.close(callId);
-    this.viewsWithChoices.delete(callId);
     let result: GateResult;
     let scope: 'once' | GrantScope | undefined;
     switch (resolution.kind) {
@@ -356,7 +381,7 @@ export class Gate implements Disposable {
   /** After a new grant, calls still waiting that it now covers are allowed without asking again. */
   private releaseCovered(chatId: string): void {
     for (const waiting of this.broker.waiting()) {
-      if (waiting.chatId !== chatId || waiting.decision.cap !== undefined) {
+      if (waiting.chatId !== chatId || waiting.judgement.cap !== undefined) {
         continue;
       }
       const decision = this.evaluate(waiting.input.call, chatId, waiting.taskId);
@@ -519,10 +544,10 @@ export class Gate implements Disposable {
   private checkChoice(entry: PendingEntry, choice: PersonChoice): string | undefined {
     // Running without the sandbox takes its own button: a careless Allow once (or Allow all, a notification, a key)
     // must not lift the sandbox.
-    if (entry.decision.runsUnconfined === true && choice.action === 'allow-once') {
+    if (entry.judgement.runsUnconfined === true && choice.action === 'allow-once') {
       return `call ${entry.callId}: it would run without the sandbox; only its "Run without sandbox" button allows that`;
     }
-    if (choice.action === 'allow-unconfined' && entry.decision.runsUnconfined !== true) {
+    if (choice.action === 'allow-unconfined' && entry.judgement.runsUnconfined !== true) {
       return `call ${entry.callId}: it runs in the sandbox; allow it once instead`;
     }
     if (choice.action === 'allow-task' && entry.taskId === undefined) {
@@ -605,43 +630,38 @@ export class Gate implements Disposable {
   }
 
   /** What the rules of a person's choice read of a waiting call now (choiceRules.ts). */
-  private choiceFacts(entry: PendingEntry, hunkChoices = this.hunkChoices.view(entry.callId)): ChoiceFacts {
+  private choiceFacts(entry: WaitingCall, hunkChoices = this.hunkChoices.view(entry.callId)): ChoiceFacts {
     return {
-      grantable: entry.decision.grantable && entry.options.length > 0,
+      grantable: entry.judgement.grantable && entry.options.length > 0,
       edited: this.edits.get(entry.callId)?.text !== undefined,
       ...(hunkChoices !== undefined ? { hunks: { count: hunkChoices.length, accepted: hunkChoices.filter((choice) => choice.accepted).length } } : {}),
     };
   }
 
-  /** What the panel shows of every waiting call, oldest first; with `chatId`, only the calls of that chat. */
-  pendingViews(chatId?: string): PendingCallView[] {
-    return this.broker
-      .waiting()
-      .filter((entry) => chatId === undefined || entry.chatId === chatId)
-      .map((entry) => {
-        // The same object until the call's hunk choices change: the views tell a changed call by its object, so a
-        // new copy of each of 500 waiting calls on every refresh made each refresh serialise all 500 again.
-        const choices = this.hunkChoices.revision(entry.callId);
-        const edit = this.edits.get(entry.callId);
-        if (choices === undefined && (edit === undefined || edit.revision === 0)) {
-          return entry.view;
-        }
-        const revision = `${choices ?? ''}:${edit?.revision ?? ''}`;
-        const cached = this.viewsWithChoices.get(entry.callId);
-        if (cached?.revision === revision) {
-          return cached.view;
-        }
-        const hunkChoices = choices !== undefined ? this.hunkChoices.view(entry.callId) ?? [] : undefined;
-        const { off: _staticOff, ...rest } = entry.view; // the live facts decide what is off now
-        const view: PendingCallView = {
-          ...rest,
-          ...(hunkChoices !== undefined ? { hunkChoices } : {}),
-          ...(edit !== undefined ? { edit } : {}),
-          ...offView(actionsOff(this.choiceFacts(entry, hunkChoices))),
-        };
-        this.viewsWithChoices.set(entry.callId, { revision, view });
-        return view;
-      });
+  /** The calls waiting for the person, oldest first; with `chatId`, only the calls of that chat. */
+  waitingCalls(chatId?: string): readonly WaitingCall[] {
+    return this.broker.waiting().filter((entry) => chatId === undefined || entry.chatId === chatId);
+  }
+
+  /**
+   * Changes each time a waiting call's hunk choices or held edit change; undefined while neither was ever shown (no
+   * hunk review, no edit made), when the call is as it started waiting.
+   */
+  liveRevision(callId: string): string | undefined {
+    const choices = this.hunkChoices.revision(callId);
+    const edit = this.edits.get(callId);
+    return choices === undefined && (edit === undefined || edit.revision === 0) ? undefined : `${choices ?? ''}:${edit?.revision ?? ''}`;
+  }
+
+  /** A waiting call's live state (see liveRevision): what every surface shows of it now. */
+  liveState(call: WaitingCall): LiveCallState {
+    const hunkChoices = this.hunkChoices.revision(call.callId) !== undefined ? this.hunkChoices.view(call.callId) ?? [] : undefined;
+    const edit = this.edits.get(call.callId);
+    return {
+      ...(hunkChoices !== undefined ? { hunkChoices } : {}),
+      ...(edit !== undefined ? { edit } : {}),
+      facts: this.choiceFacts(call, hunkChoices),
+    };
   }
 
   /** Whether a call is waiting for the person. */
@@ -653,10 +673,10 @@ export class Gate implements Disposable {
    * The grants a person can revoke: this chat's session grants, its grants for its current task and its timed grants
    * that have not ended, then the workspace's.
    */
-  grantViews(chatId: string): GrantView[] {
+  revocableGrants(chatId: string): Grant[] {
     const moment = { now: this.now(), taskId: this.currentTask.get(chatId) };
     const inForce = this.deps.grants.sessionGrants(chatId).filter((grant) => grantInForce(grant, moment));
-    return [...inForce.map(grantView), ...this.deps.grants.workspaceGrants().map(grantView)];
+    return [...inForce, ...this.deps.grants.workspaceGrants()];
   }
 
   /** The window is going: what still waits is denied and recorded as not run (`notRun: 'shutdown'`). */

@@ -1,6 +1,6 @@
 /** The grant scopes a person is offered for a call that asks, narrowest first. */
 import path from 'node:path';
-import { builtinTools, isBuiltinTool } from '../tools/definitions';
+import { builtinTools, isBuiltinTool } from '../toolDefinitions';
 import type { GrantMatcher } from './grants';
 import type { GateCall } from './policy';
 

@@ -18,8 +18,8 @@
  * 10. a `true` rule -> allow
  * 11. otherwise -> ask, because the tool is gated
  */
-import type { RuleSetting } from '../../shared/approvals';
-import { builtinTools, isBuiltinTool } from '../tools/definitions';
+import type { RuleSetting } from '../settings';
+import { builtinTools, isBuiltinTool } from '../toolDefinitions';
 import { globMatches } from './glob';
 import type { CommandAnalysis } from '../shell/analysis';
 import { evaluateCommand, type CommandVerdict, type RuleContext, type SubVerdict } from '../shell/rules';

@@ -7,6 +7,19 @@ import { diffText, splitLines } from './lineDiff';
 
 export { splitLines };
 
+export type Eol = '\n' | '\r\n';
+
+/** A text's line ending, as its first line has it (`\n` when it has none): what an edit or a merge keeps. */
+export function detectEol(text: string): Eol {
+  const lf = text.indexOf('\n');
+  return lf > 0 && text[lf - 1] === '\r' ? '\r\n' : '\n';
+}
+
+/** Rewrites every line ending of `text` to `eol`. */
+export function withEol(text: string, eol: Eol): string {
+  const normalised = text.replace(/\r\n/g, '\n');
+  return eol === '\n' ? normalised : normalised.replace(/\n/g, '\r\n');
+}
 
 /** A line without its ending (`\n` or `\r\n`). */
 export function stripEnding(line: string): string {

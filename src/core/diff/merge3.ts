@@ -15,8 +15,7 @@
  * (`<<<<<<<`, `|||||||`, `=======`, `>>>>>>>`) in the file's line ending; a side whose last line has no ending gets
  * one before the next marker.
  */
-import { detectEol } from '../tools/edits';
-import { lineChanges, splitLines, type LineChange } from './lines';
+import { detectEol, lineChanges, splitLines, type LineChange } from './lines';
 
 export interface MergeLabels {
   ours: string;

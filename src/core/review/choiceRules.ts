@@ -3,7 +3,6 @@
  * refuses a choice these rules forbid, and the views show the same reasons on the buttons they turn off, so a card
  * never offers what the host would refuse and never recomputes the rule itself.
  */
-import type { ActionsOffView } from '../../shared/approvals';
 
 /** What the rules read of a waiting call: whether a grant can cover it, its hunk choices and its held edit. */
 export interface ChoiceFacts {
@@ -15,6 +14,9 @@ export interface ChoiceFacts {
 }
 
 export type ChoiceKind = 'allow' | 'grant' | 'allow-all';
+
+/** Each action that is off, with why, as the person reads it (the views carry it to the cards as it is). */
+export type ActionsOff = Partial<Record<ChoiceKind, string>>;
 
 /** Why `kind` is off for a call with these facts, as the person reads it; undefined when it is on. */
 export function whyOff(facts: ChoiceFacts, kind: ChoiceKind): string | undefined {
@@ -40,8 +42,8 @@ export function whyOff(facts: ChoiceFacts, kind: ChoiceKind): string | undefined
 }
 
 /** The view's `off`: each action that is off with its reason; absent when every action is on. */
-export function actionsOff(facts: ChoiceFacts): ActionsOffView | undefined {
-  const off: ActionsOffView = {};
+export function actionsOff(facts: ChoiceFacts): ActionsOff | undefined {
+  const off: ActionsOff = {};
   for (const kind of ['allow', 'grant', 'allow-all'] as const) {
     const why = whyOff(facts, kind);
     if (why !== undefined) {

@@ -1,6 +1,6 @@
 /** The panel's view of a line diff: compact rows per hunk, cut (with a note) past a size the webview can paint. */
 import type { LineDiff } from '../diff/lineDiff';
-import type { DiffPreview, DiffRow } from '../../shared/approvals';
+import type { DiffPreview, DiffRow } from './preview';
 
 const maxPreviewRows = 200_000;
 

@@ -5,7 +5,7 @@
  * not a hunk of the shown diff is refused with a typed kind. The gate opens a call's entry when it starts waiting and
  * closes it when the call settles.
  */
-import type { DiffRow } from '../../shared/approvals';
+import type { DiffRow } from './preview';
 import type { HunkDecision } from './hunks';
 
 /** One hunk's current choice; a hunk starts accepted. The reason is kept while accepted, for a later reject. */

@@ -3,7 +3,20 @@
  * print, in the words of the C library, Node, Python, git and curl. A guess from the output (the sandbox cannot say
  * which call it refused), so it only ever offers the person a choice; it never decides anything by itself.
  */
-import type { CommandResult } from '../terminal/bashRunner';
+
+/**
+ * What this reads of a command's run (terminal/bashRunner's CommandResult has these fields): declared here, as a port,
+ * because the terminal launches commands in the sandbox and the sandbox must not depend on the terminal in turn.
+ */
+export interface SandboxedRun {
+  exitCode: number | undefined;
+  output: string;
+  sandboxed: boolean;
+  notRun: string | undefined;
+  cancelled: boolean;
+  timedOut: boolean;
+  refusedConnections?: string[];
+}
 
 interface FailureRow {
   pattern: RegExp;
@@ -25,7 +38,7 @@ const rows: readonly FailureRow[] = [
 
 /** Why the sandbox probably made this command fail, or undefined (it succeeded, or failed for its own reasons). */
 export function sandboxFailure(
-  result: Pick<CommandResult, 'exitCode' | 'output' | 'sandboxed' | 'notRun' | 'cancelled' | 'timedOut' | 'refusedConnections'>,
+  result: SandboxedRun,
 ): string | undefined {
   if (!result.sandboxed || result.notRun !== undefined || result.cancelled || result.timedOut || result.exitCode === 0) {
     return undefined;

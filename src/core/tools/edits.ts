@@ -2,18 +2,7 @@
  * Applying edit_file's exact replacements to a text, and keeping a file's line endings. Pure, so the panel's diff
  * and what is written come from the same computation.
  */
-export type Eol = '\n' | '\r\n';
-
-export function detectEol(text: string): Eol {
-  const lf = text.indexOf('\n');
-  return lf > 0 && text[lf - 1] === '\r' ? '\r\n' : '\n';
-}
-
-/** Rewrites every line ending of `text` to `eol`. */
-export function withEol(text: string, eol: Eol): string {
-  const normalised = text.replace(/\r\n/g, '\n');
-  return eol === '\n' ? normalised : normalised.replace(/\n/g, '\r\n');
-}
+import { detectEol, withEol } from '../diff/lines';
 
 function countOccurrences(haystack: string, needle: string): number {
   let count = 0;

@@ -4,8 +4,9 @@
  */
 import type { ResolvedPath } from '../approval/paths';
 import { describeFormat, encodeText, sha256Bytes, UnencodableText, utf8Format } from '../files/encoding';
-import type { ToolArgs } from './definitions';
-import { applyEdits, detectEol, withEol } from './edits';
+import type { ToolArgs } from '../toolDefinitions';
+import { detectEol, withEol } from '../diff/lines';
+import { applyEdits } from './edits';
 import { ToolError, type FileSnapshot, type WorkspaceFiles } from './ports';
 
 export interface Proposal {

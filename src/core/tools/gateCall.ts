@@ -4,7 +4,7 @@ import { callHash } from '../approval/hash';
 import type { PathResolver } from '../approval/paths';
 import type { GateCall } from '../approval/policy';
 import { analyseCommand } from '../shell/analysis';
-import { targetPathOf } from './definitions';
+import { targetPathOf } from '../toolDefinitions';
 
 export interface GateCallOptions {
   /** The hash of the file a write starts from: the approval is bound to it. */

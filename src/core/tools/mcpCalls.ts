@@ -10,7 +10,7 @@ import type { GateCall } from '../approval/policy';
 import { diffText } from '../diff/lineDiff';
 import type { McpModelTool } from '../mcp/tools';
 import { diffPreview, hunkHeader } from '../review/diffPreview';
-import type { DiffRow, Preview } from '../../shared/approvals';
+import type { DiffRow, Preview } from '../review/preview';
 import type { LogPort, McpBridge, WorkspaceFiles } from './ports';
 
 export type McpArgs = { ok: true; args: Record<string, unknown> } | { ok: false; error: string };

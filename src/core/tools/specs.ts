@@ -1,7 +1,7 @@
 /** The built-in tools described to the model, from their zod schemas (one source of truth for parse and prompt). */
 import * as z from 'zod';
 import type { ToolSpec } from '../llm/client';
-import { builtinTools, toolParams, type BuiltinToolName } from './definitions';
+import { builtinTools, toolParams, type BuiltinToolName } from '../toolDefinitions';
 
 /** Each tool's spec, converted once: the schemas never change, and the agent asks for the specs before every turn. */
 const specs = new Map<BuiltinToolName, ToolSpec>();

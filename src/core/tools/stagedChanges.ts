@@ -28,7 +28,7 @@ import { diffPreview } from '../review/diffPreview';
 import { applyHunksOf } from '../review/hunks';
 import { gitControlEntries } from '../sandbox/policy';
 import { changesUnderNewFolders, landChanges, reachedThroughLink, readChangeSet, type ConflictKind, type Stage, type StagedChange } from '../sandbox/staging';
-import type { Preview } from '../../shared/approvals';
+import type { Preview } from '../review/preview';
 import type { Proposal } from './fileTools';
 import { gateCall } from './gateCall';
 import type { FileSnapshot, LogPort, WorkspaceFiles } from './ports';

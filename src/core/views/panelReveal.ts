@@ -3,10 +3,7 @@
  * The chat shows its own agent's calls as inline cards; every call shows in the panel. The panel takes over the
  * editor only for a call the person would not see otherwise, and never again in a task in which they closed it.
  */
-import * as z from 'zod';
-
-export const RevealPanel = z.enum(['whenNotVisible', 'always', 'never']);
-export type RevealPanel = z.infer<typeof RevealPanel>;
+import type { RevealPanel } from '../settings';
 
 /** Whether the chat shows a call of its own chat as an inline card: the agent's calls only (API calls are the panel's). */
 export function chatShowsCall(call: { source: string }): boolean {

@@ -1,29 +1,63 @@
 /**
- * The panel's and the chat's view models of the gate's state, built in one place: what a waiting call shows (from its
- * input and the policy's judgement) and the grants a person can revoke. The webview renders these and nothing else.
+ * The panel's and the chat's view of each waiting call, built in one place from what the gate holds: what a call shows
+ * (from its input and the policy's judgement) and its live state (hunk choices, the held edit, which actions are off).
+ * The webview renders these and nothing else; the gate itself knows nothing of the webview contract.
  */
-import type { AllowedByView, CommandPreview, GrantOptionView, GrantView, PendingCallView } from '../../shared/approvals';
-import type { GateInput } from './gate';
-import type { GrantOption } from './grantOptions';
-import { describeGrant, describeMatcher, type Grant } from './grants';
-import { canonicalJson } from './hash';
+import type { CommandPreview, GrantOptionView, PendingCallView } from '../../shared/approvals';
+import type { Gate, WaitingCall } from '../approval/gate';
+import { canonicalJson } from '../approval/hash';
+import type { GateCall, Judgement } from '../approval/policy';
+import { actionsOff, type ActionsOff } from '../review/choiceRules';
 import type { SubVerdict } from '../shell/rules';
-import type { AllowedBy, GateCall, Judgement } from './policy';
-import { actionsOff } from '../review/choiceRules';
 
-export interface WaitingCall {
-  callId: string;
-  batchId: string;
-  input: GateInput;
-  judgement: Judgement;
-  options: GrantOption[];
-  waitingSince: Date;
-  timeoutSeconds: number;
-  /** Grants active for the call's chat: a grant of this tool pinned to another definition means it was redefined. */
-  activeGrants: readonly Grant[];
+/** What the views read of the gate. */
+export type GateState = Pick<Gate, 'waitingCalls' | 'liveRevision' | 'liveState'>;
+
+/** A waiting call's views: the one built when it started waiting, and the last one with its live state. */
+interface CachedViews {
+  initial: PendingCallView;
+  live?: { revision: string; view: PendingCallView };
 }
 
-/** Everything the panel shows of a call that starts waiting (a call's view never changes while it waits). */
+/**
+ * Keyed by the gate's waiting call, which is the same object while the call waits and is dropped when it settles, so
+ * a settled call's views go with it.
+ */
+const cache = new WeakMap<WaitingCall, CachedViews>();
+
+/**
+ * What the panel shows of every waiting call, oldest first; with `chatId`, only the calls of that chat. A call's view
+ * is the same object until its live state changes: the views tell a changed call by its object, so a new copy of each
+ * of 500 waiting calls on every refresh made each refresh serialise all 500 again.
+ */
+export function pendingViews(gate: GateState, chatId?: string): PendingCallView[] {
+  return gate.waitingCalls(chatId).map((call) => {
+    let views = cache.get(call);
+    if (views === undefined) {
+      views = { initial: pendingCallView(call) };
+      cache.set(call, views);
+    }
+    const revision = gate.liveRevision(call.callId);
+    if (revision === undefined) {
+      return views.initial;
+    }
+    if (views.live?.revision === revision) {
+      return views.live.view;
+    }
+    const { hunkChoices, edit, facts } = gate.liveState(call);
+    const { off: _initialOff, ...rest } = views.initial; // the live facts decide what is off now
+    const view: PendingCallView = {
+      ...rest,
+      ...(hunkChoices !== undefined ? { hunkChoices } : {}),
+      ...(edit !== undefined ? { edit } : {}),
+      ...offView(actionsOff(facts)),
+    };
+    views.live = { revision, view };
+    return view;
+  });
+}
+
+/** Everything the panel shows of a call that starts waiting, before the person touches it. */
 export function pendingCallView(waiting: WaitingCall): PendingCallView {
   const { callId, batchId, input, judgement, options, waitingSince, timeoutSeconds } = waiting;
   const external = input.call.external;
@@ -59,23 +93,6 @@ export function pendingCallView(waiting: WaitingCall): PendingCallView {
     ...offView(actionsOff({ grantable: judgement.grantable && options.length > 0, edited: false })),
     waitingSince: waitingSince.toISOString(),
     ...(timeoutSeconds > 0 ? { timesOutAt: new Date(waitingSince.getTime() + timeoutSeconds * 1000).toISOString() } : {}),
-  };
-}
-
-/** What let a call run without asking, as the chat names it. */
-export function allowedByView(allowedBy: AllowedBy): AllowedByView {
-  return allowedBy.kind === 'grant' ? { kind: 'grant', grant: grantView(allowedBy.grant) } : { ...allowedBy, keys: [...allowedBy.keys] };
-}
-
-/** A grant as the panel lists it, with its revoke button. */
-export function grantView(grant: Grant): GrantView {
-  return {
-    id: grant.id,
-    scope: grant.scope,
-    label: describeGrant(grant),
-    covers: describeMatcher(grant.tool, grant.matcher),
-    createdAt: grant.createdAt,
-    ...(grant.expiresAt !== undefined ? { expiresAt: grant.expiresAt } : {}),
   };
 }
 
@@ -115,6 +132,6 @@ function subCommandPlain(detail: SubVerdict): string {
 }
 
 /** The view's `off` field, present only when an action is off. */
-export function offView(off: PendingCallView['off']): Pick<PendingCallView, 'off'> {
+function offView(off: ActionsOff | undefined): Pick<PendingCallView, 'off'> {
   return off === undefined ? {} : { off };
 }

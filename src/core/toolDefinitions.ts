@@ -1,6 +1,10 @@
 /**
  * The built-in tools as the model sees them: name, description, zod parameters and risk, apart from their
  * implementations (src/vscode). Arguments from the model are parsed here; invalid ones never reach the gate.
+ *
+ * Vocabulary, not a tool's running: the policy and the grant options (approval/) read it, and so do the tool service
+ * (tools/) and the agent, so it sits beside them at the core's root (in tools/ it made approval and tools import each
+ * other).
  */
 import * as z from 'zod';
 

@@ -1,0 +1,24 @@
+/**
+ * The core's own words for what it shares with the webview contract (src/shared/approvals.ts), checked here, at
+ * compile time, to be the contract's exactly: the core names them without importing the contract, and the views
+ * hand them over as they are. A check that fails names the pair that drifted apart.
+ */
+import type * as contract from '../../shared/approvals';
+import type { CallGroup, DecisionAction } from '../approval/gate';
+import type { ActionsOff } from '../review/choiceRules';
+import type * as core from '../review/preview';
+import type { RuleSetting } from '../settings';
+
+/** True only when each type is assignable to the other. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+export const sameAsContract: {
+  decisionAction: Same<DecisionAction, contract.DecisionAction>;
+  ruleSetting: Same<RuleSetting, contract.RuleSetting>;
+  preview: Same<core.Preview, contract.Preview>;
+  diffRow: Same<core.DiffRow, contract.DiffRow>;
+  callGroup: Same<CallGroup, contract.CallGroupView>;
+  // The same actions; the core's reasons fit the view's (whose optional fields also admit undefined).
+  actionsOff: Same<keyof ActionsOff, keyof contract.ActionsOffView>;
+  actionsOffFits: [ActionsOff] extends [contract.ActionsOffView] ? true : false;
+} = { decisionAction: true, ruleSetting: true, preview: true, diffRow: true, callGroup: true, actionsOff: true, actionsOffFits: true };
