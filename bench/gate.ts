@@ -88,7 +88,7 @@ export async function paintBench(): Promise<Row[]> {
     ['10,000 lines, 100 scattered changes', 'big.ts', `${scatterChanges(original, 11).join('\n')}\n`],
     ['10,000 lines, fully rewritten', 'big.ts', `${generateSource(99, 10_000).map((line) => `${line} // v2`).join('\n')}\n`],
   ];
-  const parts = ['transport', 'parse', 'render', 'layout', 'paint'] as const;
+  const parts = ['host', 'transport', 'parse', 'render', 'layout', 'paint'] as const;
   type Part = (typeof parts)[number];
   const results: { label: string; ms: Record<Part, number> }[] = [];
   try {
@@ -131,8 +131,8 @@ export async function paintBench(): Promise<Row[]> {
       ratio: `${(ms.paint / Math.max(1, baseline)).toFixed(1)}x`,
     },
     {
-      metric: '  of which: transport (host post -> webview handler) / parse (contract, patch) / render (DOM built) / layout+paint (-> next frame)',
-      value: `${parts.slice(0, 4).map((part) => ms[part].toFixed(0)).join(' / ')} ms`,
+      metric: '  of which: host (state built, diffed, checked) / transport (-> webview handler) / parse (contract, patch) / render (DOM built) / layout+paint (-> next frame)',
+      value: `${parts.slice(0, 5).map((part) => ms[part].toFixed(0)).join(' / ')} ms`,
     },
   ]);
 }

@@ -207,6 +207,8 @@ export const HostToWebview = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('patch'),
     sentAt: z.number(),
+    /** How long the host took from `sentAt` to build, diff and check this message before posting it (ms). */
+    builtMs: z.number().nonnegative().optional(),
     base: z.number().int(),
     version: z.number().int(),
     state: ViewState,

@@ -88,18 +88,21 @@ export class WebviewChannel<V extends ViewKind = ViewKind> implements Disposable
     this.pushTimer = setTimeout(() => {
       this.pushTimer = undefined;
       if (this.ready) {
-        this.post({ type: 'patch', sentAt: Date.now(), ...this.patches.patch(this.getState()) });
+        const sentAt = Date.now();
+        this.post({ type: 'patch', sentAt, ...this.patches.patch(this.getState()) }, sentAt);
       }
     }, 0);
   }
 
-  post(message: HostToWebview): void {
+  /** `builtAt`: a patch's `sentAt`, from which the time spent building and checking it is told to the webview. */
+  post(message: HostToWebview, builtAt?: number): void {
     const checked = HostToWebview.safeParse(message);
     if (!checked.success) {
       this.log.error(`[${this.view}] refused to post an invalid message: ${describeIssues(checked.error)}`);
       return;
     }
-    void this.webview.postMessage(checked.data).then(undefined, (error: unknown) => {
+    const data = checked.data.type === 'patch' && builtAt !== undefined ? { ...checked.data, builtMs: Date.now() - builtAt } : checked.data;
+    void this.webview.postMessage(data).then(undefined, (error: unknown) => {
       this.log.warn(`[${this.view}] post failed: ${String(error)}`);
     });
   }

@@ -47,13 +47,16 @@ describe('WebviewChannel', () => {
     assert.deepEqual(webview.posted, []);
     webview.send({ type: 'ready', requestId: 'r1', view: 'approvals' });
     const sentAt = (index: number): number | undefined => (webview.posted as { sentAt?: number }[])[index]?.sentAt;
+    const builtMs = (index: number): number | undefined => (webview.posted as { builtMs?: number }[])[index]?.builtMs;
     assert.deepEqual(webview.posted, [{ type: 'init', requestId: 'r1', state, sentAt: sentAt(0), version: 1 }]);
     channel.pushState();
     channel.pushState();
     channel.pushState();
     await new Promise((resolve) => setTimeout(resolve, 0));
-    assert.deepEqual(webview.posted.slice(1), [{ type: 'patch', base: 1, version: 2, state, pending: { order: [], upsert: [] }, sentAt: sentAt(1) }]);
+    assert.deepEqual(webview.posted.slice(1), [{ type: 'patch', base: 1, version: 2, state, pending: { order: [], upsert: [] }, sentAt: sentAt(1), builtMs: builtMs(1) }]);
     assert.equal(typeof sentAt(1), 'number');
+    // The bench tells the host's own time (building, diffing, checking the state) from the transport's.
+    assert.ok((builtMs(1) ?? -1) >= 0);
   });
 
   it('drops and logs a message that does not fit the contract', () => {

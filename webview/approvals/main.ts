@@ -31,7 +31,7 @@ const bridge = connect('approvals', {
   onFocusCall(callId) {
     focusCard(callId);
   },
-  onState(state: ViewState, _reason, sentAt: number, receivedAt: number) {
+  onState(state: ViewState, _reason, sentAt: number, receivedAt: number, builtMs = 0) {
     if (state.view !== 'approvals') {
       return;
     }
@@ -41,13 +41,15 @@ const bridge = connect('approvals', {
     render(state);
     markConnected(root, updates);
     const rendered = Date.now();
-    // How long from the host posting this state to the panel having painted it (same machine, same clock), and its
-    // parts, for the bench: transport (host post -> handler), parse (contract check, patch), render (DOM built) and
-    // layout+paint (-> the frame after). The total is written last: the bench waits for it.
+    // How long from the host starting to post this state to the panel having painted it (same machine, same clock),
+    // and its parts, for the bench: host (state built, diffed and checked), transport (-> handler), parse (contract
+    // check, patch), render (DOM built) and layout+paint (-> the frame after). The total is written last: the bench
+    // waits for it.
     requestAnimationFrame(() => {
       setTimeout(() => {
         const painted = Date.now();
-        root.dataset['transportMs'] = String(receivedAt - sentAt);
+        root.dataset['hostMs'] = String(builtMs);
+        root.dataset['transportMs'] = String(receivedAt - sentAt - builtMs);
         root.dataset['parseMs'] = String(renderStart - receivedAt);
         root.dataset['renderMs'] = String(rendered - renderStart);
         root.dataset['layoutMs'] = String(painted - rendered);

@@ -30,7 +30,7 @@ export interface BridgeHandlers {
    * `sentAt`: when the host posted it (host clock, the same machine); `receivedAt`: when this webview's message handler
    * began, before parsing, so the time to the paint can be told apart as transport, parsing and rendering.
    */
-  onState(state: ViewState, reason: 'init' | 'state', sentAt: number, receivedAt: number): void;
+  onState(state: ViewState, reason: 'init' | 'state', sentAt: number, receivedAt: number, builtMs?: number): void;
   onResult?(requestId: string, ok: boolean, error: string | undefined): void;
   onFocus?(field: 'prompt'): void;
   /** Bring the card of a waiting call into view, focused. */
@@ -105,7 +105,7 @@ export function connect(view: ViewKind, handlers: BridgeHandlers): Bridge {
           // Out of step with the host (a patch was missed): ask for the whole state again.
           send({ type: 'ready', requestId: nextId(), view });
         } else {
-          handlers.onState(state, 'state', message.sentAt, receivedAt);
+          handlers.onState(state, 'state', message.sentAt, receivedAt, message.builtMs);
         }
         break;
       }
