@@ -14,7 +14,7 @@ import { editOfProposal } from '../approvals/editPreview';
 import { renderDiff, type DiffView } from '../approvals/diffView';
 import { hunkReviewOf, type HunkReview } from '../approvals/hunkReview';
 import { h, type Bridge } from './bridge';
-import { actionButton, allowButton, commandPreview, denyWithReason, grantControls, reasonLine, reportFocus, warningNotes } from './callParts';
+import { actionButton, allowButton, commandPreview, denyWithReason, grantControls, isTextEntry, reasonLine, reportFocus, warningNotes } from './callParts';
 import { EditNote, labelAllowForEdit, shownEditRevision } from './heldEdit';
 
 export type CardLayout = 'full' | 'dense';
@@ -44,12 +44,6 @@ export function callTarget(call: PendingCallView): string {
       return compact.length > 80 ? `${compact.slice(0, 79)}…` : compact;
     }
   }
-}
-
-/** Keys typed here are text, not review commands. */
-export function isTextEntry(target: EventTarget | null): boolean {
-  return target instanceof HTMLTextAreaElement || target instanceof HTMLInputElement || target instanceof HTMLSelectElement
-    || (target instanceof HTMLElement && target.isContentEditable);
 }
 
 /** Turns a button off with the host's reason as its tooltip, or on again. */

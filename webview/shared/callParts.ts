@@ -151,3 +151,9 @@ export function reasonLine(text: string): HTMLElement {
   const pieces = parts.map((part, index) => (index % 2 === 1 && index < parts.length - 1 ? h('code', {}, part) : index % 2 === 1 ? `\`${part}` : part));
   return h('p', { class: 'reason-line', 'data-field': 'why' }, ...pieces);
 }
+
+/** Keys typed here are text, not review commands (a card's j/k/a/r keys act only outside text fields). */
+export function isTextEntry(target: EventTarget | null): boolean {
+  return target instanceof HTMLTextAreaElement || target instanceof HTMLInputElement || target instanceof HTMLSelectElement
+    || (target instanceof HTMLElement && target.isContentEditable);
+}

@@ -8,7 +8,7 @@ import type { CallGroupView, DiffMode, PendingCallView } from '../../src/shared/
 import { renderDiff } from '../approvals/diffView';
 import { hunkReviewOf, type HunkReview } from '../approvals/hunkReview';
 import { h, icon, type Bridge } from './bridge';
-import { actionButton, denyWithReason, reasonLine, warningNotes } from './callParts';
+import { actionButton, denyWithReason, isTextEntry, reasonLine, warningNotes } from './callParts';
 import { EditNote, shownEditRevision } from './heldEdit';
 import { KeyedList } from './keyedList';
 
@@ -55,11 +55,6 @@ export interface GroupCardOptions {
 }
 
 const plural = (count: number, one: string, many = `${one}s`): string => `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`;
-
-/** Keys typed here are text, not review commands. */
-function typing(target: EventTarget | null): boolean {
-  return target instanceof HTMLTextAreaElement || target instanceof HTMLInputElement || target instanceof HTMLSelectElement;
-}
 
 export class GroupCard {
   readonly element: HTMLElement;
@@ -224,7 +219,7 @@ export class GroupCard {
       const diff = renderDiff(preview, text ? () => this.options.bridge.send({ type: 'openDiff', callId: call.callId }) : undefined, review, this.options.maxRows, this.options.modeMemory, extras);
       diffEl = diff.element;
       element.addEventListener('keydown', (event) => {
-        if (!typing(event.target) && diff.handleKey(event)) {
+        if (!isTextEntry(event.target) && diff.handleKey(event)) {
           event.preventDefault();
         }
       });

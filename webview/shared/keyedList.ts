@@ -71,10 +71,6 @@ export class KeyedList<Item, Child extends KeyedChild> {
     return { added, removedFocus };
   }
 
-  get(key: string): Child | undefined {
-    return this.children.get(key);
-  }
-
   /** The children in the order of the items. */
   values(): readonly Child[] {
     return this.ordered;
