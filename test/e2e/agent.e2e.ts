@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Frame } from 'playwright-core';
 import { ChatDriver, sentMessages, useFakeModel, waitFor } from './harness/chat';
-import { ApprovalsPanelDriver } from './harness/panel';
+import { ApprovalsPanelDriver, panelAllowAll } from './harness/panel';
 import { useCodeServer } from './harness/session';
 
 
@@ -78,7 +78,7 @@ describe('the agent, with a scripted OpenAI-compatible model, in the real chat v
     await say('Write a.txt and b.txt');
     await panel().waitForCall('write_file', 'a.txt');
     await panel().waitForCall('write_file', 'b.txt');
-    const frame = await session.workbench.webviewFrame('[data-action="allow-all"]');
+    const frame = await session.workbench.webviewFrame(panelAllowAll);
     await frame.locator('[data-action="allow-all"]').click();
     await waitFor(() => model.fake.requests.length === before + 2, 'the next turn');
     const results = sentMessages(model.fake, before + 1).filter((message) => message.role === 'tool').slice(-2);
@@ -96,7 +96,7 @@ describe('the agent, with a scripted OpenAI-compatible model, in the real chat v
     ]);
     const before = model.fake.requests.length;
     await say('Write fifty files');
-    const frame = await session.workbench.webviewFrame('[data-action="allow-all"]');
+    const frame = await session.workbench.webviewFrame(panelAllowAll);
     await frame.waitForFunction(() => document.querySelectorAll('article.call[data-call-id]').length === 50);
     await frame.locator('[data-action="allow-all"]').click();
     await waitFor(() => model.fake.requests.length === before + 2, 'the next turn');

@@ -5,7 +5,7 @@ import type { Frame } from 'playwright-core';
 import { demoModelName, demoServer } from '../fixtures/demoScript';
 import { startFakeOpenAI, type FakeOpenAI } from '../fixtures/fakeOpenAI';
 import { ChatDriver } from './harness/chat';
-import { ApprovalsPanelDriver } from './harness/panel';
+import { ApprovalsPanelDriver, panelAllowAll } from './harness/panel';
 import { useCodeServer } from './harness/session';
 
 describe('the offline demo model of npm start, in the Restricted Mode it opens in', function () {
@@ -33,7 +33,7 @@ describe('the offline demo model of npm start, in the Restricted Mode it opens i
     await panel().act(await panel().waitForCall('write_file', 'NOTES.md'), 'allow-once');
     await panel().waitForCall('edit_file', 'NOTES.md');
     await panel().waitForCall('write_file', 'TODO.md');
-    const allowAll = await session.workbench.inWebview('[data-action="allow-all"]');
+    const allowAll = await session.workbench.inWebview(panelAllowAll);
     assert.match(await allowAll.innerText(), /Allow all 2/);
     await allowAll.click();
   }

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Control } from './harness/control';
-import { ApprovalsPanelDriver } from './harness/panel';
+import { ApprovalsPanelDriver, panelAllowAll } from './harness/panel';
 import { useCodeServer } from './harness/session';
 
 describe('the gate, through the real approvals panel', function () {
@@ -98,7 +98,7 @@ describe('the gate, through the real approvals panel', function () {
     const second = control.invoke('write_file', { path: 'batch-b.md', content: 'b\n' });
     const card = await panel().waitForCall('write_file', 'batch-a.md');
     await panel().waitForCall('write_file', 'batch-b.md');
-    const frame = await session.workbench.webviewFrame('[data-action="allow-all"]');
+    const frame = await session.workbench.webviewFrame(panelAllowAll);
     const allowAll = (disabled: boolean): Promise<void> =>
       frame.locator(`[data-action="allow-all"]${disabled ? '[disabled]' : ':not([disabled])'}`).waitFor({ state: 'attached' });
     await allowAll(false);

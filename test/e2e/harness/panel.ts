@@ -2,6 +2,12 @@ import type { Locator } from 'playwright-core';
 import type { Workbench } from './workbench';
 
 /** The approvals panel in the real workbench, located by the DOM contract (data-call-id, data-action, data-field). */
+/**
+ * The Approvals panel's Allow all (a direct child of its root): the chat has an Allow all of its own, so a bare
+ * `[data-action="allow-all"]` may find the chat's frame first.
+ */
+export const panelAllowAll = 'main#root > [data-field="batch"] [data-action="allow-all"]';
+
 export class ApprovalsPanelDriver {
   constructor(private readonly workbench: Workbench) {}
 
