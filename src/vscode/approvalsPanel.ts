@@ -82,8 +82,9 @@ export class ApprovalsPanel implements vscode.Disposable {
     panel.webview.html = renderWebviewHtml(panel.webview, this.extensionUri, 'approvals');
   }
 
-  refresh(): void {
-    this.channel?.pushState();
+  /** Sends the state again; `now`: in this turn of the event loop (see WebviewChannel.pushState). */
+  refresh(now = false): void {
+    this.channel?.pushState(now);
   }
 
   /** Brings a waiting call's card into view with the focus (the panel shown first). */

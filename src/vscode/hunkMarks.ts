@@ -21,7 +21,13 @@ export class HunkLenses implements vscode.CodeLensProvider, Disposable {
   private readonly subscription: Disposable;
 
   constructor(private readonly deps: DiffActionDeps) {
-    this.subscription = deps.gate.onDidChange(() => this.onDidChangeEmitter.fire());
+    // Only while a proposed side is open: each event is a message to the workbench, sent with every change of the gate,
+    // ahead of the views' own (and so delaying their cards) when nothing could show a lens.
+    this.subscription = deps.gate.onDidChange(() => {
+      if (vscode.workspace.textDocuments.some((document) => document.uri.scheme === ProposedContentProvider.scheme)) {
+        this.onDidChangeEmitter.fire();
+      }
+    });
   }
 
   provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {

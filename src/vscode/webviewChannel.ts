@@ -78,20 +78,31 @@ export class WebviewChannel<V extends ViewKind = ViewKind> implements Disposable
   }
 
   /**
-   * Pushes the current state as a patch of what the webview holds, once this turn of the event loop is over (so a
-   * burst of changes is one post), if the webview is listening; otherwise it gets it with `init` when it says ready.
+   * Pushes the current state as a patch of what the webview holds, if the webview is listening (otherwise it gets it
+   * with `init` when it says ready): once this turn of the event loop is over, so a burst of changes is one post, or
+   * `now`, for an owner that has batched the burst already and wants the patch sent before its other work.
    */
-  pushState(): void {
-    if (!this.ready || this.pushTimer !== undefined) {
+  pushState(now = false): void {
+    if (!this.ready) {
       return;
     }
-    this.pushTimer = setTimeout(() => {
+    if (now) {
+      clearTimeout(this.pushTimer);
       this.pushTimer = undefined;
-      if (this.ready) {
-        const sentAt = Date.now();
-        this.post({ type: 'patch', sentAt, ...this.patches.patch(this.getState()) }, sentAt);
-      }
+      this.postPatch();
+      return;
+    }
+    this.pushTimer ??= setTimeout(() => {
+      this.pushTimer = undefined;
+      this.postPatch();
     }, 0);
+  }
+
+  private postPatch(): void {
+    if (this.ready) {
+      const sentAt = Date.now();
+      this.post({ type: 'patch', sentAt, ...this.patches.patch(this.getState()) }, sentAt);
+    }
   }
 
   /** `builtAt`: a patch's `sentAt`, from which the time spent building and checking it is told to the webview. */

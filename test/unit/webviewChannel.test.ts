@@ -59,6 +59,18 @@ describe('WebviewChannel', () => {
     assert.ok((builtMs(1) ?? -1) >= 0);
   });
 
+  it('posts at once when pushed now, taking the place of a push waiting for the end of the turn (not two patches)', async () => {
+    const { webview, channel } = setup();
+    channel.pushState(true);
+    assert.deepEqual(webview.posted, [], 'nothing before ready, now or not');
+    webview.send({ type: 'ready', requestId: 'r1', view: 'approvals' });
+    channel.pushState();
+    channel.pushState(true);
+    assert.deepEqual(webview.posted.map((message) => (message as { type: string }).type), ['init', 'patch'], 'the patch is posted in this turn');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    assert.equal(webview.posted.length, 2, 'the earlier push does not post again');
+  });
+
   it('drops and logs a message that does not fit the contract', () => {
     const { webview, log, received } = setup();
     webview.send({ type: 'ready', requestId: 'r1', view: 'approvals' });
