@@ -84,8 +84,13 @@ export const PendingCallView = z.strictObject({
   reason: z.string(),
   warnings: z.array(z.string()),
   argsHash: ArgsHash,
-  /** The arguments exactly, pretty-printed JSON, in full. */
+  /** The arguments exactly, pretty-printed JSON: in full, or with long values cut (see `argsCut`). */
   argsJson: z.string(),
+  /**
+   * Long arguments: the length of the whole JSON, of which `argsJson` shows each long string value's start (marked "…
+   * (N more characters)"); the views offer to open them whole in an editor (`openArgs`).
+   */
+  argsCut: z.number().int().positive().optional(),
   preview: Preview,
   /** Whether session/workspace grants can apply to this call at all. */
   grantable: z.boolean(),
@@ -95,8 +100,14 @@ export const PendingCallView = z.strictObject({
    */
   unconfined: z.boolean().optional(),
   grantOptions: z.array(GrantOptionView),
-  /** What "Edit then allow" edits: the proposed file content or the command; absent when not editable. */
-  editable: z.strictObject({ kind: z.enum(['content', 'command']), text: z.string() }).optional(),
+  /**
+   * What "Edit then allow" edits: the proposed file content or the command; absent when not editable. A large content
+   * comes without its `text`, only its length: it is edited in VS Code's diff editor (`openDiff`), not in a box.
+   */
+  editable: z.union([
+    z.strictObject({ kind: z.enum(['content', 'command']), text: z.string() }),
+    z.strictObject({ kind: z.literal('content'), chars: z.number().int().nonnegative() }),
+  ]).optional(),
   /** MCP calls: the server, the tool's description and annotations, shown but never trusted. */
   toolInfo: z.strictObject({ server: z.string(), description: z.string(), annotations: z.array(z.string()) }).optional(),
   /**
@@ -242,6 +253,13 @@ export type BatchMessage = z.infer<typeof BatchMessage>;
 
 export const OpenDiffMessage = z.strictObject({
   type: z.literal('openDiff'),
+  requestId: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/),
+  callId: CallId,
+});
+
+/** Open a waiting call's whole arguments in an editor (the card shows long values cut). */
+export const OpenArgsMessage = z.strictObject({
+  type: z.literal('openArgs'),
   requestId: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/),
   callId: CallId,
 });

@@ -3,7 +3,7 @@
  * a message that does not validate is dropped (and the host logs it). Types are inferred, never cast.
  */
 import * as z from 'zod';
-import { AllowedByView, BatchMessage, CallId, DecideMessage, DiffMode, GrantView, HunkChoiceMessage, OpenDiffMessage, PendingCallView, RevokeGrantMessage, SetDiffModeMessage, SetEditMessage } from './approvals';
+import { AllowedByView, BatchMessage, CallId, DecideMessage, DiffMode, GrantView, HunkChoiceMessage, OpenArgsMessage, OpenDiffMessage, PendingCallView, RevokeGrantMessage, SetDiffModeMessage, SetEditMessage } from './approvals';
 import { AcceptSuggestionMessage, SuggestionsState } from './suggestions';
 
 export const viewKinds = ['chat', 'approvals', 'suggestions'] as const;
@@ -85,6 +85,7 @@ export const WebviewToHost = z.discriminatedUnion('type', [
   SetEditMessage,
   BatchMessage,
   OpenDiffMessage,
+  OpenArgsMessage,
   RevokeGrantMessage,
   AcceptSuggestionMessage,
   SetDiffModeMessage,
@@ -93,12 +94,13 @@ export type WebviewToHost = z.infer<typeof WebviewToHost>;
 
 /** The messages each view may send; a valid message of the other view's kind is dropped too. */
 export const inboundTypes = {
+  // 'openArgs': a waiting call's whole arguments, opened in an editor (the cards show long values cut).
   // 'decide' and 'openDiff': the inline cards of the chat's own waiting calls (the host checks id and hash as for the panel).
   // 'revokeGrant': the grant an auto-approved call of the chat names (the host revokes only a grant that exists).
   // 'chooseHunk': a hunk of a waiting diff accepted or rejected; the host holds the choice for every view.
   // 'decideAll': Allow all / Deny all of the cards the chat shows (the host refuses a call that is not the chat's own).
-  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'retry', 'resume', 'openResult', 'decide', 'chooseHunk', 'setEdit', 'decideAll', 'openDiff', 'focusCall', 'revokeGrant'],
-  approvals: ['ready', 'command', 'decide', 'chooseHunk', 'setEdit', 'decideAll', 'openDiff', 'revokeGrant', 'focusCall', 'setDiffMode'],
+  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'retry', 'resume', 'openResult', 'decide', 'chooseHunk', 'setEdit', 'decideAll', 'openDiff', 'openArgs', 'focusCall', 'revokeGrant'],
+  approvals: ['ready', 'command', 'decide', 'chooseHunk', 'setEdit', 'decideAll', 'openDiff', 'openArgs', 'revokeGrant', 'focusCall', 'setDiffMode'],
   suggestions: ['ready', 'command', 'acceptSuggestion'],
 } as const satisfies Record<ViewKind, readonly WebviewToHost['type'][]>;
 export type InboundFor<V extends ViewKind> = Extract<WebviewToHost, { type: (typeof inboundTypes)[V][number] }>;

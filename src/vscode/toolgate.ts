@@ -27,6 +27,7 @@ import { McpServers } from './mcpServers';
 import { McpServersView, type McpServersNode } from './mcpServersView';
 import { KeptResults } from './keptResults';
 import { createModel, explainModelFailure } from './modelPorts';
+import { ArgsDocuments } from './argsDocuments';
 import { createProposedDiffs, DiffTabs } from './proposedDiffs';
 import { watchTerminalRules } from './ruleWarnings';
 import { ApiKeyStore } from './secrets';
@@ -111,6 +112,8 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     },
   });
   const proposed = createProposedDiffs(store, { gate, tools, log });
+  const args = new ArgsDocuments(gate);
+  store.add(vscode.workspace.registerTextDocumentContentProvider(ArgsDocuments.scheme, args));
   // The card that holds the keyboard focus in either view: what Toolgate: Allow Once / Deny decide.
   const focus = new FocusedCalls();
   // Whether the person closed the Approvals panel during the running task: then no new call of it reopens the panel.
@@ -155,7 +158,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
         pending: chatPending(),
         chats: chats.list(),
       }),
-      chatRequests(agent, gate, grants, proposed, focus, keptResults),
+      chatRequests(agent, gate, grants, { proposed, args }, focus, keptResults),
     ),
   );
 
@@ -167,7 +170,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
         view: 'approvals', waitingCalls: gate.waitingCount, trusted: vscode.workspace.isTrusted, pending: pendingViews(gate), grants: grantViews(gate, agent.chatId),
         diffMode: DiffMode.catch('unified').parse(context.workspaceState.get(diffModeKey)),
       }),
-      panelRequests(gate, grants, proposed, focus, (mode) => context.workspaceState.update(diffModeKey, mode)),
+      panelRequests(gate, grants, { proposed, args }, focus, (mode) => context.workspaceState.update(diffModeKey, mode)),
     ),
   );
 

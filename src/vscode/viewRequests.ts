@@ -10,6 +10,13 @@ import type { ChatRequest } from './chatViewProvider';
 import type { Outcome } from './commandBridge';
 import type { KeptResults } from './keptResults';
 import type { ProposedContentProvider } from './proposedContent';
+import type { ArgsDocuments } from './argsDocuments';
+
+/** What a card opens in an editor: the diff of a write, the whole arguments of any call. */
+export interface CallEditors {
+  proposed: Pick<ProposedContentProvider, 'openDiff'>;
+  args: Pick<ArgsDocuments, 'open'>;
+}
 
 /** A decision from either view: the gate checks that the call waits and that the hash is the one shown. */
 function decide(gate: Gate, message: DecideMessage): Outcome {
@@ -36,7 +43,7 @@ function chooseHunk(gate: Gate, message: HunkChoiceMessage): Outcome {
   return gate.chooseHunk(message, message.index, message.choice === 'accept', message.reason);
 }
 
-async function openDiff(proposed: ProposedContentProvider, callId: string): Promise<Outcome> {
+async function openDiff(proposed: CallEditors['proposed'], callId: string): Promise<Outcome> {
   await proposed.openDiff(callId);
   return { ok: true };
 }
@@ -46,9 +53,9 @@ async function revoke(grants: GrantStore, grantId: string): Promise<Outcome> {
 }
 
 /** The messages a waiting call's card sends, the same from the panel and from the chat's inline cards. */
-type CardRequest = Extract<ChatRequest | PanelRequest, { type: 'focusCall' | 'decide' | 'chooseHunk' | 'setEdit' | 'openDiff' | 'revokeGrant' }>;
+type CardRequest = Extract<ChatRequest | PanelRequest, { type: 'focusCall' | 'decide' | 'chooseHunk' | 'setEdit' | 'openDiff' | 'openArgs' | 'revokeGrant' }>;
 
-function cardRequests(view: 'chat' | 'approvals', gate: Gate, grants: GrantStore, proposed: ProposedContentProvider, focus: FocusedCalls): (message: CardRequest) => Outcome | Promise<Outcome> {
+function cardRequests(view: 'chat' | 'approvals', gate: Gate, grants: GrantStore, editors: CallEditors, focus: FocusedCalls): (message: CardRequest) => Outcome | Promise<Outcome> {
   return (message) => {
     switch (message.type) {
       case 'focusCall':
@@ -61,7 +68,9 @@ function cardRequests(view: 'chat' | 'approvals', gate: Gate, grants: GrantStore
       case 'setEdit':
         return gate.setEdit(message, message.text ?? undefined, view === 'chat' ? 'chat' : 'panel');
       case 'openDiff':
-        return openDiff(proposed, message.callId);
+        return openDiff(editors.proposed, message.callId);
+      case 'openArgs':
+        return editors.args.open(message.callId);
       case 'revokeGrant':
         return revoke(grants, message.grantId);
     }
@@ -72,11 +81,11 @@ export function chatRequests(
   agent: AgentSession,
   gate: Gate,
   grants: GrantStore,
-  proposed: ProposedContentProvider,
+  editors: CallEditors,
   focus: FocusedCalls,
   results: Pick<KeptResults, 'open'>,
 ): (message: ChatRequest) => Outcome | Promise<Outcome> {
-  const card = cardRequests('chat', gate, grants, proposed, focus);
+  const card = cardRequests('chat', gate, grants, editors, focus);
   return (message) => {
     switch (message.type) {
       case 'focusCall':
@@ -84,6 +93,7 @@ export function chatRequests(
       case 'chooseHunk':
       case 'setEdit':
       case 'openDiff':
+      case 'openArgs':
       case 'revokeGrant':
         return card(message);
       case 'decideAll': {
@@ -119,11 +129,11 @@ export function chatRequests(
 export function panelRequests(
   gate: Gate,
   grants: GrantStore,
-  proposed: ProposedContentProvider,
+  editors: CallEditors,
   focus: FocusedCalls,
   setDiffMode: (mode: DiffMode) => Thenable<void>,
 ): (message: PanelRequest) => Promise<Outcome> {
-  const card = cardRequests('approvals', gate, grants, proposed, focus);
+  const card = cardRequests('approvals', gate, grants, editors, focus);
   return async (message) => {
     switch (message.type) {
       case 'focusCall':
@@ -131,6 +141,7 @@ export function panelRequests(
       case 'chooseHunk':
       case 'setEdit':
       case 'openDiff':
+      case 'openArgs':
       case 'revokeGrant':
         return await card(message);
       case 'decideAll':

@@ -79,6 +79,31 @@ describe("decisions in VS Code's diff editor", function () {
     await tab.waitFor({ state: 'detached', timeout: 10_000 });
   });
 
+  it('a large write: the card carries neither its whole arguments nor its content; they open whole in an editor and the diff editor', async () => {
+    const content = Array.from({ length: 6000 }, (_, i) => `export const value${i} = ${i};\n`).join('');
+    const result = control.invoke('write_file', { path: 'large.ts', content });
+    const card = await panel().waitForCall('write_file', 'large.ts');
+    const summary = card.locator('details.args summary');
+    assert.equal(await summary.textContent(), 'Arguments (long values cut)');
+    await summary.click();
+    assert.match((await card.locator('[data-field="args"]').textContent()) ?? '', /"content": "export const value0 = 0;\\n[^"]*… \(\d+ more characters\)"/);
+    await card.locator('[data-action="open-args"]').click();
+    await session.workbench.page.locator('.tabs-container .tab', { hasText: 'write_file arguments.json' }).waitFor();
+    const opened = await control.call<{ uri: string; text: string; language: string } | null>('/activeEditor');
+    assert.equal(opened?.text, JSON.stringify({ content, path: 'large.ts' }, null, 2), 'the arguments exactly, in full');
+    assert.equal(opened?.language, 'json');
+    // Edit: the proposed side of VS Code's diff editor, not a box with 180 KB in it.
+    await control.call('/command', { command: 'toolgate.openApprovals' });
+    assert.equal(await card.locator('textarea[data-field="edited"]').count(), 0);
+    await card.locator('[data-action="edit"]').click();
+    await session.workbench.page.locator('.tabs-container .tab', { hasText: 'proposed by the agent' }).waitFor();
+    await titleAction('Deny the Proposed Change').click();
+    await session.workbench.answerInputBox('too large');
+    const outcome = await result;
+    assert.equal(outcome.ok, false);
+    assert.equal(existsSync(file('large.ts')), false);
+  });
+
   it('Deny in the title bar asks why; nothing is written and the model gets the reason', async () => {
     const result = control.invoke('write_file', { path: 'denied.txt', content: 'no\n' });
     const tab = await openDiff('denied.txt');

@@ -62,6 +62,9 @@ const kinds: Record<string, PendingCallView> = {
   'a command': base('cmd', { tool: 'run_in_terminal', preview: { kind: 'command', command: 'npm test', cwd: '/w', analysis: [{ text: 'npm test: asks', verdict: 'ask' }] }, editable: { kind: 'command', text: 'npm test' } }),
   'a command without the sandbox': base('bare', { tool: 'run_in_terminal', unconfined: true, grantable: false, grantOptions: [], off: { grant: 'No grant can cover this call: allow it once' }, preview: { kind: 'command', command: 'make', cwd: '/w', analysis: [] } }),
   'an MCP call': base('mcp', { tool: 'fixture__echo', argsJson: '{\n  "text": "hi"\n}', toolInfo: { server: 'fixture', description: 'Echoes the text back.', annotations: ['readOnlyHint'] } }),
+  'a large write (long arguments cut, edited in the diff editor)': base('large', {
+    argsJson: '{\n  "content": "line… (99000 more characters)"\n}', argsCut: 100_020, preview: diff('big.ts', 2), editable: { kind: 'content', chars: 100_000 },
+  }),
   'an API call that no grant covers': base('api', { tool: 'write_file', source: 'api', grantable: false, grantOptions: [], off: { grant: 'No grant can cover this call: allow it once' }, preview: diff('b.txt', 1) }),
 };
 
@@ -79,6 +82,7 @@ const expected: Record<string, Expect> = {
   'a command': { allow: 'allow-once', edit: true, task: true, minutes: true, toolInfo: false, grantsOff: false },
   'a command without the sandbox': { allow: 'allow-unconfined', edit: false, task: false, minutes: false, toolInfo: false, grantsOff: true },
   'an MCP call': { allow: 'allow-once', edit: false, task: true, minutes: true, toolInfo: true, grantsOff: false },
+  'a large write (long arguments cut, edited in the diff editor)': { allow: 'allow-once', edit: true, task: true, minutes: true, toolInfo: false, grantsOff: false },
   'an API call that no grant covers': { allow: 'allow-once', edit: false, task: false, minutes: false, toolInfo: false, grantsOff: true },
 };
 
@@ -107,6 +111,7 @@ describe('the call card, one component for the panel and the chat', () => {
           assert.match(q(element, '[data-field="tool-info"]')?.textContent ?? '', /Echoes the text back\.[\s\S]*readOnlyHint/);
         }
         assert.equal(q(element, '[data-field="args"]')?.textContent, call.argsJson, 'the exact arguments');
+        assert.equal(q(element, '[data-action="open-args"]') !== null, call.argsCut !== undefined, 'long arguments open whole in an editor');
         for (const grant of element.querySelectorAll<HTMLElement>('[data-action^="allow-"]:not([data-action="allow-once"]):not([data-action="allow-unconfined"]):not([data-action="allow-edited"])')) {
           assert.equal(grant.hasAttribute('disabled'), want.grantsOff, `${grant.dataset['action'] ?? ''} off`);
           if (want.grantsOff) {
@@ -153,6 +158,26 @@ describe('the call card, one component for the panel and the chat', () => {
     assert.equal(q(card.element, '[data-action="allow-task"]')?.hasAttribute('disabled'), true, 'a grant would allow the original');
     allow?.click();
     assert.deepEqual(sent.at(-1), { type: 'decide', callId: 'write', argsHash: call.argsHash, editRevision: 3, action: 'allow-once' });
+  });
+
+  it('a large write: opens its whole arguments in an editor, is edited in the diff editor, and shows an edit made there', () => {
+    const { bridge, sent } = fakeBridge();
+    const call = kinds['a large write (long arguments cut, edited in the diff editor)'];
+    assert.ok(call);
+    const card = new CallCard(call, { bridge, layout: 'full' });
+    assert.match(q(card.element, 'details.args summary')?.textContent ?? '', /long values cut/);
+    q(card.element, '[data-action="open-args"]')?.click();
+    assert.deepEqual(sent.at(-1), { type: 'openArgs', callId: 'large' });
+    const edit = q(card.element, '[data-action="edit"]');
+    assert.match(edit?.textContent ?? '', /Edit in diff editor/);
+    edit?.click();
+    assert.deepEqual(sent.at(-1), { type: 'openDiff', callId: 'large' }, "the diff editor's proposed side is the edit box");
+    assert.equal(q(card.element, 'textarea[data-field="edited"]'), null, 'no box for the large content');
+    card.update({ ...call, edit: { revision: 1, text: 'edited\n', where: 'diff-editor' }, off: { grant: 'You edited this call' } });
+    assert.match(q(card.element, '[data-field="held-edit"]')?.textContent ?? '', /Edited in VS Code's diff editor: Allow writes this version[\s\S]*not shown as a diff here/);
+    q(card.element, '[data-field="edit-in-diff-editor"] [data-action="open-diff"]')?.click();
+    assert.deepEqual(sent.at(-1), { type: 'openDiff', callId: 'large' });
+    assert.match(q(card.element, '[data-action="allow-once"]')?.textContent ?? '', /Allow edited/);
   });
 
   it('holds an edit typed in its box with the host (setEdit), and Edit then allow sends that text', async () => {

@@ -1,10 +1,12 @@
 import * as assert from 'node:assert/strict';
 import type { AgentSession } from '../../src/core/agent/session';
 import type { GateInput } from '../../src/core/approval/gate';
+import { canonicalJson } from '../../src/core/approval/hash';
 import { PathResolver } from '../../src/core/approval/paths';
 import { gateCall } from '../../src/core/tools/gateCall';
 import { chatRequests } from '../../src/vscode/viewRequests';
 import { pendingViews } from '../../src/core/views/pendingCall';
+import { PendingCallView } from '../../src/shared/approvals';
 import { createMemoryGate } from '../fixtures/memoryGate';
 
 const resolver = new PathResolver(['/ws']);
@@ -29,4 +31,45 @@ describe("the chat's requests", () => {
     gate.cancel('test over');
     await Promise.all(waits);
   });
+});
+
+describe('large texts stay in the host', () => {
+  const big = 'line of the proposed file\n'.repeat(4000);
+  const cases: { name: string; args: Record<string, unknown>; editable?: GateInput['editable']; cut: boolean; text: boolean }[] = [
+    { name: 'small arguments and content: exact, and the content for the Edit box', args: { path: 'a.txt', content: 'x\n' }, editable: { kind: 'content', text: 'x\n' }, cut: false, text: true },
+    { name: 'a 100 KB write: its content cut to its start, and edited in the diff editor', args: { path: 'a.txt', content: big }, editable: { kind: 'content', text: big }, cut: true, text: false },
+    { name: 'a long command stays editable in its box', args: { command: `echo ${'y'.repeat(70_000)}` }, editable: { kind: 'command', text: `echo ${'y'.repeat(70_000)}` }, cut: true, text: true },
+  ];
+  for (const row of cases) {
+    it(row.name, async () => {
+      const { gate } = createMemoryGate();
+      const tool = 'command' in row.args ? 'run_in_terminal' : 'write_file';
+      const input: GateInput = { call: gateCall(tool, row.args, resolver), preview: { kind: 'none' }, source: 'agent', ...(row.editable ? { editable: row.editable } : {}) };
+      const waits = gate.request([input], { chatId: 'c' });
+      const [view] = pendingViews(gate);
+      assert.ok(view);
+      const whole = JSON.stringify(JSON.parse(canonicalJson(row.args)), null, 2);
+      assert.equal(view.argsCut, row.cut ? whole.length : undefined);
+      if (row.cut) {
+        assert.ok(view.argsJson.length < 3_000, `cut to ${view.argsJson.length} characters`);
+        assert.match(view.argsJson, /… \(\d+ more characters\)"/);
+      } else {
+        assert.equal(view.argsJson, whole);
+      }
+      assert.equal(view.editable !== undefined && 'text' in view.editable, row.text);
+      if (!row.text) {
+        assert.deepEqual(view.editable, { kind: 'content', chars: big.length });
+      }
+      // The view fits the contract the webview checks.
+      assert.equal(PendingCallView.safeParse(view).success, true);
+      // The whole arguments open in an editor, from either view, for a call that waits; not for one that does not.
+      const opened: string[] = [];
+      const editors = { proposed: { openDiff: () => Promise.resolve() }, args: { open: (callId: string) => (opened.push(callId), Promise.resolve({ ok: true as const })) } };
+      const handle = chatRequests(({ chatId: 'c' } as unknown) as AgentSession, gate, {} as never, editors, {} as never, {} as never);
+      assert.deepEqual(await handle({ type: 'openArgs', requestId: 'r1', callId: view.callId }), { ok: true });
+      assert.deepEqual(opened, [view.callId]);
+      gate.cancel('test over');
+      await Promise.all(waits);
+    });
+  }
 });

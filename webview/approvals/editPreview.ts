@@ -43,6 +43,15 @@ export function editOfProposal(call: Pick<PendingCallView, 'preview'>, editable:
   if (editable.kind === 'command') {
     return h('div', { class: 'edit-command' }, h('div', { class: 'label' }, 'Runs instead of the proposed command'), h('pre', { class: 'command-text', 'data-field': 'edited-command' }, edited));
   }
+  if (!('text' in editable)) {
+    // A large file comes without its proposal (npm run bench): the diff editor shows the edit.
+    const open = h('a', { href: '#', 'data-action': 'open-diff' }, "Open it in VS Code's diff editor");
+    open.addEventListener('click', (event) => {
+      event.preventDefault();
+      onOpenDiff?.();
+    });
+    return h('p', { class: 'muted', 'data-field': 'edit-in-diff-editor' }, 'The file is large: your edit is not shown as a diff here. ', open, '.');
+  }
   if (edited.length + editable.text.length > maxDiffChars) {
     return h('p', { class: 'muted' }, 'Your edit is too large to show as a diff here; what is written is your version.');
   }

@@ -136,9 +136,7 @@ export class CallCard {
     ...warningNotes(call.warnings),
     previewEl,
     this.editNote.element,
-    h('details', { class: 'args', open: preview.kind === 'none' },
-      h('summary', {}, 'Arguments (exact)'),
-      h('pre', { 'data-field': 'args' }, call.argsJson)),
+    this.args(call, preview.kind === 'none'),
     h('div', { class: 'decision' },
       this.hunkStatus ? h('p', { class: 'hunk-status', role: 'status' }, this.hunkStatus.summary, this.hunkStatus.hint) : '',
       h('div', { class: 'actions' }, this.allow.element, editButton, deny),
@@ -205,6 +203,22 @@ export class CallCard {
       call.timesOutAt !== undefined ? h('span', { class: 'muted' }, ` · denied at ${new Date(call.timesOutAt).toLocaleTimeString()} if unanswered`) : '');
   }
 
+  /**
+   * The exact arguments; long ones with their long values cut (the host sends only their start), and a way to open
+   * them whole in an editor.
+   */
+  private args(call: PendingCallView, open: boolean): HTMLElement {
+    if (call.argsCut === undefined) {
+      return h('details', { class: 'args', open }, h('summary', {}, 'Arguments (exact)'), h('pre', { 'data-field': 'args' }, call.argsJson));
+    }
+    const whole = actionButton('open-args', 'Open all arguments', 'json', { secondary: true, title: `All ${call.argsCut.toLocaleString('en-US')} characters, in an editor` });
+    whole.addEventListener('click', () => this.options.bridge.send({ type: 'openArgs', callId: call.callId }));
+    return h('details', { class: 'args', open },
+      h('summary', {}, 'Arguments (long values cut)'),
+      h('p', { class: 'muted', 'data-field': 'args-cut' }, 'Values over 2,000 characters show their start here, marked "… (N more characters)". ', whole),
+      h('pre', { 'data-field': 'args' }, call.argsJson));
+  }
+
   /** An MCP call: its server, the tool's description and annotations, shown as the server's words, never trusted. */
   private toolInfo(call: PendingCallView): HTMLElement | string {
     const info = call.toolInfo;
@@ -241,6 +255,12 @@ export class CallCard {
     }
     const { bridge } = this.options;
     const openDiff = (): void => void bridge.send({ type: 'openDiff', callId: call.callId });
+    if (!('text' in editable)) {
+      // A large file is edited in VS Code's diff editor: its proposed side is this call's edit, shown here once made.
+      const button = actionButton('edit', 'Edit in diff editor', 'edit', { secondary: true, 'aria-label': `Edit in VS Code's diff editor, then allow: ${which}` });
+      button.addEventListener('click', openDiff);
+      return button;
+    }
     const editor = h('textarea', {
       'data-field': 'edited',
       rows: editable.kind === 'command' ? '3' : this.options.layout === 'dense' ? '8' : '16',

@@ -80,7 +80,7 @@ export function pendingCallView(waiting: WaitingCall): PendingCallView {
     reason: judgement.plain,
     warnings: [...notices, ...judgement.warnings],
     argsHash: input.call.argsHash,
-    argsJson: JSON.stringify(JSON.parse(canonicalJson(input.call.args)), null, 2),
+    ...shownArgs(input.call.args),
     preview,
     grantable: judgement.grantable && options.length > 0,
     ...(judgement.runsUnconfined === true ? { unconfined: true } : {}),
@@ -88,12 +88,46 @@ export function pendingCallView(waiting: WaitingCall): PendingCallView {
     ...(external?.server !== undefined
       ? { toolInfo: { server: external.server, description: external.description ?? '', annotations: external.annotations ?? [] } }
       : {}),
-    ...(input.editable ? { editable: input.editable } : {}),
+    ...(input.editable ? { editable: shownEditable(input.editable) } : {}),
     ...(input.group ? { group: input.group } : {}),
     ...offView(actionsOff({ grantable: judgement.grantable && options.length > 0, edited: false })),
     waitingSince: waitingSince.toISOString(),
     ...(timeoutSeconds > 0 ? { timesOutAt: new Date(waitingSince.getTime() + timeoutSeconds * 1000).toISOString() } : {}),
   };
+}
+
+/**
+ * Past this many characters, a call's arguments are sent to the views with their long values cut: a 10,000-line
+ * write_file carried its whole content here, on top of its diff, to every view with every new call (half of a
+ * 1.6 MB post that took 170 ms to reach the panel). The person opens them whole in an editor (`openArgs`).
+ */
+export const argsInlineChars = 20_000;
+/** In arguments over `argsInlineChars`, a string value longer than this shows its first `cutValueTo` characters. */
+const cutValuesOver = 2_000;
+const cutValueTo = 1_000;
+
+/** The arguments as the card shows them: exact, or with long values cut and the whole's length (`argsCut`). */
+export function shownArgs(args: unknown): Pick<PendingCallView, 'argsJson' | 'argsCut'> {
+  const value: unknown = JSON.parse(canonicalJson(args));
+  const json = JSON.stringify(value, null, 2);
+  if (json.length <= argsInlineChars) {
+    return { argsJson: json };
+  }
+  const cut = JSON.stringify(value, (_key, item: unknown) =>
+    typeof item === 'string' && item.length > cutValuesOver ? `${item.slice(0, cutValueTo)}… (${item.length - cutValueTo} more characters)` : item, 2);
+  return { argsJson: cut, argsCut: json.length };
+}
+
+/**
+ * Past this many characters the proposed content is not sent to the views for their Edit box (the same cost as the
+ * arguments): a large file is edited in VS Code's diff editor, whose proposed side the host holds as the call's edit.
+ */
+export const editableInlineChars = 64 * 1024;
+
+function shownEditable(editable: { kind: 'content' | 'command'; text: string }): NonNullable<PendingCallView['editable']> {
+  return editable.kind === 'content' && editable.text.length > editableInlineChars
+    ? { kind: 'content', chars: editable.text.length }
+    : editable;
 }
 
 /**

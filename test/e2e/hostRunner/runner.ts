@@ -187,6 +187,11 @@ async function startControl(controlFile: string, context: vscode.ExtensionContex
       const doc = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder, String(input['path'])));
       return { dirty: doc.isDirty, text: doc.getText() };
     },
+    // The active editor's document: what a command opened for the person (a call's whole arguments).
+    '/activeEditor': () => {
+      const document = vscode.window.activeTextEditor?.document;
+      return Promise.resolve(document ? { uri: document.uri.toString(), text: document.getText(), language: document.languageId } : null);
+    },
     // The names of the open terminals, to count Toolgate's terminals per chat.
     '/terminals': () => Promise.resolve(vscode.window.terminals.map((terminal) => terminal.name)),
     '/undo': async () => {
