@@ -90,8 +90,9 @@ describe("decisions in VS Code's diff editor", function () {
     await card.locator('[data-action="open-args"]').click();
     await session.workbench.page.locator('.tabs-container .tab', { hasText: 'write_file arguments.json' }).waitFor();
     const opened = await control.call<{ uri: string; text: string; language: string } | null>('/activeEditor');
-    assert.equal(opened?.text, JSON.stringify({ content, path: 'large.ts' }, null, 2), 'the arguments exactly, in full');
-    assert.equal(opened?.language, 'json');
+    assert.ok(opened, 'an editor is open');
+    assert.equal(opened.text, JSON.stringify({ content, path: 'large.ts' }, null, 2), 'the arguments exactly, in full');
+    assert.equal(opened.language, 'json');
     // Edit: the proposed side of VS Code's diff editor, not a box with 180 KB in it.
     await control.call('/command', { command: 'toolgate.openApprovals' });
     assert.equal(await card.locator('textarea[data-field="edited"]').count(), 0);
