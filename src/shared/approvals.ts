@@ -25,11 +25,16 @@ export function isDiffRow(row: unknown): row is DiffRow {
  * rows, which zod took tens of milliseconds to check on each side of every post, most of the time from the host's post
  * to the painted diff. The same rows are accepted and refused (test/unit/messages.test.ts).
  */
-const DiffRows = z.custom<DiffRow[]>((rows) => Array.isArray(rows) && rows.every(isDiffRow), { message: 'each diff row is [c|a|d, line or null, line or null, text]' });
+export const DiffRows = z.custom<DiffRow[]>((rows) => Array.isArray(rows) && rows.every(isDiffRow), { message: 'each diff row is [c|a|d, line or null, line or null, text]' });
 
 export const DiffHunkView = z.strictObject({
   header: z.string(),
   rows: DiffRows,
+  /**
+   * Present when the views got only this hunk's first rows (`rows`, maybe none) of this many: a long diff comes with
+   * its first screenfuls, and the rest when the card asks (`loadDiffRows`).
+   */
+  rowCount: z.number().int().nonnegative().optional(),
 });
 export type DiffHunkView = z.infer<typeof DiffHunkView>;
 
@@ -255,6 +260,14 @@ export const OpenDiffMessage = z.strictObject({
   type: z.literal('openDiff'),
   requestId: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/),
   callId: CallId,
+});
+
+/** A card's diff came with its first rows only: every hunk's rows, for the call with this hash (answered in `result`). */
+export const LoadDiffRowsMessage = z.strictObject({
+  type: z.literal('loadDiffRows'),
+  requestId: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/),
+  callId: CallId,
+  argsHash: ArgsHash,
 });
 
 /** Open a waiting call's whole arguments in an editor (the card shows long values cut). */

@@ -3,7 +3,7 @@
  * a message that does not validate is dropped (and the host logs it). Types are inferred, never cast.
  */
 import * as z from 'zod';
-import { AllowedByView, BatchMessage, CallId, DecideMessage, DiffMode, GrantView, HunkChoiceMessage, OpenArgsMessage, OpenDiffMessage, PendingCallView, RevokeGrantMessage, SetDiffModeMessage, SetEditMessage } from './approvals';
+import { AllowedByView, BatchMessage, CallId, DecideMessage, DiffMode, DiffRows, GrantView, HunkChoiceMessage, LoadDiffRowsMessage, OpenArgsMessage, OpenDiffMessage, PendingCallView, RevokeGrantMessage, SetDiffModeMessage, SetEditMessage } from './approvals';
 import { AcceptSuggestionMessage, SuggestionsState } from './suggestions';
 
 export const viewKinds = ['chat', 'approvals', 'suggestions'] as const;
@@ -86,6 +86,7 @@ export const WebviewToHost = z.discriminatedUnion('type', [
   BatchMessage,
   OpenDiffMessage,
   OpenArgsMessage,
+  LoadDiffRowsMessage,
   RevokeGrantMessage,
   AcceptSuggestionMessage,
   SetDiffModeMessage,
@@ -94,13 +95,14 @@ export type WebviewToHost = z.infer<typeof WebviewToHost>;
 
 /** The messages each view may send; a valid message of the other view's kind is dropped too. */
 export const inboundTypes = {
+  // 'loadDiffRows': the rest of a long diff the card got the first rows of.
   // 'openArgs': a waiting call's whole arguments, opened in an editor (the cards show long values cut).
   // 'decide' and 'openDiff': the inline cards of the chat's own waiting calls (the host checks id and hash as for the panel).
   // 'revokeGrant': the grant an auto-approved call of the chat names (the host revokes only a grant that exists).
   // 'chooseHunk': a hunk of a waiting diff accepted or rejected; the host holds the choice for every view.
   // 'decideAll': Allow all / Deny all of the cards the chat shows (the host refuses a call that is not the chat's own).
-  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'retry', 'resume', 'openResult', 'decide', 'chooseHunk', 'setEdit', 'decideAll', 'openDiff', 'openArgs', 'focusCall', 'revokeGrant'],
-  approvals: ['ready', 'command', 'decide', 'chooseHunk', 'setEdit', 'decideAll', 'openDiff', 'openArgs', 'revokeGrant', 'focusCall', 'setDiffMode'],
+  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'retry', 'resume', 'openResult', 'decide', 'chooseHunk', 'setEdit', 'decideAll', 'openDiff', 'openArgs', 'loadDiffRows', 'focusCall', 'revokeGrant'],
+  approvals: ['ready', 'command', 'decide', 'chooseHunk', 'setEdit', 'decideAll', 'openDiff', 'openArgs', 'loadDiffRows', 'revokeGrant', 'focusCall', 'setDiffMode'],
   suggestions: ['ready', 'command', 'acceptSuggestion'],
 } as const satisfies Record<ViewKind, readonly WebviewToHost['type'][]>;
 export type InboundFor<V extends ViewKind> = Extract<WebviewToHost, { type: (typeof inboundTypes)[V][number] }>;
@@ -229,6 +231,8 @@ export const HostToWebview = z.discriminatedUnion('type', [
     requestId: RequestId,
     ok: z.boolean(),
     error: z.string().optional(),
+    /** The answer to `loadDiffRows`: each hunk's rows, in order. */
+    diffRows: z.array(DiffRows).optional(),
   }),
 ]);
 export type HostToWebview = z.infer<typeof HostToWebview>;

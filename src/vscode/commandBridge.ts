@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { Disposable } from '../core/disposable';
+import type { DiffRow } from '../shared/approvals';
 import type { HostCommand, InboundFor, ViewKind, WebviewToHost } from '../shared/messages';
 import type { Log } from './log';
 import type { WebviewChannel } from './webviewChannel';
@@ -29,7 +30,8 @@ export function isRemoteWindow(): boolean {
 type CommandRequest = Extract<WebviewToHost, { type: 'command' }>;
 const isCommand = (message: { type: string }): message is CommandRequest => message.type === 'command';
 
-export type Outcome = { ok: true } | { ok: false; error: string };
+/** What a request got: done (with the data it asked for, if any), or refused with why. */
+export type Outcome = { ok: true; diffRows?: DiffRow[][] } | { ok: false; error: string };
 export type ViewRequest<V extends ViewKind> = Exclude<InboundFor<V>, { type: 'ready' | 'command' }>;
 
 /**

@@ -43,7 +43,7 @@ import { VsCodeWorkspaceFiles } from './workspaceFiles';
 import { WaitAttention } from './waitAttention';
 import { WaitingViews } from './waitingViews';
 import { WorkspacePaths } from './workspacePaths';
-import { pendingViews } from '../core/views/pendingCall';
+import { forViews, pendingViews } from '../core/views/pendingCall';
 import { grantViews } from '../core/views/grants';
 
 /** Workspace state: the person's last choice of unified or side-by-side diffs in the panel. */
@@ -155,7 +155,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
         chatId: agent.chatId,
         running: agent.isRunning,
         entries: chats.current.entries,
-        pending: chatPending(),
+        pending: chatPending().map(forViews),
         chats: chats.list(),
       }),
       chatRequests(agent, gate, grants, { proposed, args }, focus, keptResults),
@@ -167,7 +167,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
       context.extensionUri,
       log,
       () => ({
-        view: 'approvals', waitingCalls: gate.waitingCount, trusted: vscode.workspace.isTrusted, pending: pendingViews(gate), grants: grantViews(gate, agent.chatId),
+        view: 'approvals', waitingCalls: gate.waitingCount, trusted: vscode.workspace.isTrusted, pending: pendingViews(gate).map(forViews), grants: grantViews(gate, agent.chatId),
         diffMode: DiffMode.catch('unified').parse(context.workspaceState.get(diffModeKey)),
       }),
       panelRequests(gate, grants, { proposed, args }, focus, (mode) => context.workspaceState.update(diffModeKey, mode)),

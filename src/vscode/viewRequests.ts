@@ -53,7 +53,15 @@ async function revoke(grants: GrantStore, grantId: string): Promise<Outcome> {
 }
 
 /** The messages a waiting call's card sends, the same from the panel and from the chat's inline cards. */
-type CardRequest = Extract<ChatRequest | PanelRequest, { type: 'focusCall' | 'decide' | 'chooseHunk' | 'setEdit' | 'openDiff' | 'openArgs' | 'revokeGrant' }>;
+type CardRequest = Extract<ChatRequest | PanelRequest, { type: 'focusCall' | 'decide' | 'chooseHunk' | 'setEdit' | 'openDiff' | 'openArgs' | 'loadDiffRows' | 'revokeGrant' }>;
+
+/** The rows of a waiting call's diff, every hunk's, for a card that got the first ones (the call and hash it showed). */
+function diffRows(gate: Gate, callId: string, argsHash: string): Outcome {
+  const call = pendingViews(gate).find((view) => view.callId === callId && view.argsHash === argsHash);
+  return call?.preview.kind === 'diff'
+    ? { ok: true, diffRows: call.preview.hunks.map((hunk) => hunk.rows) }
+    : { ok: false, error: `call ${callId} is not waiting with a diff of those arguments` };
+}
 
 function cardRequests(view: 'chat' | 'approvals', gate: Gate, grants: GrantStore, editors: CallEditors, focus: FocusedCalls): (message: CardRequest) => Outcome | Promise<Outcome> {
   return (message) => {
@@ -71,6 +79,8 @@ function cardRequests(view: 'chat' | 'approvals', gate: Gate, grants: GrantStore
         return openDiff(editors.proposed, message.callId);
       case 'openArgs':
         return editors.args.open(message.callId);
+      case 'loadDiffRows':
+        return diffRows(gate, message.callId, message.argsHash);
       case 'revokeGrant':
         return revoke(grants, message.grantId);
     }
@@ -94,6 +104,7 @@ export function chatRequests(
       case 'setEdit':
       case 'openDiff':
       case 'openArgs':
+      case 'loadDiffRows':
       case 'revokeGrant':
         return card(message);
       case 'decideAll': {
@@ -142,6 +153,7 @@ export function panelRequests(
       case 'setEdit':
       case 'openDiff':
       case 'openArgs':
+      case 'loadDiffRows':
       case 'revokeGrant':
         return await card(message);
       case 'decideAll':

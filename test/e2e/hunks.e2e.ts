@@ -13,7 +13,9 @@ const edits = [5, 20, 35].map((n) => ({ old: `export const line${n} = ${n};`, ne
 describe('per-hunk review in the real approvals panel', function () {
   this.timeout(180_000);
   const control = new Control();
-  const session = useCodeServer({ env: control.env, extraExtensions: [control.vsix], files: { 'src/three.ts': base } });
+  const long = Array.from({ length: 3000 }, (_, i) => `export const value${i + 1} = ${i + 1};\n`).join('');
+  const twenty = Array.from({ length: 200 }, (_, i) => `export const item${i + 1} = ${i + 1};\n`).join('');
+  const session = useCodeServer({ env: control.env, extraExtensions: [control.vsix], files: { 'src/three.ts': base, 'src/long.ts': long, 'src/twenty.ts': twenty } });
   const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
 
   /** Which hunk holds the focus in the panel, and whether it is in that hunk's reason box. */
@@ -149,5 +151,47 @@ describe('per-hunk review in the real approvals panel', function () {
     assert.equal((decision as { action?: unknown }).action, 'allow-once');
     assert.equal('hunks' in decision, false, JSON.stringify(decision));
     assert.equal((await sent()).filter((message) => (message as { type?: unknown; callId?: unknown }).type === 'chooseHunk' && (message as { callId?: unknown }).callId === callId).length, 0);
+  });
+
+  it('a rewritten 3,000-line file: the card paints its first rows, the rest follow, and its last line is there to read', async () => {
+    const rewritten = long.replace(/ = (\d+);/g, ' = $1 * 2;');
+    const result = control.invoke('write_file', { path: 'src/long.ts', content: rewritten });
+    const card = await panel().waitForCall('write_file', 'src/long.ts');
+    // 6,000 rows in all: the rest come after the first paint, and the note that says so goes.
+    await card.locator('.diff-body[data-rows="6000"]').waitFor();
+    assert.equal(await card.locator('[data-field="rows-loading"]').count(), 0);
+    await card.locator('.diff-body').evaluate((body) => {
+      body.scrollTop = body.scrollHeight;
+    });
+    await card.locator('.diff-row', { hasText: 'export const value3000 = 3000 * 2;' }).waitFor();
+    await panel().act(card, 'allow-once');
+    assert.equal((await result).ok, true);
+    assert.equal(readFileSync(path.join(session.server.workspace, 'src/long.ts'), 'utf8'), rewritten);
+  });
+
+  it('20 hunks: those out of view get their Accept / Reject as they come into view; the last one is rejected by key', async () => {
+    const changes = Array.from({ length: 20 }, (_, i) => i * 10 + 5).map((n) => ({ old: `export const item${n} = ${n};`, new: `export const item${n} = -${n};` }));
+    const result = control.invoke('edit_file', { path: 'src/twenty.ts', edits: changes });
+    const card = await panel().waitForCall('edit_file', 'src/twenty.ts');
+    await hunk(card, 0).locator('[data-action="accept-hunk"]').waitFor();
+    assert.equal(await hunk(card, 19).locator('[data-action="accept-hunk"]').count(), 0, 'the last hunk, out of view, has none yet');
+    // From the first hunk (k stays there), j walks down to the last; r rejects it and opens its reason box.
+    await card.locator('[data-hunk-index="0"]').focus();
+    await session.workbench.page.keyboard.press('k');
+    const frame = await session.workbench.webviewFrame('[data-hunk-index]');
+    assert.equal((await focus(frame)).hunk, '0');
+    for (let step = 0; step < 19; step++) {
+      await session.workbench.page.keyboard.press('j');
+    }
+    assert.equal((await focus(frame)).hunk, '19');
+    await hunk(card, 19).locator('[data-action="reject-hunk"]').waitFor();
+    await session.workbench.page.keyboard.press('r');
+    assert.deepEqual(await focus(frame), { hunk: '19', field: 'hunk-reason' });
+    await card.locator('[data-field="hunk-summary"]', { hasText: '19 of 20 hunks accepted' }).waitFor();
+    await panel().act(card, 'allow-once');
+    assert.equal((await result).ok, true);
+    const written = readFileSync(path.join(session.server.workspace, 'src/twenty.ts'), 'utf8');
+    assert.match(written, /item195 = 195;/);
+    assert.match(written, /item185 = -185;/);
   });
 });

@@ -4,6 +4,7 @@ import type { PendingCallView } from '../../src/shared/approvals';
 import type { WebviewToHost } from '../../src/shared/messages';
 import { CallCard, type CardLayout } from '../../webview/shared/callCard';
 import { CardList } from '../../webview/shared/cardList';
+import { takeAnswer } from '../../webview/shared/bridge';
 
 type Sent = Record<string, unknown> & { type: string };
 
@@ -178,6 +179,66 @@ describe('the call card, one component for the panel and the chat', () => {
     q(card.element, '[data-field="edit-in-diff-editor"] [data-action="open-diff"]')?.click();
     assert.deepEqual(sent.at(-1), { type: 'openDiff', callId: 'large' });
     assert.match(q(card.element, '[data-action="allow-once"]')?.textContent ?? '', /Allow edited/);
+  });
+
+  it('a diff sent with its first rows: the card asks for the rest, says they come, and shows the whole diff once they do', () => {
+    const { bridge, sent } = fakeBridge();
+    const whole: PendingCallView['preview'] = {
+      kind: 'diff', path: 'big.ts', isNewFile: false, added: 2_000, removed: 0,
+      hunks: [{ header: '@@ -0,0 +1,2000 @@', rows: Array.from({ length: 2_000 }, (_, i): ['a', null, number, string] => ['a', null, i + 1, `line ${i + 1}`]) }],
+    };
+    const first = { ...whole, hunks: [{ header: '@@ -0,0 +1,2000 @@', rows: whole.hunks[0]?.rows.slice(0, 300) ?? [], rowCount: 2_000 }] };
+    const call = base('cut', { preview: first, hunkChoices: [{ accepted: true, reason: '' }] });
+    const card = new CallCard(call, { bridge, layout: 'full' });
+    dom.attach(card.element);
+    const asked = sent.find((message) => message.type === 'loadDiffRows');
+    assert.deepEqual(asked, { type: 'loadDiffRows', callId: 'cut', argsHash: call.argsHash });
+    assert.match(q(card.element, '[data-field="rows-loading"]')?.textContent ?? '', /Loading 1,700 more lines/);
+    assert.equal(q(card.element, '.diff-body')?.dataset['rows'], '300');
+    assert.equal(q(card.element, '.hunk-block')?.getAttribute('aria-label'), 'Hunk 1 of 1, @@ -0,0 +1,2000 @@', 'no line range read from the first rows alone');
+    takeAnswer({ type: 'result', requestId: `r${sent.indexOf(asked) + 1}`, ok: true, diffRows: whole.hunks.map((hunk) => hunk.rows) });
+    assert.equal(q(card.element, '[data-field="rows-loading"]'), null);
+    assert.equal(q(card.element, '.diff-body')?.dataset['rows'], '2000');
+    assert.equal(q(card.element, '.hunk-block')?.getAttribute('aria-label'), 'Hunk 1 of 1, lines 1–2000');
+    assert.ok(q(card.element, '[data-action="accept-hunk"]'), 'its hunk controls, drawn again');
+  });
+
+  it('a diff of many hunks builds each hunk\'s Accept / Reject when it nears the view, gets the focus, or is rejected by key', () => {
+    // The page's observer, played by the test: it says which hunks come into view.
+    const observed: Element[] = [];
+    let report: ((entries: { target: Element; isIntersecting: boolean }[]) => void) | undefined;
+    class FakeObserver {
+      constructor(callback: (entries: { target: Element; isIntersecting: boolean }[]) => void) {
+        report = callback;
+      }
+      observe(target: Element): void {
+        observed.push(target);
+      }
+      unobserve(): void {}
+      disconnect(): void {}
+    }
+    Object.defineProperty(globalThis, 'IntersectionObserver', { value: FakeObserver, configurable: true, writable: true });
+    try {
+      const { bridge, sent } = fakeBridge();
+      const call = base('many', { tool: 'edit_file', preview: diff('src/a.ts', 20), hunkChoices: Array.from({ length: 20 }, () => ({ accepted: true, reason: '' })) });
+      const card = new CallCard(call, { bridge, layout: 'full' });
+      dom.attach(card.element);
+      const blocks = [...card.element.querySelectorAll<HTMLElement>('.hunk-block')];
+      assert.equal(blocks.length, 20);
+      assert.equal(observed.length, 20);
+      assert.equal(card.element.querySelectorAll('[data-action="accept-hunk"]').length, 0, 'none built before the page says what is in view');
+      report?.([0, 1, 2].map((index) => ({ target: blocks[index] as Element, isIntersecting: true })));
+      assert.equal(card.element.querySelectorAll('[data-action="accept-hunk"]').length, 3);
+      blocks[12]?.dispatchEvent(new Event('focusin'));
+      assert.ok(blocks[12]?.querySelector('[data-action="reject-hunk"]'), 'a focused hunk has its controls');
+      blocks[15]?.focus();
+      blocks[15]?.dispatchEvent(new KeyboardEvent('keydown', { key: 'r', bubbles: true }));
+      assert.equal(blocks[15]?.dataset['state'], 'rejected');
+      assert.equal(document.activeElement, blocks[15].querySelector('textarea[data-field="hunk-reason"]'), 'r opens its reason box');
+      assert.equal(sent.filter((message) => message.type === 'chooseHunk').length, 1);
+    } finally {
+      Reflect.deleteProperty(globalThis, 'IntersectionObserver');
+    }
   });
 
   it('holds an edit typed in its box with the host (setEdit), and Edit then allow sends that text', async () => {

@@ -5,8 +5,8 @@ import { canonicalJson } from '../../src/core/approval/hash';
 import { PathResolver } from '../../src/core/approval/paths';
 import { gateCall } from '../../src/core/tools/gateCall';
 import { chatRequests } from '../../src/vscode/viewRequests';
-import { pendingViews } from '../../src/core/views/pendingCall';
-import { PendingCallView } from '../../src/shared/approvals';
+import { forViews, pendingViews } from '../../src/core/views/pendingCall';
+import { PendingCallView, type DiffRow } from '../../src/shared/approvals';
 import { createMemoryGate } from '../fixtures/memoryGate';
 
 const resolver = new PathResolver(['/ws']);
@@ -68,6 +68,42 @@ describe('large texts stay in the host', () => {
       const handle = chatRequests(({ chatId: 'c' } as unknown) as AgentSession, gate, {} as never, editors, {} as never, {} as never);
       assert.deepEqual(await handle({ type: 'openArgs', requestId: 'r1', callId: view.callId }), { ok: true });
       assert.deepEqual(opened, [view.callId]);
+      gate.cancel('test over');
+      await Promise.all(waits);
+    });
+  }
+});
+
+describe('a long diff goes to the views with its first rows, the rest on request', () => {
+  const rows = (count: number, from = 1): DiffRow[] => Array.from({ length: count }, (_, i) => ['a', null, from + i, `line ${from + i}`]);
+  const diffCall = (hunkSizes: number[]): GateInput => ({
+    call: gateCall('write_file', { path: 'big.ts', content: 'x' }, resolver),
+    preview: { kind: 'diff', path: 'big.ts', isNewFile: false, added: 0, removed: 0, hunks: hunkSizes.map((size, index) => ({ header: `@@ hunk ${index} @@`, rows: rows(size) })) },
+    source: 'agent',
+  });
+  const table: { name: string; hunks: number[]; sent: number[]; cut: (number | undefined)[] }[] = [
+    { name: 'a short diff is sent whole (the same object)', hunks: [400, 600], sent: [400, 600], cut: [undefined, undefined] },
+    { name: 'a rewritten file: its first 300 rows', hunks: [20_000], sent: [300], cut: [20_000] },
+    { name: 'many hunks: the first 300 rows in file order, later hunks none yet', hunks: [200, 200, 700], sent: [200, 100, 0], cut: [undefined, 200, 700] },
+  ];
+  for (const row of table) {
+    it(row.name, async () => {
+      const { gate } = createMemoryGate();
+      const waits = gate.request([diffCall(row.hunks)], { chatId: 'c' });
+      const [view] = pendingViews(gate);
+      assert.ok(view && view.preview.kind === 'diff');
+      const shown = forViews(view);
+      assert.equal(forViews(view), shown, 'the same object while the call is unchanged (the patch tells a change by it)');
+      assert.equal(shown === view, row.cut.every((count) => count === undefined));
+      assert.ok(shown.preview.kind === 'diff');
+      assert.deepEqual(shown.preview.hunks.map((hunk) => hunk.rows.length), row.sent);
+      assert.deepEqual(shown.preview.hunks.map((hunk) => hunk.rowCount), row.cut);
+      assert.equal(PendingCallView.safeParse(shown).success, true);
+      const handle = chatRequests(({ chatId: 'c' } as unknown) as AgentSession, gate, {} as never, {} as never, {} as never, {} as never);
+      const answer = await handle({ type: 'loadDiffRows', requestId: 'r1', callId: view.callId, argsHash: view.argsHash });
+      assert.deepEqual(answer, { ok: true, diffRows: view.preview.hunks.map((hunk) => hunk.rows) });
+      const stale = await handle({ type: 'loadDiffRows', requestId: 'r2', callId: view.callId, argsHash: 'f'.repeat(64) });
+      assert.equal(stale.ok, false, 'rows of other arguments are refused');
       gate.cancel('test over');
       await Promise.all(waits);
     });

@@ -5,8 +5,8 @@
  * virtualised (every hunk block is in the DOM, but only the rows in view are), so a 10,000-line file scrolls smoothly.
  */
 import { diffWordsWithSpace } from 'diff';
-import type { DiffHunkView, DiffMode, DiffPreview, DiffRow } from '../../src/shared/approvals';
-import { h, icon } from '../shared/bridge';
+import type { DiffHunkView, DiffMode, DiffPreview, DiffRow, PendingCallView } from '../../src/shared/approvals';
+import { h, icon, whenAnswered, type Bridge } from '../shared/bridge';
 import { hunkKeyAction, hunkLines, type HunkReview } from './hunkReview';
 
 export const rowHeight = 18;
@@ -163,14 +163,24 @@ interface HunkControls {
   reject: HTMLElement;
   reasonBox: HTMLTextAreaElement;
   reasonArea: HTMLElement;
-  state: HTMLElement;
 }
 
 interface HunkBlock {
   element: HTMLElement;
   rows: RowsBlock;
+  /** "rejected: not applied", built with the block (its state shows before its controls are built). */
+  state?: HTMLElement;
   controls?: HunkControls;
+  /** Builds the block's Accept / Reject and reason box if they are not yet (see `eagerControlsUpTo`). */
+  ensureControls?: () => HunkControls;
 }
+
+/**
+ * Up to this many hunks, every hunk's Accept / Reject and reason box are built with the diff; past it, each hunk's
+ * when it comes near the view, gets the focus or is decided by key: 100 hunks' 200 buttons and 100 boxes were most of
+ * the time a 10,000-line diff took to paint (npm run bench).
+ */
+const eagerControlsUpTo = 10;
 
 function hunkControls(review: HunkReview, index: number, lines: string): HunkControls {
   const which = `hunk ${index + 1} of ${review.count}, ${lines}`;
@@ -194,11 +204,14 @@ function hunkControls(review: HunkReview, index: number, lines: string): HunkCon
     reject: toggle('reject-hunk', 'Reject', 'close'),
     reasonBox,
     reasonArea: h('div', { class: 'hunk-reason' }, reasonBox),
-    state: h('span', { class: 'hunk-state' }),
   };
 }
 
 function syncControls(block: HunkBlock, accepted: boolean, reason?: string): void {
+  block.element.dataset['state'] = accepted ? 'accepted' : 'rejected';
+  if (block.state) {
+    block.state.textContent = accepted ? '' : 'rejected: not applied';
+  }
   const controls = block.controls;
   if (!controls) {
     return;
@@ -207,21 +220,26 @@ function syncControls(block: HunkBlock, accepted: boolean, reason?: string): voi
   if (reason !== undefined && controls.reasonBox.value !== reason && document.activeElement !== controls.reasonBox) {
     controls.reasonBox.value = reason;
   }
-  block.element.dataset['state'] = accepted ? 'accepted' : 'rejected';
   controls.accept.setAttribute('aria-pressed', String(accepted));
   controls.reject.setAttribute('aria-pressed', String(!accepted));
   controls.reasonArea.hidden = accepted;
-  controls.state.textContent = accepted ? '' : 'rejected: not applied';
+}
+
+/** Under a hunk the card got the first rows of: how many more come (the card asked for them as it painted). */
+function moreRows(hunk: DiffHunkView): HTMLElement | string {
+  const more = hunk.rowCount === undefined ? 0 : hunk.rowCount - hunk.rows.length;
+  return more > 0 ? h('p', { class: 'muted rows-loading', 'data-field': 'rows-loading', role: 'status' }, icon('loading', { spin: true }), ` Loading ${more.toLocaleString('en-US')} more lines…`) : '';
 }
 
 function hunkBlock<T>(hunk: DiffHunkView, index: number, rows: T[], render: (row: T) => HTMLElement, virtual: boolean, review: HunkReview | undefined): HunkBlock {
   const body = rowsBlock(rows, render, virtual);
   const header = h('span', { class: 'hunk' }, hunk.header);
   if (!review) {
-    return { element: h('div', { class: 'hunk-block' }, h('div', { class: 'hunk-bar' }, header), body.element), rows: body };
+    return { element: h('div', { class: 'hunk-block' }, h('div', { class: 'hunk-bar' }, header), body.element, moreRows(hunk)), rows: body };
   }
   const lines = hunkLines(hunk);
-  const controls = hunkControls(review, index, lines);
+  const state = h('span', { class: 'hunk-state' });
+  const actions = h('span', { class: 'hunk-actions' });
   const element = h('div', {
     class: 'hunk-block',
     'data-hunk-index': String(index),
@@ -229,12 +247,47 @@ function hunkBlock<T>(hunk: DiffHunkView, index: number, rows: T[], render: (row
     tabindex: '0',
     'aria-label': `Hunk ${index + 1} of ${review.count}, ${lines}`,
   },
-  h('div', { class: 'hunk-bar' }, header, controls.state, h('span', { class: 'hunk-actions' }, controls.accept, controls.reject)),
+  h('div', { class: 'hunk-bar' }, header, state, actions),
   body.element,
-  controls.reasonArea);
-  const block = { element, rows: body, controls };
+  moreRows(hunk));
+  const block: HunkBlock = { element, rows: body, state };
+  block.ensureControls = () => {
+    if (!block.controls) {
+      const controls = hunkControls(review, index, lines);
+      actions.append(controls.accept, controls.reject);
+      element.append(controls.reasonArea);
+      block.controls = controls;
+      syncControls(block, review.isAccepted(index), review.reason(index));
+    }
+    return block.controls;
+  };
+  // The focus (by key or by a screen reader) brings the hunk's controls.
+  element.addEventListener('focusin', () => block.ensureControls?.());
   syncControls(block, review.isAccepted(index));
   return block;
+}
+
+/** Builds each block's controls when it comes near the viewport, or all of them at once where no observer exists. */
+function buildControlsNearView(viewport: HTMLElement, blocks: HunkBlock[]): (() => void) | undefined {
+  if (blocks.length <= eagerControlsUpTo || typeof IntersectionObserver === 'undefined') {
+    for (const block of blocks) {
+      block.ensureControls?.();
+    }
+    return undefined;
+  }
+  const byElement = new Map(blocks.map((block) => [block.element, block]));
+  const observer = new IntersectionObserver((entries) => {
+    for (const entry of entries) {
+      if (entry.isIntersecting) {
+        byElement.get(entry.target as HTMLElement)?.ensureControls?.();
+        observer.unobserve(entry.target);
+      }
+    }
+  }, { root: viewport, rootMargin: '600px 0px' });
+  for (const block of blocks) {
+    observer.observe(block.element);
+  }
+  return () => observer.disconnect();
 }
 
 /** The scrolling body of the diff in one mode, one block per hunk. */
@@ -243,6 +296,8 @@ interface HunkList {
   blocks: HunkBlock[];
   /** Virtual only: paints again in the next frame (a reason box opening or closing moves the hunks below it). */
   repaint?: () => void;
+  /** Stops building controls near the view (the list is drawn again). */
+  dispose?: () => void;
 }
 
 function hunkList(preview: DiffPreview, mode: 'unified' | 'split', review: HunkReview | undefined, maxRows: number): HunkList {
@@ -253,15 +308,18 @@ function hunkList(preview: DiffPreview, mode: 'unified' | 'split', review: HunkR
   const pairs = mode === 'split' ? preview.hunks.map(splitPairs) : undefined;
   const total = (pairs ?? preview.hunks.map((hunk) => hunk.rows)).reduce((sum, rows) => sum + rows.length, 0);
   viewport.dataset['rows'] = String(total);
-  const virtual = total > virtualiseAbove;
+  // A diff that came with its first rows is as long as its rows to come: drawn as a window from the first paint.
+  const coming = preview.hunks.reduce((sum, hunk) => sum + (hunk.rowCount === undefined ? 0 : hunk.rowCount - hunk.rows.length), 0);
+  const virtual = total + coming > virtualiseAbove;
   const blocks = preview.hunks.map((hunk, index) =>
     pairs
       ? hunkBlock(hunk, index, pairs[index] ?? [], renderSplit, virtual, review)
       : hunkBlock(hunk, index, hunk.rows, rowRenderer(hunk.rows), virtual, review),
   );
   viewport.append(...blocks.map((block) => block.element));
+  const dispose = review ? buildControlsNearView(viewport, blocks) : undefined;
   if (!virtual) {
-    return { viewport, blocks };
+    return { viewport, blocks, ...(dispose ? { dispose } : {}) };
   }
   viewport.dataset['virtual'] = 'true';
   let scheduled = false;
@@ -285,11 +343,16 @@ function hunkList(preview: DiffPreview, mode: 'unified' | 'split', review: HunkR
   viewport.addEventListener('scroll', schedule);
   // Offsets are known once the list is in the page: the first paint waits for the next frame.
   schedule();
-  return { viewport, blocks, repaint: schedule };
+  return { viewport, blocks, repaint: schedule, ...(dispose ? { dispose } : {}) };
 }
 
 export interface DiffView {
   readonly element: HTMLElement;
+  /**
+   * The whole diff of which the view was drawn with the first rows (the same hunks): drawn again in place, at the same
+   * scroll position, the focus kept on its hunk.
+   */
+  setPreview(whole: DiffPreview): void;
   /**
    * A key pressed in the card that holds this diff, outside any text field: j/k or Alt+Down/Alt+Up move the focus
    * between hunks, a accepts and r rejects the focused hunk. Returns whether the key was one of these.
@@ -299,7 +362,7 @@ export interface DiffView {
 
 /** `maxRows`: how many rows show before the diff scrolls (the chat's inline cards show fewer than the panel). */
 export function renderDiff(
-  preview: DiffPreview,
+  first: DiffPreview,
   /** Opens the diff in VS Code's diff editor; undefined: a change with no text to show there (no button). */
   onOpenDiff: (() => void) | undefined,
   review?: HunkReview,
@@ -309,10 +372,12 @@ export function renderDiff(
   /** More on the diff's toolbar, after its path and counts (a group's file: its state and Accept / Reject file). */
   toolbarExtras: (HTMLElement | string)[] = [],
 ): DiffView {
+  let preview = first;
   let mode: 'unified' | 'split' = modeMemory?.get() ?? 'unified';
   let list: HunkList | undefined;
   const body = h('div', { class: 'diff-holder' });
   const draw = (): void => {
+    list?.dispose?.();
     list = hunkList(preview, mode, review, maxRows);
     body.replaceChildren(list.viewport);
     body.dataset['mode'] = mode;
@@ -391,10 +456,42 @@ export function renderDiff(
         }
         review.set(current, action === 'accept');
         if (action === 'reject') {
-          blocks[current]?.controls?.reasonBox.focus();
+          blocks[current]?.ensureControls?.().reasonBox.focus();
         }
         return true;
     }
   };
-  return { element, handleKey };
+  const setPreview = (whole: DiffPreview): void => {
+    const scrollTop = list?.viewport.scrollTop ?? 0;
+    const active = document.activeElement;
+    const focused = list?.blocks.findIndex((block) => active !== null && block.element.contains(active)) ?? -1;
+    preview = whole;
+    draw();
+    if (list) {
+      list.viewport.scrollTop = scrollTop;
+      list.repaint?.();
+    }
+    if (focused >= 0) {
+      list?.blocks[focused]?.element.focus({ preventScroll: true });
+    }
+  };
+  return { element, handleKey, setPreview };
+}
+
+/**
+ * A call whose diff came with its first rows only (`rowCount` on a hunk): asks the host for every hunk's rows and
+ * hands over the whole diff when they come. A refusal (the call was decided meanwhile) leaves the card as it is.
+ */
+export function loadWholeDiff(call: PendingCallView, bridge: Pick<Bridge, 'send'>, onWhole: (whole: DiffPreview) => void): void {
+  const preview = call.preview;
+  if (preview.kind !== 'diff' || !preview.hunks.some((hunk) => hunk.rowCount !== undefined)) {
+    return;
+  }
+  const requestId = bridge.send({ type: 'loadDiffRows', callId: call.callId, argsHash: call.argsHash });
+  whenAnswered(requestId, (answer) => {
+    const rows = answer.diffRows;
+    if (answer.ok && rows?.length === preview.hunks.length) {
+      onWhole({ ...preview, hunks: preview.hunks.map((hunk, index) => ({ header: hunk.header, rows: rows[index] ?? [] })) });
+    }
+  });
 }

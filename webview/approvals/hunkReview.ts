@@ -145,7 +145,7 @@ export function hunkReviewOf(
       choice: accepted ? 'accept' : 'reject',
       reason,
     });
-    whenAnswered(requestId, answered);
+    whenAnswered(requestId, () => answered());
   });
   review.apply(call.hunkChoices);
   return review;
@@ -153,6 +153,10 @@ export function hunkReviewOf(
 
 /** The changed lines of a hunk, for its label: "lines 10–14" of the proposed file, or of the old one for a removal. */
 export function hunkLines(hunk: DiffHunkView): string {
+  if (hunk.rowCount !== undefined) {
+    // Only its first rows are here yet: its header says where it is.
+    return hunk.header;
+  }
   const added = hunk.rows.flatMap((row) => (row[0] === 'a' && row[2] !== null ? [row[2]] : []));
   const removed = hunk.rows.flatMap((row) => (row[0] === 'd' && row[1] !== null ? [row[1]] : []));
   const [numbers, prefix] = added.length > 0 ? [added, ''] : [removed, 'removed '];

@@ -37,12 +37,22 @@ export interface BridgeHandlers {
   onFocusCall?(callId: string): void;
 }
 
+/** The host's answer to one request: done or refused, with what the request asked for (`loadDiffRows`: the rows). */
+export type Answer = Extract<HostToWebview, { type: 'result' }>;
+
 /** Callbacks waiting for the host's answer to one request, by request id (see `whenAnswered`). */
-const answerWaiters = new Map<string, () => void>();
+const answerWaiters = new Map<string, (answer: Answer) => void>();
 
 /** Runs `callback` once the host has answered the request (after any state it pushed while handling it). */
-export function whenAnswered(requestId: string, callback: () => void): void {
+export function whenAnswered(requestId: string, callback: (answer: Answer) => void): void {
   answerWaiters.set(requestId, callback);
+}
+
+/** Hands the host's answer to whoever waits for it (the message handler; a DOM test plays the host with it). */
+export function takeAnswer(answer: Answer): void {
+  const waiter = answerWaiters.get(answer.requestId);
+  answerWaiters.delete(answer.requestId);
+  waiter?.(answer);
 }
 
 /** The view's live region: what a screen reader says without moving the focus (a keyboard decision, echoed). */
@@ -110,8 +120,7 @@ export function connect(view: ViewKind, handlers: BridgeHandlers): Bridge {
         break;
       }
       case 'result':
-        answerWaiters.get(message.requestId)?.();
-        answerWaiters.delete(message.requestId);
+        takeAnswer(message);
         handlers.onResult?.(message.requestId, message.ok, message.error);
         break;
       case 'focus':

@@ -11,7 +11,7 @@
  */
 import type { DecideMessage, DiffMode, PendingCallView } from '../../src/shared/approvals';
 import { editOfProposal } from '../approvals/editPreview';
-import { renderDiff, type DiffView } from '../approvals/diffView';
+import { loadWholeDiff, renderDiff, type DiffView } from '../approvals/diffView';
 import { hunkReviewOf, type HunkReview } from '../approvals/hunkReview';
 import { h, type Bridge } from './bridge';
 import { actionButton, allowButton, commandPreview, denyWithReason, grantControls, isTextEntry, reasonLine, reportFocus, warningNotes } from './callParts';
@@ -107,8 +107,9 @@ export class CallCard {
     let diff: DiffView | undefined;
     let previewEl: HTMLElement | string = '';
     if (preview.kind === 'diff') {
-      diff = renderDiff(preview, openDiff, this.review, options.maxRows, options.modeMemory);
+      const view = (diff = renderDiff(preview, openDiff, this.review, options.maxRows, options.modeMemory));
       previewEl = diff.element;
+      loadWholeDiff(call, options.bridge, (whole) => view.setPreview(whole));
     } else if (preview.kind === 'command') {
       previewEl = commandPreview(preview);
     }

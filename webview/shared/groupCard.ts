@@ -5,7 +5,7 @@
  * accepted and one Deny that discards it all. The host settles every member from either (see the gate's group).
  */
 import type { CallGroupView, DiffMode, PendingCallView } from '../../src/shared/approvals';
-import { renderDiff } from '../approvals/diffView';
+import { loadWholeDiff, renderDiff } from '../approvals/diffView';
 import { hunkReviewOf, type HunkReview } from '../approvals/hunkReview';
 import { h, icon, type Bridge } from './bridge';
 import { actionButton, denyWithReason, isTextEntry, reasonLine, warningNotes } from './callParts';
@@ -215,9 +215,10 @@ export class GroupCard {
     let diffEl: HTMLElement | string = '';
     if (preview.kind === 'diff') {
       // A change with no text has nothing to show in the diff editor.
-      const text = preview.hunks.some((hunk) => hunk.rows.length > 0);
+      const text = preview.hunks.some((hunk) => hunk.rows.length > 0 || (hunk.rowCount ?? 0) > 0);
       const diff = renderDiff(preview, text ? () => this.options.bridge.send({ type: 'openDiff', callId: call.callId }) : undefined, review, this.options.maxRows, this.options.modeMemory, extras);
       diffEl = diff.element;
+      loadWholeDiff(call, this.options.bridge, (whole) => diff.setPreview(whole));
       element.addEventListener('keydown', (event) => {
         if (!isTextEntry(event.target) && diff.handleKey(event)) {
           event.preventDefault();

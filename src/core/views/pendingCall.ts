@@ -119,6 +119,35 @@ export function shownArgs(args: unknown): Pick<PendingCallView, 'argsJson' | 'ar
 }
 
 /**
+ * Past this many rows in all, a diff goes to the views with its first `firstRows` rows and each cut hunk's row count;
+ * a card asks for the rest once it has painted (`loadDiffRows`): a rewritten 10,000-line file is 20,000 rows, most of
+ * the time from the host's post to the painted card (npm run bench).
+ */
+export const inlineRowsUpTo = 1_000;
+const firstRows = 300;
+const forViewsCache = new WeakMap<PendingCallView, PendingCallView>();
+
+/** A waiting call's view as the webviews get it: a long diff with its first rows (the same object while unchanged). */
+export function forViews(view: PendingCallView): PendingCallView {
+  const preview = view.preview;
+  if (preview.kind !== 'diff' || preview.hunks.reduce((sum, hunk) => sum + hunk.rows.length, 0) <= inlineRowsUpTo) {
+    return view;
+  }
+  let cut = forViewsCache.get(view);
+  if (cut === undefined) {
+    let budget = firstRows;
+    const hunks = preview.hunks.map((hunk) => {
+      const keep = Math.min(budget, hunk.rows.length);
+      budget -= keep;
+      return keep === hunk.rows.length ? hunk : { header: hunk.header, rows: hunk.rows.slice(0, keep), rowCount: hunk.rows.length };
+    });
+    cut = { ...view, preview: { ...preview, hunks } };
+    forViewsCache.set(view, cut);
+  }
+  return cut;
+}
+
+/**
  * Past this many characters the proposed content is not sent to the views for their Edit box (the same cost as the
  * arguments): a large file is edited in VS Code's diff editor, whose proposed side the host holds as the call's edit.
  */
