@@ -25,7 +25,7 @@ export const defaultGatedTools: Readonly<Record<string, boolean>> = {
   run_in_terminal: true,
 };
 
-export const defaultProtectedPaths: readonly string[] = [
+export const defaultProtectedPaths: readonly string[] = Object.freeze([
   '.vscode/**',
   '.git/**',
   // A nested repository's `.git` (a folder, or a file that points git elsewhere) configures what git runs there.
@@ -48,7 +48,7 @@ export const defaultProtectedPaths: readonly string[] = [
   '**/.npmrc',
   '**/.yarnrc',
   '**/.yarnrc.yml',
-];
+]);
 
 const BooleanMap = z.record(z.string(), z.boolean());
 

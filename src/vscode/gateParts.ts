@@ -31,7 +31,17 @@ export interface GateParts {
 }
 
 /** The defaults are a floor: a settings file can add protected paths, never remove these. */
-export const protectedPaths = (settings: Settings): string[] => [...new Set([...defaultProtectedPaths, ...settings.get('protectedPaths')])];
+/** The built-in protected globs and the person's, one array per value of the setting (the policy compiles it once). */
+const protectedLists = new WeakMap<readonly string[], readonly string[]>();
+export const protectedPaths = (settings: Settings): readonly string[] => {
+  const own = settings.get('protectedPaths');
+  let list = protectedLists.get(own);
+  if (list === undefined) {
+    list = Object.freeze([...new Set([...defaultProtectedPaths, ...own])]);
+    protectedLists.set(own, list);
+  }
+  return list;
+};
 
 /** Where Toolgate keeps this workspace's files (audit log, mirrored state). */
 function storageFolder(context: vscode.ExtensionContext): string {

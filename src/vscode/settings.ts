@@ -11,11 +11,17 @@ import type { Log } from './log';
 export class Settings implements vscode.Disposable {
   private readonly reported = new Set<string>();
   private config: vscode.WorkspaceConfiguration | undefined;
+  /**
+   * Each setting's value as parsed, until the configuration changes: the same (frozen) object for every call judged,
+   * so what the policy derives from one (its rules split, its globs compiled) is derived once, not per call.
+   */
+  private readonly values = new Map<SettingKey, unknown>();
   private readonly subscriptions: vscode.Disposable[];
 
   constructor(private readonly log: Log) {
     const forget = (): void => {
       this.config = undefined;
+      this.values.clear();
     };
     this.subscriptions = [
       vscode.workspace.onDidChangeConfiguration((event) => {
@@ -29,6 +35,9 @@ export class Settings implements vscode.Disposable {
   }
 
   get<K extends SettingKey>(key: K): SettingValue<K> {
+    if (this.values.has(key)) {
+      return this.values.get(key) as SettingValue<K>;
+    }
     this.config ??= vscode.workspace.getConfiguration('toolgate');
     const raw: unknown = this.config.get<unknown>(key);
     const parsed = parseSetting(key, raw);
@@ -42,6 +51,7 @@ export class Settings implements vscode.Disposable {
         }
       });
     }
+    this.values.set(key, deepFreeze(parsed.value));
     return parsed.value;
   }
 
@@ -60,4 +70,15 @@ export class Settings implements vscode.Disposable {
       subscription.dispose();
     }
   }
+}
+
+/** Freezes a parsed setting and everything in it: a reader that changed the shared value would change every other's. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) {
+      deepFreeze(item);
+    }
+  }
+  return value;
 }

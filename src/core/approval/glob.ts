@@ -10,8 +10,15 @@ const posixSlashes = (path: string): string => (windows ? path.replace(/\\/g, '/
 
 const cache = new Map<string, (path: string) => boolean>();
 
+/** Characters that make a glob's base more than plain text (picomatch escapes, classes, braces, extglobs). */
+const special = /[\\*?[\]{}()!+@|]/;
+
 function compile(glob: string): (path: string) => boolean {
   const regex = picomatch.makeRe(glob, { dot: true, windows });
+  // A glob with a plain folder before its first wildcard (`pkg12/**`) matches only paths in that folder: most paths
+  // are told apart by that prefix, without the regex (judge() tries every file grant's glob on every write).
+  const { base, isGlob, negated } = picomatch.scan(glob);
+  const folder = isGlob && !negated && base !== '' && !special.test(base) ? base : undefined;
   return (path) => {
     if (path === '') {
       return false;
@@ -20,6 +27,9 @@ function compile(glob: string): (path: string) => boolean {
       return true;
     }
     const output = posixSlashes(path);
+    if (folder !== undefined && !(output.startsWith(folder) && (output.length === folder.length || output.charCodeAt(folder.length) === 47))) {
+      return output === glob;
+    }
     return output === glob || regex.test(output);
   };
 }
@@ -35,4 +45,57 @@ export function globMatches(glob: string, relativePath: string): boolean {
     cache.set(glob, matcher);
   }
   return matcher(relativePath);
+}
+
+/** A list of globs as one test: the literal texts, and one sticky regex of every glob's, tried at the path's start. */
+interface GlobList {
+  literals: ReadonlySet<string>;
+  any: RegExp | undefined;
+}
+
+const lists = new Map<string, GlobList>();
+/** By the array too: the settings hand out the same (frozen) array until they change. */
+const byArray = new WeakMap<readonly string[], GlobList>();
+
+function listOf(globs: readonly string[]): GlobList {
+  const known = Object.isFrozen(globs) ? byArray.get(globs) : undefined;
+  if (known !== undefined) {
+    return known;
+  }
+  const key = globs.join('\u0000');
+  let list = lists.get(key);
+  if (!list) {
+    if (lists.size > 200) {
+      lists.clear();
+    }
+    const sources = globs.map((glob) => picomatch.makeRe(glob, { dot: true, windows }));
+    // Each source is anchored on its own (^…$); one with a flag or a back-reference is not combined (tested alone).
+    const combinable = sources.every((regex) => regex.flags === '' && !/\\[1-9]/.test(regex.source));
+    list = { literals: new Set(globs), any: combinable ? new RegExp(sources.map((regex) => `(?:${regex.source})`).join('|'), 'y') : undefined };
+    lists.set(key, list);
+  }
+  if (Object.isFrozen(globs)) {
+    byArray.set(globs, list);
+  }
+  return list;
+}
+
+/**
+ * The first of `globs` that a workspace-relative path matches, or undefined; the same answer as trying each with
+ * `globMatches` in order. judge() tries the protected paths and the edit rules on every write: most paths match none,
+ * which one combined regex tells at once, and only a path that matches one is tried glob by glob for which.
+ */
+export function firstMatchingGlob(globs: readonly string[], relativePath: string): string | undefined {
+  if (globs.length === 0 || relativePath === '') {
+    return undefined;
+  }
+  const list = listOf(globs);
+  const output = posixSlashes(relativePath);
+  if (list.any !== undefined && !list.literals.has(relativePath) && !list.literals.has(output)) {
+    list.any.lastIndex = 0;
+    if (!list.any.test(output)) {
+      return undefined;
+    }
+  }
+  return globs.find((glob) => globMatches(glob, relativePath));
 }

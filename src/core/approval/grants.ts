@@ -122,8 +122,7 @@ export function grantMatches(grant: Grant, subject: GrantSubject): boolean {
     return subject.mcpServer !== undefined && grant.matcher.server === subject.mcpServer;
   }
   // A grant for one file (or glob) covers writing and editing it alike: an edit can make any content a write can.
-  const sameFile = (grant.matcher.kind === 'path' || grant.matcher.kind === 'glob') && fileWrites.has(grant.tool) && fileWrites.has(subject.tool);
-  if (grant.tool !== subject.tool && !sameFile) {
+  if (grant.tool !== subject.tool && !((grant.matcher.kind === 'path' || grant.matcher.kind === 'glob') && fileWrites.has(grant.tool) && fileWrites.has(subject.tool))) {
     return false;
   }
   if (grant.definitionHash !== undefined && grant.definitionHash !== subject.definitionHash) {

@@ -70,9 +70,17 @@ export function resolveLikeKernel(absolute: string, realpath: RealPath = realpat
   return current;
 }
 
+/** A POSIX path that `path.resolve` leaves as it is: absolute, no empty, `.` or `..` segment, no trailing slash. */
+const normalPosix = /^\/(?!.*(?:\/\/|\/\.\.?(?:\/|$)|\/$))/s;
+
 export function isInside(root: string, candidate: string): boolean {
+  // Both as path.resolve leaves them (real paths are): a prefix test is the same answer, without path.relative's work.
+  if (path.sep === '/' && root.length > 1 && normalPosix.test(root) && normalPosix.test(candidate)) {
+    return candidate === root || (candidate.startsWith(root) && candidate.charCodeAt(root.length) === 47);
+  }
   const relative = path.relative(root, candidate);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+  // `..` as a whole segment leaves the root; a name that starts with dots (`..config`) is inside it.
+  return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
 }
 
 export class PathResolver {

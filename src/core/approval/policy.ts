@@ -20,7 +20,7 @@
  */
 import type { RuleSetting } from '../settings';
 import { builtinTools, isBuiltinTool } from '../toolDefinitions';
-import { globMatches } from './glob';
+import { firstMatchingGlob } from './glob';
 import type { CommandAnalysis } from '../shell/analysis';
 import { evaluateCommand, type CommandVerdict, type RuleContext, type SubVerdict } from '../shell/rules';
 import { grantMatches, type Grant, type GrantSubject } from './grants';
@@ -193,6 +193,22 @@ export function judge(call: GateCall, context: PolicyContext): Judgement {
   });
 }
 
+/** The edit rules' `false` and `true` globs, in the setting's order, split once per rules object. */
+const splitEditRules = new WeakMap<object, { ask: string[]; allow: string[] }>();
+function editRulesOf(context: PolicyContext): { ask: string[]; allow: string[] } {
+  let split = splitEditRules.get(context.editRules);
+  if (split === undefined) {
+    split = { ask: [], allow: [] };
+    for (const [glob, allowed] of Object.entries(context.editRules)) {
+      (allowed ? split.allow : split.ask).push(glob);
+    }
+    Object.freeze(split.ask);
+    Object.freeze(split.allow);
+    splitEditRules.set(context.editRules, split);
+  }
+  return split;
+}
+
 function judgeCall(call: GateCall, context: PolicyContext): Judgement {
   const warnings: string[] = [];
   const builtin = isBuiltinTool(call.tool) ? builtinTools[call.tool] : undefined;
@@ -226,18 +242,16 @@ function judgeCall(call: GateCall, context: PolicyContext): Judgement {
 
   const relative = target?.relative;
   if (writes && relative !== undefined) {
-    const hit = context.protectedPaths.find((glob) => globMatches(glob, relative));
+    const hit = firstMatchingGlob(context.protectedPaths, relative);
     if (hit !== undefined) {
       return ask({ kind: 'protected', path: relative, glob: hit }, 'setting', warnings, false);
     }
     if (call.changedMeanwhile !== undefined) {
       return ask({ kind: 'changed-meanwhile', path: relative, how: call.changedMeanwhile }, 'policy', warnings, false);
     }
-    const denyRule = Object.entries(context.editRules).find(
-      ([glob, allowed]) => !allowed && globMatches(glob, relative),
-    );
-    if (denyRule) {
-      return ask({ kind: 'false-rule', setting: 'toolgate.autoApprove.edits', path: relative, key: denyRule[0] }, 'rule', warnings, true);
+    const denyRule = firstMatchingGlob(editRulesOf(context).ask, relative);
+    if (denyRule !== undefined) {
+      return ask({ kind: 'false-rule', setting: 'toolgate.autoApprove.edits', path: relative, key: denyRule }, 'rule', warnings, true);
     }
   }
 
@@ -264,10 +278,10 @@ function judgeCall(call: GateCall, context: PolicyContext): Judgement {
   }
 
   if (writes && relative !== undefined) {
-    const allowRule = Object.entries(context.editRules).find(([glob, allowed]) => allowed && globMatches(glob, relative));
-    if (allowRule) {
-      return judged('allow', { kind: 'rule', setting: 'toolgate.autoApprove.edits', key: allowRule[0], path: relative }, 'rule', warnings, true, {
-        allowedBy: { kind: 'rule', setting: 'toolgate.autoApprove.edits', keys: [allowRule[0]] },
+    const allowRule = firstMatchingGlob(editRulesOf(context).allow, relative);
+    if (allowRule !== undefined) {
+      return judged('allow', { kind: 'rule', setting: 'toolgate.autoApprove.edits', key: allowRule, path: relative }, 'rule', warnings, true, {
+        allowedBy: { kind: 'rule', setting: 'toolgate.autoApprove.edits', keys: [allowRule] },
       });
     }
   }
@@ -311,7 +325,7 @@ class CommandRuleContext implements RuleContext {
 
   isProtected(absolute: string): string | undefined {
     const relative = this.context.locate(absolute).relative;
-    return relative === undefined ? undefined : this.context.protectedPaths.find((glob) => globMatches(glob, relative));
+    return relative === undefined ? undefined : firstMatchingGlob(this.context.protectedPaths, relative);
   }
 }
 
