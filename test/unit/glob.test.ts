@@ -2,6 +2,8 @@ import * as assert from 'node:assert/strict';
 import picomatch from 'picomatch';
 import { firstMatchingGlob, globMatches } from '../../src/core/approval/glob';
 import { isInside } from '../../src/core/approval/paths';
+import { defaultProtectedPaths } from '../../src/core/settings';
+import nodePath from 'node:path';
 
 /**
  * globMatches tests picomatch's compiled regex directly (its matcher builds an object per test); these rows pin that
@@ -64,4 +66,49 @@ describe('isInside: a path in a folder, or the folder itself', () => {
       assert.equal(isInside(row.root, row.path), row.inside);
     });
   }
+});
+
+/**
+ * The shortcuts judge() takes (a glob's plain folder checked before its regex, a list of globs as one regex, folders
+ * compared as strings) tried against the plain way on every path built from awkward segments: none may answer
+ * differently, or a protected path or a `false` rule could be slipped past.
+ */
+describe('the fast glob and folder checks answer as the plain ones, on 2,600 awkward paths', () => {
+  const segments = ['.vscode', '.git', 'src', 'pkg1', 'pkg10', '..config', '..', '.', '.env', '.env.local', 'a.lock', 'x.code-workspace', '.github', 'workflows', 'a\\b', '[x].ts', 'x.ts', 'docs', 'mcp.json', 'src.test.ts', 'ä'];
+  const paths: string[] = [''];
+  for (const a of segments) {
+    paths.push(a);
+    for (const b of segments) {
+      paths.push(`${a}/${b}`);
+      for (const c of ['x.ts', '.env', 'settings.json', 'a.test.ts', '']) {
+        paths.push(`${a}/${b}/${c}`);
+      }
+    }
+  }
+  const globs = [...defaultProtectedPaths, 'src/**/*.test.ts', '**/*.lock', 'docs/**', 'pkg1/**', 'src/[x].ts', '{src,lib}/*.ts', 'a.b/*.ts', '.vscode/mcp.json', '**'];
+  /** globMatches as it was, with the regex alone. */
+  const plain = new Map(globs.map((glob) => {
+    const regex = picomatch.makeRe(glob, { dot: true });
+    return [glob, (path: string): boolean => path !== '' && (path === glob || regex.test(path))] as const;
+  }));
+  it(`${paths.length} paths against ${globs.length} globs, one by one and as lists`, () => {
+    for (const path of paths) {
+      for (const glob of globs) {
+        assert.equal(globMatches(glob, path), plain.get(glob)?.(path), `${glob} against ${JSON.stringify(path)}`);
+      }
+      for (const list of [globs, [...defaultProtectedPaths], ['pkg1/**', 'docs/**']]) {
+        assert.equal(firstMatchingGlob(list, path), list.find((glob) => plain.get(glob)?.(path)), `the list against ${JSON.stringify(path)}`);
+      }
+    }
+  });
+  it('folders: the prefix test answers as path.relative does, for every pair', () => {
+    const absolute = paths.map((path) => `/w/${path}`);
+    for (const root of ['/w', '/w/src', '/w/.git', '/w/..config', '/w/pkg1']) {
+      for (const candidate of absolute) {
+        const relative = nodePath.relative(root, candidate);
+        const expected = relative === '' || (relative !== '..' && !relative.startsWith('../') && !nodePath.isAbsolute(relative));
+        assert.equal(isInside(root, candidate), expected, `${candidate} in ${root}`);
+      }
+    }
+  });
 });
