@@ -64,7 +64,7 @@ const kinds: Record<string, PendingCallView> = {
   'a command without the sandbox': base('bare', { tool: 'run_in_terminal', unconfined: true, grantable: false, grantOptions: [], off: { grant: 'No grant can cover this call: allow it once' }, preview: { kind: 'command', command: 'make', cwd: '/w', analysis: [] } }),
   'an MCP call': base('mcp', { tool: 'fixture__echo', argsJson: '{\n  "text": "hi"\n}', toolInfo: { server: 'fixture', description: 'Echoes the text back.', annotations: ['readOnlyHint'] } }),
   'a large write (long arguments cut, edited in the diff editor)': base('large', {
-    argsJson: '{\n  "content": "line… (99000 more characters)"\n}', argsCut: 100_020, preview: diff('big.ts', 2), editable: { kind: 'content', chars: 100_000 },
+    argsJson: '{\n  "content": "line… (99,000 more characters)"\n}', argsCut: 100_020, preview: diff('big.ts', 2), editable: { kind: 'content', chars: 100_000 },
   }),
   'an API call that no grant covers': base('api', { tool: 'write_file', source: 'api', grantable: false, grantOptions: [], off: { grant: 'No grant can cover this call: allow it once' }, preview: diff('b.txt', 1) }),
 };

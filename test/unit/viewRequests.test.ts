@@ -52,7 +52,7 @@ describe('large texts stay in the host', () => {
       assert.equal(view.argsCut, row.cut ? whole.length : undefined);
       if (row.cut) {
         assert.ok(view.argsJson.length < 3_000, `cut to ${view.argsJson.length} characters`);
-        assert.match(view.argsJson, /… \(\d+ more characters\)"/);
+        assert.match(view.argsJson, /… \([\d,]+ more characters\)"/);
       } else {
         assert.equal(view.argsJson, whole);
       }

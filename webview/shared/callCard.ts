@@ -217,7 +217,7 @@ export class CallCard {
     return h('details', { class: 'args', open },
       h('summary', {}, 'Arguments (long values cut)'),
       h('p', { class: 'muted', 'data-field': 'args-cut' }, 'Values over 2,000 characters show their start here, marked "… (N more characters)". ', whole),
-      h('pre', { 'data-field': 'args' }, call.argsJson));
+      h('pre', { class: 'cut', 'data-field': 'args' }, call.argsJson));
   }
 
   /** An MCP call: its server, the tool's description and annotations, shown as the server's words, never trusted. */

@@ -104,7 +104,7 @@ export function pendingCallView(waiting: WaitingCall): PendingCallView {
 export const argsInlineChars = 20_000;
 /** In arguments over `argsInlineChars`, a string value longer than this shows its first `cutValueTo` characters. */
 const cutValuesOver = 2_000;
-const cutValueTo = 1_000;
+const cutValueTo = 200;
 
 /** The arguments as the card shows them: exact, or with long values cut and the whole's length (`argsCut`). */
 export function shownArgs(args: unknown): Pick<PendingCallView, 'argsJson' | 'argsCut'> {
@@ -114,7 +114,7 @@ export function shownArgs(args: unknown): Pick<PendingCallView, 'argsJson' | 'ar
     return { argsJson: json };
   }
   const cut = JSON.stringify(value, (_key, item: unknown) =>
-    typeof item === 'string' && item.length > cutValuesOver ? `${item.slice(0, cutValueTo)}… (${item.length - cutValueTo} more characters)` : item, 2);
+    typeof item === 'string' && item.length > cutValuesOver ? `${item.slice(0, cutValueTo)}… (${(item.length - cutValueTo).toLocaleString('en-US')} more characters)` : item, 2);
   return { argsJson: cut, argsCut: json.length };
 }
 
