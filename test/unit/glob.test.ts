@@ -85,7 +85,7 @@ describe('the fast glob and folder checks answer as the plain ones, on 2,600 awk
       }
     }
   }
-  const globs = [...defaultProtectedPaths, 'src/**/*.test.ts', '**/*.lock', 'docs/**', 'pkg1/**', 'src/[x].ts', '{src,lib}/*.ts', 'a.b/*.ts', '.vscode/mcp.json', '**'];
+  const globs = [...defaultProtectedPaths, 'src/**/*.test.ts', '**/*.lock', 'docs/**', 'pkg1/**', 'src/[x].ts', '{src,lib}/*.ts', 'a.b/*.ts', '.vscode/mcp.json', './src/**', 'src/**/', '**'];
   /** globMatches as it was, with the regex alone. */
   const plain = new Map(globs.map((glob) => {
     const regex = picomatch.makeRe(glob, { dot: true });
