@@ -46,17 +46,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     view.webview.html = renderWebviewHtml(view.webview, this.extensionUri, 'chat');
   }
 
-  /**
-   * Re-sends the state after anything it shows has changed; bursts (streaming tokens) are coalesced. `now`: at once,
-   * for a caller that has batched its burst already (the waiting calls: a card shows without the streaming delay).
-   */
-  refresh(now = false): void {
-    if (now) {
-      clearTimeout(this.pushTimer);
-      this.pushTimer = undefined;
-      this.channel?.pushState(true);
-      return;
-    }
+  /** Re-sends the state after anything it shows has changed; bursts (streaming tokens) are coalesced. */
+  refresh(): void {
     if (this.pushTimer !== undefined) {
       return;
     }

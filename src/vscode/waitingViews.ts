@@ -70,10 +70,12 @@ export class WaitingViews implements vscode.Disposable {
   refresh(): void {
     const { gate, attention, diffTabs, chat, approvals } = this.deps;
     const waiting = pendingViews(gate);
-    // The views' patches first and at once: the workbench handles the extension host's messages in order, one
-    // webview post behind the status bar, the badge and the context key costs the card ~20 ms (npm run bench).
+    // The panel's patch first and at once: the workbench handles the extension host's messages in order, and a post
+    // behind the status bar, the badge and the context key cost the card ~20 ms (npm run bench). The chat keeps its
+    // short delay: its transcript is saved at the end of this turn, and a chat that showed a call waiting before that
+    // let a reload right then find it running ("may have run in part") rather than waiting (chatProgress.e2e.ts).
     approvals.refresh(true);
-    chat.refresh(true);
+    chat.refresh();
     attention.refresh();
     this.revealPanel(waiting);
     diffTabs.update(waiting);
