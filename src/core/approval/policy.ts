@@ -22,7 +22,7 @@ import type { RuleSetting } from '../settings';
 import { builtinTools, isBuiltinTool } from '../toolDefinitions';
 import { firstMatchingGlob } from './glob';
 import type { CommandAnalysis } from '../shell/analysis';
-import { evaluateCommand, type CommandVerdict, type RuleContext, type SubVerdict } from '../shell/rules';
+import { evaluateCommand, splitRules, type CommandVerdict, type RuleContext, type SubVerdict } from '../shell/rules';
 import { grantMatches, type Grant, type GrantSubject } from './grants';
 import type { ResolvedPath } from './paths';
 import { isInside } from './paths';
@@ -193,22 +193,6 @@ export function judge(call: GateCall, context: PolicyContext): Judgement {
   });
 }
 
-/** The edit rules' `false` and `true` globs, in the setting's order, split once per rules object. */
-const splitEditRules = new WeakMap<object, { ask: string[]; allow: string[] }>();
-function editRulesOf(context: PolicyContext): { ask: string[]; allow: string[] } {
-  let split = splitEditRules.get(context.editRules);
-  if (split === undefined) {
-    split = { ask: [], allow: [] };
-    for (const [glob, allowed] of Object.entries(context.editRules)) {
-      (allowed ? split.allow : split.ask).push(glob);
-    }
-    Object.freeze(split.ask);
-    Object.freeze(split.allow);
-    splitEditRules.set(context.editRules, split);
-  }
-  return split;
-}
-
 function judgeCall(call: GateCall, context: PolicyContext): Judgement {
   const warnings: string[] = [];
   const builtin = isBuiltinTool(call.tool) ? builtinTools[call.tool] : undefined;
@@ -249,7 +233,7 @@ function judgeCall(call: GateCall, context: PolicyContext): Judgement {
     if (call.changedMeanwhile !== undefined) {
       return ask({ kind: 'changed-meanwhile', path: relative, how: call.changedMeanwhile }, 'policy', warnings, false);
     }
-    const denyRule = firstMatchingGlob(editRulesOf(context).ask, relative);
+    const denyRule = firstMatchingGlob(splitRules(context.editRules).deny, relative);
     if (denyRule !== undefined) {
       return ask({ kind: 'false-rule', setting: 'toolgate.autoApprove.edits', path: relative, key: denyRule }, 'rule', warnings, true);
     }
@@ -278,7 +262,7 @@ function judgeCall(call: GateCall, context: PolicyContext): Judgement {
   }
 
   if (writes && relative !== undefined) {
-    const allowRule = firstMatchingGlob(editRulesOf(context).allow, relative);
+    const allowRule = firstMatchingGlob(splitRules(context.editRules).allow, relative);
     if (allowRule !== undefined) {
       return judged('allow', { kind: 'rule', setting: 'toolgate.autoApprove.edits', key: allowRule, path: relative }, 'rule', warnings, true, {
         allowedBy: { kind: 'rule', setting: 'toolgate.autoApprove.edits', keys: [allowRule] },

@@ -203,18 +203,32 @@ const byRules = (command: SimpleCommand, verdict: 'allow' | 'ask', kind: Command
   granted: false,
 });
 
-/** The rules' `false` and `true` keys, in the settings' order: split once per line rather than per sub-command. */
-interface SplitRules {
+/** A rules setting's `false` and `true` keys, in the setting's order. */
+export interface SplitRules {
   deny: readonly string[];
   allow: readonly string[];
 }
-function splitRules(rules: Readonly<Record<string, boolean>>): SplitRules {
-  const deny: string[] = [];
-  const allow: string[] = [];
-  for (const key of Object.keys(rules)) {
-    (rules[key] ? allow : deny).push(key);
+const splitCache = new WeakMap<object, SplitRules>();
+
+/**
+ * Splits a rules setting (terminal or edit rules) into its `false` and `true` keys, once per setting value: the
+ * settings hand out the same frozen object until they change, and judge() reads the rules for every call.
+ */
+export function splitRules(rules: Readonly<Record<string, boolean>>): SplitRules {
+  // Only a frozen setting is kept by identity: a mutable object could change after it was split.
+  let split = Object.isFrozen(rules) ? splitCache.get(rules) : undefined;
+  if (split === undefined) {
+    const deny: string[] = [];
+    const allow: string[] = [];
+    for (const key of Object.keys(rules)) {
+      (rules[key] ? allow : deny).push(key);
+    }
+    split = { deny: Object.freeze(deny), allow: Object.freeze(allow) };
+    if (Object.isFrozen(rules)) {
+      splitCache.set(rules, split);
+    }
   }
-  return { deny, allow };
+  return split;
 }
 
 /** Judges one sub-command; `granted` says whether an extra prefix (a grant) rather than a rule allowed it. */
