@@ -40,7 +40,7 @@ const contrastScript = (scope: string): string => `(() => {
   };
   const measured = [];
   for (const element of document.querySelectorAll(${JSON.stringify(scope)} + ' *')) {
-    if (element.closest('vscode-button, vscode-icon, option, [hidden]') || element.getClientRects().length === 0) continue;
+    if (element.closest('option, [hidden]') || element.getClientRects().length === 0) continue;
     const text = [...element.childNodes].filter((node) => node.nodeType === 3).map((node) => node.textContent).join('').trim();
     if (text === '') continue;
     const style = getComputedStyle(element);
@@ -281,13 +281,13 @@ describe('what the person reads and sees: plain reasons, contrast, grant control
     assert.ok(overflow <= 0, `the ${view} does not scroll sideways (${overflow} px too wide)`);
     // The buttons are named once, then each is found by its action: a card re-rendered while the loop runs (a state
     // patch of the call) cannot shift an index onto nothing, as `nth(i)` of a live list did once in CI.
-    const actions = await card.locator('vscode-button[data-action]:not([disabled]):visible').evaluateAll((found) => found.map((element) => element.getAttribute('data-action') ?? ''));
+    const actions = await card.locator('button[data-action]:not([disabled]):visible').evaluateAll((found) => found.map((element) => element.getAttribute('data-action') ?? ''));
     assert.ok(actions.length >= 4, `the ${view} card has its buttons (${actions.join(', ')})`);
     const seen = new Map<string, number>();
     for (const [index, action] of actions.entries()) {
       const nth = seen.get(action) ?? 0;
       seen.set(action, nth + 1);
-      const button = card.locator(`vscode-button[data-action="${action}"]`).nth(nth);
+      const button = card.locator(`button[data-action="${action}"]`).nth(nth);
       await button.scrollIntoViewIfNeeded();
       const box = await button.boundingBox();
       assert.ok(box, `button ${index} has a box`);

@@ -103,6 +103,11 @@ describe('the call card, one component for the panel and the chat', () => {
         assert.equal(element.dataset['callId'], call.callId);
         assert.equal(element.dataset['layout'], layout);
         assert.ok(q(element, `[data-action="${want.allow}"]`), 'its allow');
+        for (const button of element.querySelectorAll<HTMLElement>('[data-action]:not(a):not(textarea):not(select)')) {
+          // Native buttons: the platform's keyboard and disabled behaviour, and never a form's submit.
+          assert.equal(button.tagName, 'BUTTON', `${button.dataset['action'] ?? ''} is a button`);
+          assert.equal(button.getAttribute('type'), 'button');
+        }
         assert.ok(q(element, '[data-action="deny"]'), 'Deny');
         assert.equal(q(element, '[data-action="edit"]') !== null, want.edit, 'Edit then allow');
         assert.equal(q(element, '[data-action="allow-task"]') !== null, want.task, 'Allow for this task');

@@ -6,7 +6,7 @@
  */
 import { diffWordsWithSpace } from 'diff';
 import type { DiffHunkView, DiffMode, DiffPreview, DiffRow, PendingCallView } from '../../src/shared/approvals';
-import { h, icon, whenAnswered, type Bridge } from '../shared/bridge';
+import { button, h, icon, whenAnswered, type Bridge } from '../shared/bridge';
 import { hunkKeyAction, hunkLines, type HunkReview } from './hunkReview';
 
 export const rowHeight = 18;
@@ -186,10 +186,10 @@ function hunkControls(review: HunkReview, index: number, lines: string): HunkCon
   const which = `hunk ${index + 1} of ${review.count}, ${lines}`;
   const toggle = (action: 'accept-hunk' | 'reject-hunk', label: string, iconName: string): HTMLElement => {
     const accepted = action === 'accept-hunk';
-    const button = h('vscode-button', { 'data-action': action, secondary: true, 'aria-label': `${label} ${which}`, title: `${label} ${which}` },
-      icon(iconName, { slot: 'content-before' }), label);
-    button.addEventListener('click', () => review.set(index, accepted));
-    return button;
+    const toggleButton = button({ 'data-action': action, secondary: true, 'aria-label': `${label} ${which}`, title: `${label} ${which}` },
+      icon(iconName), label);
+    toggleButton.addEventListener('click', () => review.set(index, accepted));
+    return toggleButton;
   };
   const reasonBox = h('textarea', {
     'data-field': 'hunk-reason',
@@ -389,7 +389,7 @@ export function renderDiff(
     }
     list?.repaint?.();
   });
-  const toggle = h('vscode-button', { secondary: true, 'data-action': 'toggle-diff-mode', title: 'Switch between unified and side-by-side' },
+  const toggle = button({ secondary: true, 'data-action': 'toggle-diff-mode', title: 'Switch between unified and side-by-side' },
     mode === 'unified' ? 'Side by side' : 'Unified');
   toggle.addEventListener('click', () => {
     mode = mode === 'unified' ? 'split' : 'unified';
@@ -399,8 +399,8 @@ export function renderDiff(
   });
   let open: HTMLElement | string = '';
   if (onOpenDiff !== undefined) {
-    open = h('vscode-button', { secondary: true, 'data-action': 'open-diff', title: "Open in VS Code's diff editor" },
-      icon('diff', { slot: 'content-before' }), 'Open in diff editor');
+    open = button({ secondary: true, 'data-action': 'open-diff', title: "Open in VS Code's diff editor" },
+      icon('diff'), 'Open in diff editor');
     open.addEventListener('click', onOpenDiff);
   }
   draw();

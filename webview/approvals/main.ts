@@ -1,7 +1,6 @@
-import '@vscode-elements/elements/dist/vscode-button/index.js';
 import type { DiffMode, GrantView } from '../../src/shared/approvals';
 import type { ApprovalsState, ViewState } from '../../src/shared/messages';
-import { connect, focusCard, h, icon, markConnected, requireElement } from '../shared/bridge';
+import { button, connect, focusCard, h, icon, markConnected, requireElement } from '../shared/bridge';
 import { CardList } from '../shared/cardList';
 
 const root = requireElement('root');
@@ -76,7 +75,7 @@ root.replaceChildren(
     h('h1', {}, 'Approvals'),
     h('span', { class: 'spacer' }),
     (() => {
-      const audit = h('vscode-button', { secondary: true, 'data-action': 'show-audit-log' }, 'Audit log');
+      const audit = button({ secondary: true, 'data-action': 'show-audit-log' }, 'Audit log');
       audit.addEventListener('click', () => bridge.command('showAuditLog'));
       return audit;
     })(),
@@ -144,12 +143,12 @@ function confirmNewGrants(grants: GrantView[]): void {
 
 function renderGrants(grants: GrantView[]): void {
   const items = grants.map((grant) => {
-    const revoke = h('vscode-button', { secondary: true, 'data-action': 'revoke', 'data-grant-id': grant.id, title: 'Revoke this grant' }, 'Revoke');
+    const revoke = button({ secondary: true, 'data-action': 'revoke', 'data-grant-id': grant.id, title: 'Revoke this grant' }, 'Revoke');
     revoke.addEventListener('click', () => bridge.send({ type: 'revokeGrant', grantId: grant.id }));
     return h('li', { 'data-grant-id': grant.id, 'data-scope': grant.scope },
       h('span', { class: `scope ${grant.scope}` }, scopeNames[grant.scope]), ' ', grant.label, timeLeft(grant), revoke);
   });
-  const reset = h('vscode-button', { secondary: true, 'data-action': 'reset-workspace' }, 'Reset workspace approvals');
+  const reset = button({ secondary: true, 'data-action': 'reset-workspace' }, 'Reset workspace approvals');
   reset.addEventListener('click', () => bridge.command('resetWorkspaceApprovals'));
   grantsSection.replaceChildren(
     h('h2', {}, 'Grants'),

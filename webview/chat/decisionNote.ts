@@ -7,7 +7,7 @@
 import type { AllowedByView, GrantView, RuleSetting } from '../../src/shared/approvals';
 import type { ChatEntry, HostCommand } from '../../src/shared/messages';
 import type { Bridge } from '../shared/bridge';
-import { h } from '../shared/bridge';
+import { button, h } from '../shared/bridge';
 
 type ToolEntry = Extract<ChatEntry, { kind: 'tool' }>;
 
@@ -20,13 +20,13 @@ const settingCommands: Record<RuleSetting, HostCommand> = {
 const scopeWords = (grant: GrantView): string => (grant.scope === 'workspace' ? 'workspace grant (kept across sessions)' : 'session grant (this chat only)');
 
 function revokeButton(grant: GrantView, bridge: Bridge): HTMLElement {
-  const button = h('vscode-button', { secondary: true, 'data-action': 'revoke', 'data-grant-id': grant.id, 'aria-label': `Revoke the ${grant.label}` }, 'Revoke');
-  button.addEventListener('click', () => {
+  const revoke = button({ secondary: true, 'data-action': 'revoke', 'data-grant-id': grant.id, 'aria-label': `Revoke the ${grant.label}` }, 'Revoke');
+  revoke.addEventListener('click', () => {
     bridge.send({ type: 'revokeGrant', grantId: grant.id });
-    button.setAttribute('disabled', '');
-    button.textContent = 'Revoked';
+    revoke.setAttribute('disabled', '');
+    revoke.textContent = 'Revoked';
   });
-  return button;
+  return revoke;
 }
 
 function allowedByLine(allowedBy: AllowedByView, bridge: Bridge): HTMLElement {

@@ -1,6 +1,5 @@
-import '@vscode-elements/elements/dist/vscode-button/index.js';
 import type { ChatEntry, ChatState, ViewState } from '../../src/shared/messages';
-import { connect, h, icon, markConnected, requireElement, focusCard } from '../shared/bridge';
+import { button, connect, h, icon, markConnected, requireElement, focusCard } from '../shared/bridge';
 import { decisionNote } from './decisionNote';
 import { InlineCards } from './inlineCards';
 import { renderMarkdown } from './markdown';
@@ -49,14 +48,14 @@ const prompt = h('textarea', {
   placeholder: defaultPlaceholder,
   'aria-label': 'Task for the agent',
 });
-const send = h('vscode-button', { 'data-action': 'send' }, icon('send', { slot: 'content-before' }), 'Send');
-const stop = h('vscode-button', { 'data-action': 'stop', secondary: true, hidden: true }, icon('debug-stop', { slot: 'content-before' }), 'Stop');
-const newChat = h('vscode-button', { 'data-action': 'new-chat', secondary: true, title: 'New chat' }, icon('add', { slot: 'content-before' }), 'New chat');
+const send = button({ 'data-action': 'send' }, icon('send'), 'Send');
+const stop = button({ 'data-action': 'stop', secondary: true, hidden: true }, icon('debug-stop'), 'Stop');
+const newChat = button({ 'data-action': 'new-chat', secondary: true, title: 'New chat' }, icon('add'), 'New chat');
 const history = h('select', { 'data-field': 'history', 'aria-label': 'Chats of this workspace' });
 // The waiting calls of this chat, decided in place: the last thing in the transcript, just above the prompt.
 const inline = new InlineCards(bridge, () => prompt.focus());
 transcript.append(inline.element);
-const openApprovals = h('vscode-button', { 'data-action': 'open-approvals', secondary: true }, icon('shield', { slot: 'content-before' }), 'Approvals');
+const openApprovals = button({ 'data-action': 'open-approvals', secondary: true }, icon('shield'), 'Approvals');
 
 const submit = (): void => {
   const text = prompt.value.trim();
@@ -150,13 +149,13 @@ const examples = [
 /** What an empty chat shows a person: what this chat is, something to start from, and where the rules are. */
 function welcome(): HTMLElement {
   const tryButtons = examples.map((example) => {
-    // A native button: its text wraps in a narrow side bar, where a vscode-button would cut it.
-    const button = h('button', { type: 'button', class: 'example', 'data-action': 'example', 'data-example': example }, example);
-    button.addEventListener('click', () => {
+    // Its text wraps in a narrow side bar (`.welcome .button.example`).
+    const exampleButton = button({ secondary: true, class: 'example', 'data-action': 'example', 'data-example': example }, example);
+    exampleButton.addEventListener('click', () => {
       prompt.value = example;
       prompt.focus();
     });
-    return button;
+    return exampleButton;
   });
   const rule = (command: 'openTerminalRules' | 'openEditRules' | 'openGatedTools', label: string): HTMLElement => {
     const link = h('a', { href: '#', 'data-action': 'host-command', 'data-command': command }, label);
@@ -193,9 +192,7 @@ function renderEntry(entry: ChatEntry): HTMLElement {
       const body = h('div', { class: 'entry assistant', 'data-entry': 'assistant', 'data-streaming': String(entry.streaming) }, ...renderMarkdown(shown));
       if (long) {
         const rest = entry.text.length - answerPreviewChars;
-        const more = h(
-          'vscode-button',
-          { 'data-action': 'show-whole-answer', secondary: true, ...(entry.streaming ? { disabled: true } : {}) },
+        const more = button({ 'data-action': 'show-whole-answer', secondary: true, ...(entry.streaming ? { disabled: true } : {}) },
           entry.streaming ? `${rest.toLocaleString()} more characters as it streams…` : `Show the whole answer (${rest.toLocaleString()} more characters)`,
         );
         more.addEventListener('click', () => {
@@ -217,19 +214,19 @@ function renderEntry(entry: ChatEntry): HTMLElement {
       }
       if (entry.actions !== undefined && entry.actions.length > 0) {
         const buttons = entry.actions.map(({ command, label }) => {
-          const button = h('vscode-button', { 'data-action': 'host-command', 'data-command': command, secondary: true }, label);
-          button.addEventListener('click', () => bridge.command(command));
-          return button;
+          const action = button({ 'data-action': 'host-command', 'data-command': command, secondary: true }, label);
+          action.addEventListener('click', () => bridge.command(command));
+          return action;
         });
         notice.append(h('div', { class: 'actions' }, ...buttons));
       }
       if (entry.resume === true) {
-        const resume = h('vscode-button', { 'data-action': 'resume', 'aria-label': 'Resume the interrupted task' }, icon('debug-continue', { slot: 'content-before' }), 'Resume');
+        const resume = button({ 'data-action': 'resume', 'aria-label': 'Resume the interrupted task' }, icon('debug-continue'), 'Resume');
         resume.addEventListener('click', () => bridge.send({ type: 'resume' }));
         notice.append(h('div', { class: 'actions' }, resume));
       }
       if (entry.retry === true) {
-        const retry = h('vscode-button', { 'data-action': 'retry', 'aria-label': 'Retry the failed model turn' }, icon('refresh', { slot: 'content-before' }), 'Retry');
+        const retry = button({ 'data-action': 'retry', 'aria-label': 'Retry the failed model turn' }, icon('refresh'), 'Retry');
         retry.addEventListener('click', () => bridge.send({ type: 'retry' }));
         notice.append(h('div', { class: 'actions' }, retry));
       }
@@ -263,7 +260,7 @@ function renderEntry(entry: ChatEntry): HTMLElement {
         const details = h('details', {}, h('summary', {}, 'Result'), h('pre', { class: 'output' }, entry.output));
         if (entry.fullResult !== undefined) {
           // The model got its head and tail; the person can read all of it.
-          const open = h('vscode-button', { 'data-action': 'open-result', secondary: true }, `Open the whole result (${entry.fullResult.chars.toLocaleString()} characters)`);
+          const open = button({ 'data-action': 'open-result', secondary: true }, `Open the whole result (${entry.fullResult.chars.toLocaleString()} characters)`);
           open.addEventListener('click', () => bridge.send({ type: 'openResult', entryId: entry.id }));
           details.append(h('div', { class: 'actions' }, open));
         }
@@ -278,14 +275,14 @@ function renderEntry(entry: ChatEntry): HTMLElement {
         return box;
       }
       const buttons = entry.options.map((option) => {
-        const button = h('vscode-button', { 'data-action': 'answer', 'data-option': option, secondary: true }, option);
-        button.addEventListener('click', () => bridge.send({ type: 'answer', questionId: entry.id, answer: option }));
-        return button;
+        const choice = button({ 'data-action': 'answer', 'data-option': option, secondary: true }, option);
+        choice.addEventListener('click', () => bridge.send({ type: 'answer', questionId: entry.id, answer: option }));
+        return choice;
       });
       box.append(h('div', { class: 'actions' }, ...buttons));
       if (entry.allowFreeText) {
         const input = h('input', { type: 'text', 'data-field': 'free-answer', placeholder: 'Or type an answer', 'aria-label': 'Your answer' });
-        const answer = h('vscode-button', { 'data-action': 'answer-text' }, 'Answer');
+        const answer = button({ 'data-action': 'answer-text' }, 'Answer');
         const go = (): void => {
           if (input.value.trim() !== '') {
             bridge.send({ type: 'answer', questionId: entry.id, answer: input.value.trim() });
@@ -314,7 +311,7 @@ function render(state: ChatState): void {
   const asking = state.running && state.entries.some((entry) => entry.kind === 'question' && entry.answer === undefined);
   prompt.placeholder = asking ? 'The agent asks a question: type your answer (or an option or its number) and press Enter.' : defaultPlaceholder;
   send.textContent = '';
-  send.append(icon('send', { slot: 'content-before' }), state.running ? 'Reply' : 'Send');
+  send.append(icon('send'), state.running ? 'Reply' : 'Send');
   root.dataset['running'] = String(state.running);
   history.replaceChildren(...state.chats.map((chat) => h('option', { value: chat.id, ...(chat.id === state.chatId ? { selected: true } : {}) }, chat.title)));
 

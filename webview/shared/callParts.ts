@@ -3,11 +3,11 @@
  * buttons, the warnings, the command with its analysis. Rendering only; what a click sends is the card's business.
  */
 import type { CommandPreview, PendingCallView } from '../../src/shared/approvals';
-import { h, icon, type Bridge } from './bridge';
+import { button, h, icon, type Bridge } from './bridge';
 
 /** A button of the contract: `data-action` on it, an icon before its label. */
 export function actionButton(action: string, label: string, iconName: string, attrs: Record<string, string | boolean> = {}): HTMLElement {
-  return h('vscode-button', { 'data-action': action, ...attrs }, icon(iconName, { slot: 'content-before' }), label);
+  return button({ 'data-action': action, ...attrs }, icon(iconName), label);
 }
 
 /**

@@ -5,7 +5,7 @@
  * allow a call the person has not looked at yet.
  */
 import type { PendingCallView } from '../../src/shared/approvals';
-import { h } from './bridge';
+import { button, h } from './bridge';
 import { CallCard, type CallCardOptions } from './callCard';
 import { GroupCard, pendingItems, type PendingItem } from './groupCard';
 import { KeyedList } from './keyedList';
@@ -107,14 +107,14 @@ export class CardList {
     this.batch.dataset['shown'] = shown;
     // The calls shown when the person clicks: others that arrive later are left waiting.
     const calls = (): { callId: string; argsHash: string }[] => this.pending.map(({ callId, argsHash }) => ({ callId, argsHash }));
-    const allowAll = h('vscode-button', { 'data-action': 'allow-all', ...(blocked !== undefined ? { disabled: true, title: blocked } : {}) }, `Allow all ${count}`);
+    const allowAll = button({ 'data-action': 'allow-all', ...(blocked !== undefined ? { disabled: true, title: blocked } : {}) }, `Allow all ${count}`);
     allowAll.addEventListener('click', () => {
       if (blocked === undefined) {
         this.decidedHere = true;
         this.options.bridge.send({ type: 'decideAll', action: 'allow-all', calls: calls() });
       }
     });
-    const denyAll = h('vscode-button', { secondary: true, 'data-action': 'deny-all' }, 'Deny all');
+    const denyAll = button({ secondary: true, 'data-action': 'deny-all' }, 'Deny all');
     denyAll.addEventListener('click', () => {
       this.decidedHere = true;
       this.options.bridge.send({ type: 'decideAll', action: 'deny-all', calls: calls() });

@@ -2,10 +2,9 @@
  * The suggestions view: rules or grants the host proposes from the person's own past decisions, each with what it would
  * and would not allow. It decides nothing: Accept sends the suggestion's id, and the host recomputes and applies it.
  */
-import '@vscode-elements/elements/dist/vscode-button/index.js';
 import type { DecisionGroupView, SuggestionView } from '../../src/shared/suggestions';
 import type { ViewState } from '../../src/shared/messages';
-import { connect, h, markConnected, requireElement } from '../shared/bridge';
+import { button, connect, h, markConnected, requireElement } from '../shared/bridge';
 
 const root = requireElement('root');
 let updates = 0;
@@ -59,7 +58,7 @@ function probeList(title: string, field: string, probes: SuggestionView['past'])
 }
 
 function card(suggestion: SuggestionView): HTMLElement {
-  const accept = h('vscode-button', { 'data-action': 'accept-suggestion', 'aria-label': `Accept: ${suggestion.summary}` }, 'Accept');
+  const accept = button({ 'data-action': 'accept-suggestion', 'aria-label': `Accept: ${suggestion.summary}` }, 'Accept');
   accept.addEventListener('click', () => {
     bridge.send({ type: 'acceptSuggestion', suggestionId: suggestion.id });
   });
