@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { dom } from './dom';
-import type { PendingCallView } from '../../src/shared/approvals';
+import type { DiffHunkView, PendingCallView } from '../../src/shared/approvals';
 import type { WebviewToHost } from '../../src/shared/messages';
 import { CallCard, type CardLayout } from '../../webview/shared/callCard';
 import { CardList } from '../../webview/shared/cardList';
@@ -186,7 +186,7 @@ describe('the call card, one component for the panel and the chat', () => {
     assert.match(q(card.element, '[data-action="allow-once"]')?.textContent ?? '', /Allow edited/);
   });
 
-  it('a diff sent with its first rows: the card asks for the rest, says they come, and shows the whole diff once they do', () => {
+  it('a diff sent with its first rows: the card asks for the rest once they are on screen, says they come, and shows the whole diff once they do', async () => {
     const { bridge, sent } = fakeBridge();
     const whole: PendingCallView['preview'] = {
       kind: 'diff', path: 'big.ts', isNewFile: false, added: 2_000, removed: 0,
@@ -196,6 +196,8 @@ describe('the call card, one component for the panel and the chat', () => {
     const call = base('cut', { preview: first, hunkChoices: [{ accepted: true, reason: '' }] });
     const card = new CallCard(call, { bridge, layout: 'full' });
     dom.attach(card.element);
+    assert.equal(sent.find((message) => message.type === 'loadDiffRows'), undefined, 'not asked before the first rows are drawn');
+    await new Promise<void>((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
     const asked = sent.find((message) => message.type === 'loadDiffRows');
     assert.deepEqual(asked, { type: 'loadDiffRows', callId: 'cut', argsHash: call.argsHash });
     assert.match(q(card.element, '[data-field="rows-loading"]')?.textContent ?? '', /Loading 1,700 more lines/);
@@ -244,6 +246,21 @@ describe('the call card, one component for the panel and the chat', () => {
     } finally {
       Reflect.deleteProperty(globalThis, 'IntersectionObserver');
     }
+  });
+
+  it('a long diff draws the rows in view with the card, before any frame, and none of the hunks far below', () => {
+    const { bridge } = fakeBridge();
+    const rows = (index: number): DiffHunkView => ({
+      header: `@@ -${index * 100 + 1},9 +${index * 100 + 1},9 @@`,
+      rows: Array.from({ length: 9 }, (_, row): ['c', number, number, string] => ['c', index * 100 + row + 1, index * 100 + row + 1, `line ${row}`]),
+    });
+    const preview: PendingCallView['preview'] = { kind: 'diff', path: 'big.ts', isNewFile: false, added: 0, removed: 0, hunks: Array.from({ length: 100 }, (_, index) => rows(index)) };
+    const card = new CallCard(base('long', { preview, hunkChoices: Array.from({ length: 100 }, () => ({ accepted: true, reason: '' })) }), { bridge, layout: 'full' });
+    const blocks = [...card.element.querySelectorAll<HTMLElement>('.hunk-block')];
+    assert.equal(q(card.element, '.diff-body')?.dataset['virtual'], 'true', '900 rows are drawn as a window');
+    const drawn = blocks.map((block) => block.querySelectorAll('.diff-row').length);
+    assert.deepEqual(drawn.slice(0, 3), [9, 9, 9], 'the first hunks are drawn at once, from estimated offsets');
+    assert.deepEqual(drawn.slice(20), Array.from({ length: 80 }, () => 0), 'those far below wait for the scroll');
   });
 
   it('holds an edit typed in its box with the host (setEdit), and Edit then allow sends that text', async () => {
