@@ -194,6 +194,8 @@ async function startControl(controlFile: string, context: vscode.ExtensionContex
     },
     // The names of the open terminals, to count Toolgate's terminals per chat.
     '/terminals': () => Promise.resolve(vscode.window.terminals.map((terminal) => terminal.name)),
+    // What VS Code itself takes from an extension's post to a webview's next frame, for the paint bench's floor.
+    '/webviewFloor': (input) => webviewFloor(Number(input['runs'] ?? 5), Number(input['rows'] ?? 0)),
     '/undo': async () => {
       await vscode.commands.executeCommand('undo');
       return null;
@@ -249,4 +251,56 @@ async function profile(input: Record<string, unknown>): Promise<unknown> {
   profiler = undefined;
   writeFileSync(String(input['file']), JSON.stringify(result));
   return null;
+}
+
+/**
+ * The floor under any webview's paint here: a page that only writes a number is sent it `runs` times (after one to
+ * warm up), each timed as Toolgate's panel times a state (host post -> message handler -> the frame after); medians.
+ * `rows`: the message also carries that many diff rows (as Toolgate's do), which the page does not draw.
+ */
+async function webviewFloor(runs: number, rows: number): Promise<{ transportMs: number; paintMs: number }> {
+  const panel = vscode.window.createWebviewPanel('toolgateBenchFloor', 'Floor', vscode.ViewColumn.Active, { enableScripts: true });
+  panel.webview.html = `<!DOCTYPE html><html><body><main id="probe">0</main><script>
+    const vscode = acquireVsCodeApi();
+    const probe = document.getElementById('probe');
+    window.addEventListener('message', (event) => {
+      const receivedAt = Date.now();
+      const { n, sentAt } = event.data;
+      probe.textContent = String(n);
+      requestAnimationFrame(() => setTimeout(() => vscode.postMessage({ n, transportMs: receivedAt - sentAt, paintMs: Date.now() - sentAt }), 0));
+    });
+    vscode.postMessage({ ready: true });
+  </script></body></html>`;
+  const replies: { n?: number; ready?: boolean; transportMs?: number; paintMs?: number }[] = [];
+  let wake: (() => void) | undefined;
+  const listener = panel.webview.onDidReceiveMessage((message: (typeof replies)[number]) => {
+    replies.push(message);
+    wake?.();
+  });
+  const next = async (match: (reply: (typeof replies)[number]) => boolean): Promise<(typeof replies)[number]> => {
+    for (;;) {
+      const found = replies.find(match);
+      if (found) {
+        return found;
+      }
+      await new Promise<void>((resolve) => (wake = resolve));
+    }
+  };
+  try {
+    await next((reply) => reply.ready === true);
+    const samples: { transportMs: number; paintMs: number }[] = [];
+    for (let n = 0; n <= runs; n++) {
+      const payload = Array.from({ length: rows }, (_, row) => ['c', row + 1, row + 1, `  const line${row} = compute(value${row}, ${row});`]);
+      void panel.webview.postMessage({ n, sentAt: Date.now(), payload });
+      const reply = await next((found) => found.n === n);
+      if (n > 0) {
+        samples.push({ transportMs: reply.transportMs ?? 0, paintMs: reply.paintMs ?? 0 });
+      }
+    }
+    const median = (values: number[]): number => values.sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+    return { transportMs: median(samples.map((s) => s.transportMs)), paintMs: median(samples.map((s) => s.paintMs)) };
+  } finally {
+    listener.dispose();
+    panel.dispose();
+  }
 }
