@@ -23,6 +23,7 @@ export const commandIds = [
   'toolgate.deny',
   'toolgate.focusPrompt',
   'toolgate.showSuggestions',
+  'toolgate.openSettings',
   'toolgate.showStagedChanges',
   ...undoCommandIds,
   ...diffCommandIds,

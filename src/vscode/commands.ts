@@ -193,5 +193,7 @@ export function createCommands({ agent, gate, chat, approvals, apiKeys, audit, a
     },
     'toolgate.resetWorkspaceApprovals': (confirm?: unknown) => resetWorkspaceApprovals(grants, confirm),
     'toolgate.showSuggestions': () => suggestions.show(),
+    // Every Toolgate setting, in the Settings editor (the chat's title menu).
+    'toolgate.openSettings': () => vscode.commands.executeCommand('workbench.action.openSettings', '@ext:toolgate.toolgate'),
   };
 }

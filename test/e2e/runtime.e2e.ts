@@ -126,14 +126,14 @@ describe('runtime: notifications, the focused call, a terminal per chat, Retry',
     // pwd and ls are allowed by the default terminal rules: nothing waits.
     const frame = await chat().frame();
     await chat().idle();
-    await frame.locator('[data-action="new-chat"]').click();
+    await chat().newChat();
     model.fake.script([{ toolCalls: [run('t1', 'pwd')] }, { toolCalls: [run('t2', 'ls')] }, { text: 'Ran both.' }]);
     await chat().task('List the folder twice');
     await frame.locator('[data-entry="assistant"]', { hasText: 'Ran both.' }).waitFor({ timeout: 60_000 });
     assert.deepEqual(await toolgateTerminals(), ['Toolgate: List the folder twice']);
 
     await chat().idle();
-    await frame.locator('[data-action="new-chat"]').click();
+    await chat().newChat();
     model.fake.script([{ toolCalls: [run('t3', 'pwd')] }, { text: 'Ran it.' }]);
     await chat().task('Another chat');
     await frame.locator('[data-entry="assistant"]', { hasText: 'Ran it.' }).waitFor({ timeout: 60_000 });

@@ -115,7 +115,7 @@ describe('a first task in a folder that is not trusted, whose settings name the 
     await page.locator('.monaco-modal-editor-block').click({ position: { x: 5, y: 5 } });
     await trustEditor.waitFor({ state: 'hidden', timeout: 10_000 });
     // Trusted: the folder's endpoint applies at once.
-    await frame.locator('[data-field="model"]', { hasText: model.fake.baseUrl }).waitFor({ timeout: 30_000 });
+    await frame.locator(`[data-field="model"][title*="${model.fake.baseUrl}"]`).waitFor({ timeout: 30_000 });
 
     model.fake.script([{ text: 'Hello from the endpoint the folder named.' }]);
     await chat.task('Say hello again');

@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { ChatDriver } from './harness/chat';
 import { useCodeServer } from './harness/session';
 
 describe('Toolgate webviews in the real workbench', () => {
@@ -14,6 +15,20 @@ describe('Toolgate webviews in the real workbench', () => {
     assert.equal(await root.locator('[data-field="prompt"]').count(), 1);
     await session.workbench.waitForLog('[chat] webview ready');
     await session.workbench.screenshot('chat-view');
+  });
+
+  it("the chat's title bar holds New Chat and Approvals, and its menu the task's undo, the records and the set-up", async () => {
+    const chat = new ChatDriver(session.workbench);
+    const root = (await chat.frame()).locator('main#root');
+    assert.equal(await root.locator('[data-action="new-chat"]').count(), 0, 'one New Chat: the title bar\'s');
+    assert.deepEqual(await chat.titleMenu(), [
+      "Undo Agent's Last Turn", "Undo Agent's Task", 'Show Audit Log', 'Show Suggested Rules', 'Set API Key', 'Open Settings',
+    ]);
+    const page = session.workbench.page;
+    await page.locator('.monaco-menu .action-label', { hasText: 'Open Settings' }).click();
+    // Every Toolgate setting, the model's first.
+    await page.locator('.settings-editor .setting-item-title', { hasText: 'Model: Provider' }).first().waitFor({ timeout: 30_000 });
+    await page.keyboard.press('Escape');
   });
 
   it('opens the approvals panel from the command palette, and its ready reaches the host', async () => {

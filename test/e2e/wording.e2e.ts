@@ -121,10 +121,25 @@ describe('what the person reads and sees: plain reasons, contrast, grant control
         console.log(`      ${theme} ${view}: ${measured.length} texts, lowest contrast ${Math.min(...measured.map((item) => item.ratio))}:1`);
       }
       const page = session.workbench.page;
+      const chatFrame = await chat();
+      const viewHeight = (): Promise<number> => chatFrame.evaluate(() => window.innerHeight);
+      let wideHeight = 0;
       for (const [width, height] of [[1400, 900], [900, 700]] as const) {
         await page.setViewportSize({ width, height });
         await commandCard.scrollIntoViewIfNeeded();
         await session.workbench.screenshot(`wording-${theme.includes('Light') ? 'light' : 'dark'}-${width}x${height}`);
+        if (width === 1400) {
+          wideHeight = await viewHeight();
+          continue;
+        }
+        // A task running, two calls waiting, Stop shown: the transcript still keeps half the chat view (once the
+        // view has taken its 900x700 height).
+        await chatFrame.waitForFunction((wide) => window.innerHeight < wide, wideHeight);
+        const { transcript, view } = await chatFrame.evaluate(() => ({
+          transcript: document.querySelector('[data-field="transcript"]')?.getBoundingClientRect().height ?? 0,
+          view: window.innerHeight,
+        }));
+        assert.ok(transcript >= view / 2, `at 900x700 the transcript keeps half the chat view: ${transcript} of ${view} px`);
       }
       await page.setViewportSize({ width: 1400, height: 900 });
     }

@@ -36,26 +36,30 @@ const bridge = connect('chat', {
   },
 });
 
-const statusLine = h('p', { class: 'muted status-line', 'data-field': 'model' });
-const waitingLine = h('p', { 'data-field': 'waiting', role: 'status' });
-const trustLine = h('p', { class: 'notice warning', role: 'note', hidden: true }, 'This workspace is not trusted: every gated call asks.');
+// The model as a chip in the composer (the endpoint in its tooltip and accessible name): a click opens its settings.
+const modelChip = button({ secondary: true, class: 'chip', 'data-field': 'model', 'data-action': 'model-settings' });
+modelChip.addEventListener('click', () => bridge.command('openModelSettings'));
+const waitingLine = h('p', { class: 'waiting-line', 'data-field': 'waiting', role: 'status', hidden: true });
+// One line: the transcript keeps the height (the whole sentence is its tooltip).
+const trustLine = h('p', { class: 'notice warning one-line', role: 'note', hidden: true, title: 'This workspace is not trusted: every gated call asks, whatever the rules say.' },
+  'Untrusted workspace: every gated call asks.');
 const errorBar = h('p', { class: 'notice error', role: 'alert', hidden: true });
 const transcript = h('div', { class: 'transcript', 'data-field': 'transcript', role: 'log', 'aria-live': 'polite' });
-const defaultPlaceholder = 'Describe a task. Enter sends, Shift+Enter adds a line. While calls wait: "yes" or "no, because …".';
+// Two rows at most: what to type while calls wait is said by the waiting line.
+const defaultPlaceholder = 'Describe a task (Enter sends, Shift+Enter adds a line)';
+const promptRows = { min: 2, max: 10 };
 const prompt = h('textarea', {
   'data-field': 'prompt',
-  rows: '3',
+  rows: String(promptRows.min),
   placeholder: defaultPlaceholder,
   'aria-label': 'Task for the agent',
 });
 const send = button({ 'data-action': 'send' }, icon('send'), 'Send');
 const stop = button({ 'data-action': 'stop', secondary: true, hidden: true }, icon('debug-stop'), 'Stop');
-const newChat = button({ 'data-action': 'new-chat', secondary: true, title: 'New chat' }, icon('add'), 'New chat');
 const history = h('select', { 'data-field': 'history', 'aria-label': 'Chats of this workspace' });
 // The waiting calls of this chat, decided in place: the last thing in the transcript, just above the prompt.
 const inline = new InlineCards(bridge, () => prompt.focus());
 transcript.append(inline.element);
-const openApprovals = button({ 'data-action': 'open-approvals', secondary: true }, icon('shield'), 'Approvals');
 
 const submit = (): void => {
   const text = prompt.value.trim();
@@ -65,7 +69,14 @@ const submit = (): void => {
   errorBar.hidden = true;
   bridge.send({ type: 'submit', prompt: text });
   prompt.value = '';
+  fitPrompt();
 };
+/** The prompt grows with what is typed, from two rows to ten, then scrolls: short by default, the transcript keeps the room. */
+function fitPrompt(): void {
+  const lines = prompt.value.split('\n').length;
+  prompt.rows = Math.min(promptRows.max, Math.max(promptRows.min, lines));
+}
+prompt.addEventListener('input', fitPrompt);
 send.addEventListener('click', submit);
 prompt.addEventListener('keydown', (event) => {
   if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
@@ -74,8 +85,6 @@ prompt.addEventListener('keydown', (event) => {
   }
 });
 stop.addEventListener('click', () => bridge.send({ type: 'stop' }));
-newChat.addEventListener('click', () => bridge.send({ type: 'newChat' }));
-openApprovals.addEventListener('click', () => bridge.command('openApprovals'));
 history.addEventListener('change', () => {
   if (latest && history.value !== latest.chatId) {
     bridge.send({ type: 'openChat', chatId: history.value });
@@ -94,14 +103,15 @@ new ResizeObserver(() => {
   }
 }).observe(transcript);
 
+// A new chat, the Approvals panel, the audit log and the rest are in the view's title bar: the body keeps the room
+// for the transcript (at 900x700, at least half the view).
 root.replaceChildren(
-  h('header', { class: 'chat-header' }, history, newChat),
-  statusLine,
+  h('header', { class: 'chat-header' }, history),
   trustLine,
   transcript,
   waitingLine,
   errorBar,
-  h('div', { class: 'composer' }, prompt, h('div', { class: 'actions' }, send, stop, openApprovals)),
+  h('div', { class: 'composer' }, prompt, h('div', { class: 'actions composer-actions' }, send, stop, h('span', { class: 'spacer' }), modelChip)),
 );
 
 const hostNow = (): number => Date.now() + hostClockOffset;
@@ -304,9 +314,13 @@ function renderEntry(entry: ChatEntry): HTMLElement {
 function render(state: ChatState): void {
   const switched = latest?.chatId !== state.chatId;
   latest = state;
-  statusLine.replaceChildren('Model ', h('code', {}, state.model.name), state.model.provider === 'vscode-lm' ? ' (VS Code language model)' : ` at ${state.model.baseUrl}`);
+  const endpoint = state.model.provider === 'vscode-lm' ? 'a VS Code language model' : state.model.baseUrl;
+  modelChip.replaceChildren(icon('hubot'), h('span', { class: 'chip-text' }, state.model.name));
+  modelChip.title = `Model ${state.model.name} at ${endpoint}: click to change it in the settings`;
+  modelChip.setAttribute('aria-label', `Model ${state.model.name} at ${endpoint}. Change the model settings`);
   trustLine.hidden = state.trusted;
-  waitingLine.textContent = state.waitingCalls === 0 ? '' : `${state.waitingCalls} call${state.waitingCalls === 1 ? '' : 's'} waiting for approval.`;
+  waitingLine.hidden = state.waitingCalls === 0;
+  waitingLine.textContent = state.waitingCalls === 0 ? '' : `${state.waitingCalls} call${state.waitingCalls === 1 ? '' : 's'} waiting for approval: decide on their cards, or type "yes" or "no, because …".`;
   stop.hidden = !state.running;
   const asking = state.running && state.entries.some((entry) => entry.kind === 'question' && entry.answer === undefined);
   prompt.placeholder = asking ? 'The agent asks a question: type your answer (or an option or its number) and press Enter.' : defaultPlaceholder;

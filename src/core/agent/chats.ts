@@ -100,9 +100,10 @@ export class ChatBook implements Disposable {
     return [...this.chats].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)).map(({ id, title, updatedAt }) => ({ id, title, updatedAt }));
   }
 
+  /** A chat is named after its first task; until then the list says it has none (not a third "New chat"). */
   private create(): ChatRecord {
     const now = this.now().toISOString();
-    const chat: ChatRecord = { id: `chat-${randomUUID()}`, title: 'New chat', createdAt: now, updatedAt: now, messages: [], entries: [] };
+    const chat: ChatRecord = { id: `chat-${randomUUID()}`, title: 'No task yet', createdAt: now, updatedAt: now, messages: [], entries: [] };
     this.chats.push(chat);
     while (this.chats.length > maxChats) {
       this.chats.shift();

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import type { Frame } from 'playwright-core';
+import type { Frame, Locator } from 'playwright-core';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fixtures/fakeOpenAI';
 import type { Workbench } from './workbench';
 
@@ -49,6 +49,32 @@ export class ChatDriver {
   /** Waits until no task runs. */
   async idle(): Promise<void> {
     await (await this.frame()).locator('main#root[data-running="false"]').waitFor({ timeout: 30_000 });
+  }
+
+  /** The chat view's header in the side bar, where its title actions are. */
+  private header(): Locator {
+    return this.workbench.page.locator('.pane-header', { has: this.workbench.page.locator('h3.title', { hasText: /^Chat$/ }) });
+  }
+
+  /** Clicks one of the chat's title actions (shown while the header is hovered), by its label. */
+  async titleAction(label: string): Promise<void> {
+    await this.frame();
+    const header = this.header();
+    await header.hover();
+    await header.locator(`.actions .action-label[aria-label^="${label}"]`).first().click();
+  }
+
+  /** Opens the chat's title menu ("More Actions...") and lists its entries, then leaves it open. */
+  async titleMenu(): Promise<string[]> {
+    await this.titleAction('More Actions');
+    const menu = this.workbench.page.locator('.monaco-menu');
+    await menu.locator('.action-label').first().waitFor();
+    return (await menu.locator('.action-item:not(.disabled) .action-label').allInnerTexts()).map((text) => text.trim()).filter((text) => text !== '');
+  }
+
+  /** Starts a new chat from the view's title bar (the one New Chat there is). */
+  async newChat(): Promise<void> {
+    await this.titleAction('New Chat');
   }
 
   /** Waits for the previous task to end, then gives a new one. */
