@@ -62,6 +62,16 @@ export const AnswerMessage = z.strictObject({
 export const RetryMessage = z.strictObject({ type: z.literal('retry'), requestId: ChatRequestId });
 /** Open the whole of a tool result that was too long for the model: the chat entry that shows it, by id. */
 export const OpenResultMessage = z.strictObject({ type: z.literal('openResult'), requestId: ChatRequestId, entryId: z.string().min(1).max(80) });
+/**
+ * Open one file of a finished task's changes as a diff (its text before the task and after it): the chat entry that
+ * lists them, by id, and the file as that entry shows it. The host reads both texts from its checkpoints, never a path.
+ */
+export const OpenTaskChangeMessage = z.strictObject({
+  type: z.literal('openTaskChange'),
+  requestId: ChatRequestId,
+  entryId: z.string().min(1).max(80),
+  file: z.string().min(1).max(4096),
+});
 /** Continue the chat's task that a window reload interrupted, from its last completed turn. */
 export const ResumeMessage = z.strictObject({ type: z.literal('resume'), requestId: ChatRequestId });
 
@@ -79,6 +89,7 @@ export const WebviewToHost = z.discriminatedUnion('type', [
   RetryMessage,
   ResumeMessage,
   OpenResultMessage,
+  OpenTaskChangeMessage,
   FocusCallMessage,
   DecideMessage,
   HunkChoiceMessage,
@@ -101,7 +112,8 @@ export const inboundTypes = {
   // 'revokeGrant': the grant an auto-approved call of the chat names (the host revokes only a grant that exists).
   // 'chooseHunk': a hunk of a waiting diff accepted or rejected; the host holds the choice for every view.
   // 'decideAll': Allow all / Deny all of the cards the chat shows (the host refuses a call that is not the chat's own).
-  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'retry', 'resume', 'openResult', 'decide', 'chooseHunk', 'setEdit', 'decideAll', 'openDiff', 'openArgs', 'loadDiffRows', 'focusCall', 'revokeGrant'],
+  // 'openTaskChange': a file of a finished task's changes, opened as its diff.
+  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'retry', 'resume', 'openResult', 'openTaskChange', 'decide', 'chooseHunk', 'setEdit', 'decideAll', 'openDiff', 'openArgs', 'loadDiffRows', 'focusCall', 'revokeGrant'],
   approvals: ['ready', 'command', 'decide', 'chooseHunk', 'setEdit', 'decideAll', 'openDiff', 'openArgs', 'loadDiffRows', 'revokeGrant', 'focusCall', 'setDiffMode'],
   suggestions: ['ready', 'command', 'acceptSuggestion'],
 } as const satisfies Record<ViewKind, readonly WebviewToHost['type'][]>;
@@ -165,6 +177,25 @@ export const ChatEntry = z.discriminatedUnion('kind', [
     retryAt: z.number().optional(),
     /** A task a window reload interrupted: true while it can be resumed (a Resume button); false once it was. */
     resume: z.boolean().optional(),
+  }),
+  /** What a task changed, at its end: each file with its lines added and removed, a link to its diff. */
+  z.strictObject({
+    kind: z.literal('changes'),
+    id: z.string(),
+    v: z.number(),
+    /** The task of this chat whose checkpoints hold the texts. */
+    taskId: z.string().min(1).max(80),
+    files: z.array(z.strictObject({
+      /** As shown (relative to the workspace folder), and how the host finds it again in the task's checkpoints. */
+      file: z.string(),
+      change: z.enum(['created', 'modified', 'deleted']),
+      added: z.number().int().nonnegative(),
+      removed: z.number().int().nonnegative(),
+    })),
+    /** Terminal commands the task ran (their changes are listed where they were recorded as files). */
+    commands: z.number().int().nonnegative(),
+    /** Files changed past the ones listed (a long list is cut). */
+    more: z.number().int().positive().optional(),
   }),
 ]);
 export type ChatEntry = z.infer<typeof ChatEntry>;

@@ -25,6 +25,7 @@ export const commandIds = [
   'toolgate.showSuggestions',
   'toolgate.openSettings',
   'toolgate.showStagedChanges',
+  'toolgate.showTaskChanges',
   ...undoCommandIds,
   ...diffCommandIds,
 ] as const;

@@ -38,7 +38,7 @@ export interface CommandDeps {
 export type CommandHandlers = Record<CommandId, (...args: unknown[]) => unknown>;
 
 /** The commands handled here (the undo commands are in undoCommands.ts, the diff editor's in diffActions.ts). */
-type CoreCommandId = Exclude<CommandId, UndoCommandId | DiffCommandId | 'toolgate.showStagedChanges'>;
+type CoreCommandId = Exclude<CommandId, UndoCommandId | DiffCommandId | 'toolgate.showStagedChanges' | 'toolgate.showTaskChanges'>;
 
 /** The server a context-menu command was invoked on (a node of the MCP Servers view), if any. */
 function serverOf(item: unknown): string | undefined {

@@ -26,6 +26,7 @@ import { createLog } from './log';
 import { McpServers } from './mcpServers';
 import { McpServersView, type McpServersNode } from './mcpServersView';
 import { KeptResults } from './keptResults';
+import { TaskChangeDocuments } from './taskChangeDocuments';
 import { createModel, explainModelFailure } from './modelPorts';
 import { ArgsDocuments } from './argsDocuments';
 import { createProposedDiffs, DiffTabs } from './proposedDiffs';
@@ -114,6 +115,8 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   const proposed = createProposedDiffs(store, { gate, tools, log });
   const args = new ArgsDocuments(gate);
   store.add(vscode.workspace.registerTextDocumentContentProvider(ArgsDocuments.scheme, args));
+  const taskChanges = new TaskChangeDocuments(checkpoints.store);
+  store.add(vscode.workspace.registerTextDocumentContentProvider(TaskChangeDocuments.scheme, taskChanges));
   // The card that holds the keyboard focus in either view: what Toolgate: Allow Once / Deny decide.
   const focus = new FocusedCalls();
   // Whether the person closed the Approvals panel during the running task: then no new call of it reopens the panel.
@@ -136,6 +139,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
       hold.taskRunning(running);
       void vscode.commands.executeCommand('setContext', 'toolgate.running', running);
     },
+    taskChanges: (task) => taskChanges.changes(task),
     log,
   });
   // Disposed before the chats are saved: a running task is stopped and its waiting calls are denied.
@@ -158,7 +162,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
         pending: chatPending().map(forViews),
         chats: chats.list(),
       }),
-      chatRequests(agent, gate, grants, { proposed, args }, focus, keptResults),
+      chatRequests(agent, gate, grants, { proposed, args }, focus, keptResults, taskChanges),
     ),
   );
 
@@ -212,6 +216,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
       ...createUndoCommands({ store: checkpoints.store, audit, activeChatId: () => agent.chatId, log, disposables: store }),
       ...createDiffCommands({ gate, proposed }),
       'toolgate.showStagedChanges': () => stagedSoFar.show(),
+      'toolgate.showTaskChanges': () => taskChanges.show(agent.chatId),
     },
     chat,
     approvals,

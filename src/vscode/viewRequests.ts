@@ -11,6 +11,7 @@ import type { Outcome } from './commandBridge';
 import type { KeptResults } from './keptResults';
 import type { ProposedContentProvider } from './proposedContent';
 import type { ArgsDocuments } from './argsDocuments';
+import type { TaskChangeDocuments } from './taskChangeDocuments';
 
 /** What a card opens in an editor: the diff of a write, the whole arguments of any call. */
 export interface CallEditors {
@@ -94,6 +95,7 @@ export function chatRequests(
   editors: CallEditors,
   focus: FocusedCalls,
   results: Pick<KeptResults, 'open'>,
+  changes: Pick<TaskChangeDocuments, 'open'>,
 ): (message: ChatRequest) => Outcome | Promise<Outcome> {
   const card = cardRequests('chat', gate, grants, editors, focus);
   return (message) => {
@@ -132,6 +134,11 @@ export function chatRequests(
         // Only a result this chat shows: the reference comes from the host's own entry, never from the message.
         const ref = agent.keptResult(message.entryId);
         return ref === undefined ? { ok: false, error: `no kept result for entry ${message.entryId}` } : results.open(ref);
+      }
+      case 'openTaskChange': {
+        // Only a file the chat's own entry lists: the task comes from the host's entry, the texts from its checkpoints.
+        const task = agent.taskChange(message.entryId, message.file);
+        return task === undefined ? { ok: false, error: `entry ${message.entryId} lists no ${message.file}` } : changes.open(task.chatId, task.taskId, message.file);
       }
     }
   };

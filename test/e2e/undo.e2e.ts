@@ -34,10 +34,45 @@ describe("undo the agent's task in the real VS Code: only the agent's changes go
     ]);
     const chat = new ChatDriver(session.workbench);
     await chat.say('Change app.txt and add created.txt');
-    await (await chat.frame()).locator('[data-entry="assistant"]', { hasText: 'Done.' }).waitFor({ timeout: 60_000 });
+    const frame = await chat.frame();
+    await frame.locator('[data-entry="assistant"]', { hasText: 'Done.' }).waitFor({ timeout: 60_000 });
     await chat.idle();
     assert.equal(readFileSync(file('app.txt'), 'utf8'), original.replace('alpha', 'ALPHA'));
     assert.equal(readFileSync(file('created.txt'), 'utf8'), 'made by the agent\n');
+
+    // At its end the task lists what it changed, each file a link to its diff.
+    const changes = frame.locator('[data-entry="changes"]');
+    await changes.waitFor();
+    assert.match(await changes.locator('.changes-title').innerText(), /Changed 2 files \+2 −1/);
+    assert.deepEqual(
+      await changes.locator('li').evaluateAll((items) => items.map((item) => item.textContent.replace(/\s+/g, ' ').trim())),
+      ['app.txt +1 −1', 'created.txt +1 −0 created'],
+    );
+    const page = session.workbench.page;
+    for (const [width, height] of [[1400, 900], [900, 700]] as const) {
+      await page.setViewportSize({ width, height });
+      await changes.scrollIntoViewIfNeeded();
+      await session.workbench.screenshot(`chat-task-changes-${width}x${height}`);
+    }
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await changes.locator('[data-action="open-task-change"][data-file="app.txt"]').click();
+    const tab = page.locator('.tabs-container .tab', { hasText: 'app.txt: what the task changed' });
+    await tab.waitFor({ timeout: 15_000 });
+    // The left side: the file before the task; the right side: after it.
+    const diff = page.locator('.monaco-diff-editor');
+    await diff.locator('.editor.original .view-lines', { hasText: 'alpha' }).waitFor({ timeout: 15_000 });
+    await diff.locator('.editor.modified .view-lines', { hasText: 'ALPHA' }).waitFor({ timeout: 15_000 });
+    await tab.locator('.tab-actions .action-label').first().click();
+    // On request too: the chat's title menu lists the latest task's files, a picked one opens its diff.
+    assert.ok((await chat.titleMenu()).includes("Show the Task's Changes"));
+    await page.locator('.monaco-menu .action-label', { hasText: "Show the Task's Changes" }).click();
+    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'created.txt' });
+    await row.waitFor({ timeout: 15_000 });
+    assert.match(await page.locator('.quick-input-list').innerText(), /app\.txt\s*\+1 −1[\s\S]*created\.txt\s*\+1 −0 created/);
+    await row.click();
+    const created = page.locator('.tabs-container .tab', { hasText: 'created.txt: created by the task' });
+    await created.waitFor({ timeout: 15_000 });
+    await created.locator('.tab-actions .action-label').first().click();
 
     // The person edits the same file afterwards, away from the agent's line.
     const handEdited = original.replace('alpha', 'ALPHA').replace('epsilon', 'epsilon, by hand');

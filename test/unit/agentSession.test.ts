@@ -13,7 +13,7 @@ import { pendingViews } from '../../src/core/views/pendingCall';
 
 type Reply = ConstructorParameters<typeof ScriptedModel>[0][number];
 
-function setup(replies: Reply[], store = new MemoryStore(), policy: Parameters<typeof createMemoryGate>[0] = {}) {
+function setup(replies: Reply[], store = new MemoryStore(), policy: Parameters<typeof createMemoryGate>[0] = {}, extra: Partial<AgentSessionDeps> = {}) {
   const { gate, grants } = createMemoryGate({ locate: locateUnder('/ws'), ...policy });
   const files = new MemoryFiles({ '/ws/a.txt': 'one\n' });
   const { service: tools, log } = memoryToolService(gate, files);
@@ -36,6 +36,7 @@ function setup(replies: Reply[], store = new MemoryStore(), policy: Parameters<t
       Promise.resolve(kind === 'auth' ? { text: `The model failed: ${error}`, actions: [{ command: 'setApiKey', label: 'Set the API key' }] } : { text: `The model failed: ${error}` }),
     onRunning: (value) => running.push(value),
     log,
+    ...extra,
   };
   const session = new AgentSession(deps);
   const entries = (): ChatEntry[] => chats.current.entries;
@@ -71,6 +72,34 @@ describe('the agent session (core, over the production tool service and in-memor
     assert.deepEqual(running, [true, false]);
     assert.equal(chats.current.title, 'make b.txt');
     assert.equal(result.transcript.at(-1)?.content, 'Wrote b.txt.');
+  });
+
+  it("lists what the task changed at its end, from its checkpoints, and opens only a file that list names", async () => {
+    const asked: string[] = [];
+    const { session, gate, entries, chats } = setup([calls(['w1', 'write_file', { path: 'b.txt', content: 'hi\n' }]), text('Wrote b.txt.')], undefined, {}, {
+      taskChanges: (task) => {
+        asked.push(task.taskId);
+        return Promise.resolve({ files: [{ path: '/ws/b.txt', shown: 'b.txt', kind: 'created', added: 1, removed: 0, before: null, after: 'hi\n' }], commands: 0 });
+      },
+    });
+    const task = session.runTask('make b.txt');
+    gate.settle(await waitFor(() => pendingViews(gate)[0]), { action: 'allow-once' });
+    await task;
+    const last = entries().at(-1);
+    assert.ok(last?.kind === 'changes', `the last entry lists the changes: ${JSON.stringify(last)}`);
+    assert.deepEqual(last.files, [{ file: 'b.txt', change: 'created', added: 1, removed: 0 }]);
+    assert.deepEqual([last.taskId, last.commands], [asked[0], 0], 'the task that ran, asked once');
+    assert.deepEqual(session.taskChange(last.id, 'b.txt'), { chatId: chats.current.id, taskId: asked[0] });
+    assert.equal(session.taskChange(last.id, '../secret.txt'), undefined, 'a file the entry does not list');
+    assert.equal(session.taskChange(entries()[0]?.id ?? '', 'b.txt'), undefined, 'an entry that lists no changes');
+  });
+
+  it('a task that changed nothing, or whose checkpoints cannot be read, lists nothing', async () => {
+    for (const taskChanges of [() => Promise.resolve({ files: [], commands: 2 }), () => Promise.reject(new Error('storage gone'))]) {
+      const { session, entries } = setup([text('Nothing to do.')], undefined, {}, { taskChanges });
+      await session.runTask('look around');
+      assert.deepEqual(entries().map((entry) => entry.kind), ['user', 'assistant']);
+    }
   });
 
   describe('a tool entry says how the call was allowed (typed, from the gate)', () => {

@@ -13,11 +13,23 @@ const resolver = new PathResolver(['/ws']);
 const write = (relative: string, source: string): GateInput => ({ call: gateCall('write_file', { path: relative, content: 'x' }, resolver), preview: { kind: 'none' }, source });
 
 describe("the chat's requests", () => {
+  it("opens a task's changed file only as the chat's own entry lists it: the task from the host, never from the message", async () => {
+    const { gate } = createMemoryGate();
+    const opened: string[] = [];
+    const agent = { taskChange: (entryId: string, file: string) => (entryId === 'c-1' && file === 'a.txt' ? { chatId: 'c', taskId: 't-1' } : undefined) };
+    const changes = { open: (chatId: string, taskId: string, file: string) => (opened.push(`${chatId}/${taskId}/${file}`), Promise.resolve({ ok: true as const })) };
+    const handle = chatRequests((agent as unknown) as AgentSession, gate, {} as never, {} as never, {} as never, {} as never, changes);
+    assert.deepEqual(await handle({ type: 'openTaskChange', requestId: 'r1', entryId: 'c-1', file: 'a.txt' }), { ok: true });
+    assert.deepEqual(await handle({ type: 'openTaskChange', requestId: 'r2', entryId: 'c-1', file: '/etc/passwd' }), { ok: false, error: 'entry c-1 lists no /etc/passwd' });
+    assert.deepEqual(await handle({ type: 'openTaskChange', requestId: 'r3', entryId: 'c-9', file: 'a.txt' }), { ok: false, error: 'entry c-9 lists no a.txt' });
+    assert.deepEqual(opened, ['c/t-1/a.txt']);
+  });
+
   it("Allow all from the chat settles only the chat's own agent calls: a batch naming another call is refused whole", async () => {
     const { gate } = createMemoryGate();
     const waits = gate.request([write('a.txt', 'agent'), write('b.txt', 'agent'), write('c.txt', 'api')], { chatId: 'c' });
     // Only what decideAll reads of the session and the views' ports: the boundary is faked, the gate is real.
-    const handle = chatRequests(({ chatId: 'c' } as unknown) as AgentSession, gate, {} as never, {} as never, {} as never, {} as never);
+    const handle = chatRequests(({ chatId: 'c' } as unknown) as AgentSession, gate, {} as never, {} as never, {} as never, {} as never, {} as never);
     const views = pendingViews(gate, 'c');
     const refs = views.map(({ callId, argsHash }) => ({ callId, argsHash }));
     const api = views.find((view) => view.source === 'api');
@@ -65,7 +77,7 @@ describe('large texts stay in the host', () => {
       // The whole arguments open in an editor, from either view, for a call that waits; not for one that does not.
       const opened: string[] = [];
       const editors = { proposed: { openDiff: () => Promise.resolve() }, args: { open: (callId: string) => (opened.push(callId), Promise.resolve({ ok: true as const })) } };
-      const handle = chatRequests(({ chatId: 'c' } as unknown) as AgentSession, gate, {} as never, editors, {} as never, {} as never);
+      const handle = chatRequests(({ chatId: 'c' } as unknown) as AgentSession, gate, {} as never, editors, {} as never, {} as never, {} as never);
       assert.deepEqual(await handle({ type: 'openArgs', requestId: 'r1', callId: view.callId }), { ok: true });
       assert.deepEqual(opened, [view.callId]);
       gate.cancel('test over');
@@ -99,7 +111,7 @@ describe('a long diff goes to the views with its first rows, the rest on request
       assert.deepEqual(shown.preview.hunks.map((hunk) => hunk.rows.length), row.sent);
       assert.deepEqual(shown.preview.hunks.map((hunk) => hunk.rowCount), row.cut);
       assert.equal(PendingCallView.safeParse(shown).success, true);
-      const handle = chatRequests(({ chatId: 'c' } as unknown) as AgentSession, gate, {} as never, {} as never, {} as never, {} as never);
+      const handle = chatRequests(({ chatId: 'c' } as unknown) as AgentSession, gate, {} as never, {} as never, {} as never, {} as never, {} as never);
       const answer = await handle({ type: 'loadDiffRows', requestId: 'r1', callId: view.callId, argsHash: view.argsHash });
       assert.deepEqual(answer, { ok: true, diffRows: view.preview.hunks.map((hunk) => hunk.rows) });
       const stale = await handle({ type: 'loadDiffRows', requestId: 'r2', callId: view.callId, argsHash: 'f'.repeat(64) });

@@ -3,6 +3,7 @@ import { button, connect, h, icon, markConnected, requireElement, focusCard } fr
 import { decisionNote } from './decisionNote';
 import { InlineCards } from './inlineCards';
 import { renderMarkdown } from './markdown';
+import { taskChangesEntry } from './taskChanges';
 
 const root = requireElement('root');
 let updates = 0;
@@ -308,6 +309,8 @@ function renderEntry(entry: ChatEntry): HTMLElement {
       }
       return box;
     }
+    case 'changes':
+      return taskChangesEntry(entry, bridge);
   }
 }
 

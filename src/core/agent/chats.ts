@@ -216,6 +216,7 @@ function boundedForStorage(chat: ChatRecord): ChatRecord {
       case 'tool':
         return entry.output !== undefined && entry.output.length > maxStoredTextChars ? { ...entry, output: boundedText(entry.output) } : entry;
       case 'question':
+      case 'changes':
         return entry;
     }
   });

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Gate, GateResult } from '../approval/gate';
 import { allowedByView, grantView } from '../views/grants';
 import { startTask, type TaskRef } from '../checkpoints/recorder';
+import type { TaskChanges } from '../checkpoints/taskChanges';
 import type { ChatMessage, ChatModel, ModelErrorKind, ToolCall, ToolSpec } from '../llm/client';
 import type { McpServerStatus } from '../mcp/manager';
 import { failureKey, mcpStartupWaitMs, settledNotices, startingNotice } from '../mcp/startup';
@@ -17,9 +18,12 @@ import { builtinToolSpecs } from '../tools/specs';
 import type { ChatEntry } from '../../shared/messages';
 import { defaultSystemPrompt, runAgent, type AgentStopReason, type ToolDecisionNote, type ToolOutcome, type ToolRunner } from './agent';
 import { parseChatDecision, planChatDecision, planQuestionAnswer } from './chatDecisions';
-import { toChatMessage, type ChatBook, type NoticeActions } from './chats';
+import { toChatMessage, type ChatBook, type ChatRecord, type NoticeActions } from './chats';
 import { TranscriptWriter } from './transcript';
 import { pendingViews, type GateState } from '../views/pendingCall';
+
+/** The most files a task's "changes" entry lists; past it, it says how many more. */
+const maxListedChanges = 200;
 
 /** What a task needs of MCP: the tools the model may call now, the servers' states, and a bounded wait for them. */
 export interface McpForAgent {
@@ -45,6 +49,8 @@ export interface AgentSessionDeps {
   explainModelFailure: (error: string, kind: ModelErrorKind | undefined) => Promise<{ text: string; actions?: NoticeActions }>;
   /** A task started or ended (VS Code: the `toolgate.running` context key). */
   onRunning: (running: boolean) => void;
+  /** What a task changed, from its checkpoints (undefined: none were kept); listed in the chat when it ends. */
+  taskChanges?: (task: TaskRef) => Promise<TaskChanges | undefined>;
   log: LogPort;
 }
 
@@ -107,6 +113,13 @@ export class AgentSession {
   keptResult(entryId: string): string | undefined {
     const entry = this.deps.chats.current.entries.find((candidate) => candidate.id === entryId);
     return entry?.kind === 'tool' ? entry.fullResult?.ref : undefined;
+  }
+
+  /** The task a "changes" entry of this chat lists, and whether it lists `file`: only what the host itself wrote there. */
+  taskChange(entryId: string, file: string): { chatId: string; taskId: string } | undefined {
+    const chat = this.deps.chats.current;
+    const entry = chat.entries.find((candidate) => candidate.id === entryId);
+    return entry?.kind === 'changes' && entry.files.some((listed) => listed.file === file) ? { chatId: chat.id, taskId: entry.taskId } : undefined;
   }
 
   /** What the person typed in the chat: a decision on waiting calls, or a new task. */
@@ -275,6 +288,7 @@ export class AgentSession {
         },
       );
       chat.messages = result.messages;
+      await this.listChanges(task, chat);
       if (transcript.failure !== undefined) {
         const explained = await this.deps.explainModelFailure(transcript.failure.error, transcript.failure.kind);
         const notice = chats.push(
@@ -298,6 +312,32 @@ export class AgentSession {
       this.deps.onRunning(false);
       chats.changed();
     }
+  }
+
+  /** At a task's end, the files it changed, each with its counts and a link to its diff (nothing when none). */
+  private async listChanges(task: TaskRef, chat: ChatRecord): Promise<void> {
+    let changes: TaskChanges | undefined;
+    try {
+      changes = await this.deps.taskChanges?.(task);
+    } catch (error) {
+      this.deps.log.warn(`the task's changes could not be read from its checkpoints: ${String(error)}`);
+    }
+    if (changes === undefined || changes.files.length === 0) {
+      return;
+    }
+    const listed = changes.files.slice(0, maxListedChanges);
+    this.deps.chats.push(
+      {
+        kind: 'changes',
+        id: `c-${randomUUID()}`,
+        v: 1,
+        taskId: task.taskId,
+        files: listed.map(({ shown, kind, added, removed }) => ({ file: shown, change: kind, added, removed })),
+        commands: changes.commands,
+        ...(changes.files.length > listed.length ? { more: changes.files.length - listed.length } : {}),
+      },
+      chat,
+    );
   }
 
   private async runCalls(

@@ -1,0 +1,67 @@
+/**
+ * What a task changed, file by file: from its checkpoints, each file's text before the task's first change to it and
+ * after its last, with the lines added and removed between them. Turns already undone are left out; a file the task
+ * changed and then put back as it was is not listed. Pure: the chat lists these at the end of a task, and each opens
+ * as a diff of the same two texts.
+ */
+import { diffText } from '../diff/lineDiff';
+import type { FileChangeRecord, FileContent, TaskRecord } from './schema';
+
+export type TaskFileChangeKind = 'created' | 'modified' | 'deleted';
+
+export interface TaskFileChange {
+  /** The key the checkpoints know the file by (an absolute path). */
+  path: string;
+  /** For display: relative to the workspace folder when known. */
+  shown: string;
+  kind: TaskFileChangeKind;
+  added: number;
+  removed: number;
+  /** The text before the task's first change (null: the file did not exist) and after its last (null: removed). */
+  before: FileContent;
+  after: FileContent;
+}
+
+export interface TaskChanges {
+  files: TaskFileChange[];
+  /** Terminal commands the task ran: their effects are listed only where they were recorded as file changes. */
+  commands: number;
+}
+
+export function taskChanges(task: TaskRecord): TaskChanges {
+  const byPath = new Map<string, { first: FileChangeRecord; last: FileChangeRecord }>();
+  let commands = 0;
+  for (const turn of task.turns) {
+    if (turn.undoneAt !== undefined) {
+      continue;
+    }
+    for (const change of turn.changes) {
+      if (change.kind === 'command') {
+        commands += 1;
+        continue;
+      }
+      const seen = byPath.get(change.path);
+      byPath.set(change.path, { first: seen?.first ?? change, last: change });
+    }
+  }
+  const files: TaskFileChange[] = [];
+  for (const [path, { first, last }] of byPath) {
+    const before = first.before;
+    const after = last.after;
+    if (before === after) {
+      continue;
+    }
+    // The diff engine's bounded alignment, as the cards' diffs: a huge rewrite counts as removed and re-added.
+    const counts = diffText(before ?? '', after ?? '', { context: 0 });
+    files.push({
+      path,
+      shown: last.relativePath ?? first.relativePath ?? path,
+      kind: before === null ? 'created' : after === null ? 'deleted' : 'modified',
+      added: counts.added,
+      removed: counts.removed,
+      before,
+      after,
+    });
+  }
+  return { files, commands };
+}

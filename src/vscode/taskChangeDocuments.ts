@@ -1,0 +1,79 @@
+/**
+ * What a finished task changed, file by file, for the chat: the list at its end comes from here, and each file opens as
+ * VS Code's diff of its text before the task and after it. Both texts are read from the task's checkpoints (never from
+ * a path the webview names) and shown in read-only documents of the `toolgate-task` scheme.
+ */
+import path from 'node:path';
+import * as vscode from 'vscode';
+import type { TaskRef } from '../core/checkpoints/recorder';
+import type { CheckpointStore } from '../core/checkpoints/store';
+import { taskChanges, type TaskChanges } from '../core/checkpoints/taskChanges';
+import type { Outcome } from './commandBridge';
+
+/** The texts of the diffs opened last: an older one, still open in an editor, then says to open it again. */
+const heldTexts = 40;
+
+export class TaskChangeDocuments implements vscode.TextDocumentContentProvider {
+  static readonly scheme = 'toolgate-task';
+  private readonly texts = new Map<string, string>();
+  private next = 0;
+
+  constructor(private readonly store: Pick<CheckpointStore, 'load' | 'latestTask'>) {}
+
+  /** What the task changed; undefined when no checkpoints were kept for it. */
+  async changes(task: Pick<TaskRef, 'chatId' | 'taskId'>): Promise<TaskChanges | undefined> {
+    const loaded = await this.store.load(task.chatId, task.taskId);
+    return loaded.kind === 'ok' ? taskChanges(loaded.task) : undefined;
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.texts.get(uri.path.split('/')[1] ?? '') ?? '(No longer held: open the file again from the chat.)\n';
+  }
+
+  /** A read-only document holding `text`, named like the file and the side it shows. */
+  private document(file: string, side: string, text: string): vscode.Uri {
+    const id = String(this.next++);
+    this.texts.set(id, text);
+    for (const old of this.texts.keys()) {
+      if (this.texts.size <= heldTexts) {
+        break;
+      }
+      this.texts.delete(old);
+    }
+    return vscode.Uri.from({ scheme: TaskChangeDocuments.scheme, path: `/${id}/${side}/${path.basename(file)}` });
+  }
+
+  /** On request (the chat's title menu): the files the chat's latest task changed, a picked one opened as its diff. */
+  async show(chatId: string): Promise<void> {
+    const task = this.store.latestTask(chatId);
+    const changes = task === undefined ? undefined : await this.changes(task);
+    if (task === undefined || changes === undefined || changes.files.length === 0) {
+      void vscode.window.showInformationMessage("Toolgate: no task of this chat has changed a file that Undo could revert (a command's own changes are listed only when it ran staged).");
+      return;
+    }
+    const picked = await vscode.window.showQuickPick(
+      changes.files.map((file) => ({
+        label: file.shown,
+        description: `+${file.added} −${file.removed}${file.kind === 'modified' ? '' : file.kind === 'created' ? ' created' : ' removed'}`,
+        file,
+      })),
+      { title: `Toolgate: what "${task.title ?? 'the latest task'}" changed (${changes.files.length} file${changes.files.length === 1 ? '' : 's'})`, placeHolder: 'Pick a file to see its diff: before the task, and after it' },
+    );
+    if (picked !== undefined) {
+      await this.open(chatId, task.taskId, picked.file.shown);
+    }
+  }
+
+  /** Opens `file` of the task's changes as a diff; refused when the checkpoints no longer hold it (dropped, undone). */
+  async open(chatId: string, taskId: string, file: string): Promise<Outcome> {
+    const change = (await this.changes({ chatId, taskId }))?.files.find((candidate) => candidate.shown === file);
+    if (change === undefined) {
+      return { ok: false, error: `the checkpoints no longer hold ${file} of this task (undone, or dropped to stay within toolgate.checkpoints.maxMegabytes)` };
+    }
+    const before = this.document(file, 'before the task', change.before ?? '');
+    const after = this.document(file, 'after the task', change.after ?? '');
+    const what = change.kind === 'created' ? 'created by the task' : change.kind === 'deleted' ? 'removed by the task' : 'what the task changed';
+    await vscode.commands.executeCommand('vscode.diff', before, after, `${file}: ${what}`, { preview: true });
+    return { ok: true };
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * At the end of a task, what it changed: "Changed 2 files (+12 −3)", then each file with its lines added and removed
+ * and whether the task created or removed it, as a link that opens its diff (the text before the task against the text
+ * after it, both from the host's checkpoints).
+ */
+import type { ChatEntry } from '../../src/shared/messages';
+import type { Bridge } from '../shared/bridge';
+import { h, icon } from '../shared/bridge';
+
+type ChangesEntry = Extract<ChatEntry, { kind: 'changes' }>;
+
+const plural = (count: number, word: string): string => `${count.toLocaleString('en-US')} ${word}${count === 1 ? '' : 's'}`;
+const changeWords: Record<ChangesEntry['files'][number]['change'], string> = { created: 'created', modified: '', deleted: 'removed' };
+const changeIcons: Record<ChangesEntry['files'][number]['change'], string> = { created: 'diff-added', modified: 'diff-modified', deleted: 'diff-removed' };
+
+export function taskChangesEntry(entry: ChangesEntry, bridge: Pick<Bridge, 'send'>): HTMLElement {
+  const files = entry.files.length + (entry.more ?? 0);
+  const added = entry.files.reduce((sum, file) => sum + file.added, 0);
+  const removed = entry.files.reduce((sum, file) => sum + file.removed, 0);
+  const title = h('p', { class: 'changes-title' }, icon('files'), ` Changed ${plural(files, 'file')} `,
+    h('span', { class: 'counts' }, h('span', { class: 'added' }, `+${added.toLocaleString('en-US')}`), ' ', h('span', { class: 'removed' }, `−${removed.toLocaleString('en-US')}`)),
+    entry.commands > 0 ? ` · ran ${plural(entry.commands, 'command')}` : '');
+  const list = h('ul', { class: 'changes-list', 'aria-label': 'Files the task changed: each opens its diff' }, ...entry.files.map((file) => {
+    const link = h('a', { href: '#', 'data-action': 'open-task-change', 'data-file': file.file, title: `Open the diff of ${file.file}: before the task, and after it` }, file.file);
+    link.addEventListener('click', (event) => {
+      event.preventDefault();
+      bridge.send({ type: 'openTaskChange', entryId: entry.id, file: file.file });
+    });
+    return h('li', { 'data-change': file.change },
+      icon(changeIcons[file.change]), ' ', link, ' ',
+      h('span', { class: 'counts' }, h('span', { class: 'added' }, `+${file.added.toLocaleString('en-US')}`), ' ', h('span', { class: 'removed' }, `−${file.removed.toLocaleString('en-US')}`)),
+      changeWords[file.change] === '' ? '' : h('span', { class: 'muted' }, ` ${changeWords[file.change]}`));
+  }));
+  return h('div', { class: 'entry changes', 'data-entry': 'changes', role: 'group', 'aria-label': `What the task changed: ${plural(files, 'file')}` },
+    title, list, entry.more !== undefined ? h('p', { class: 'muted' }, `and ${plural(entry.more, 'more file')} (Undo Agent's Task lists them all)`) : '');
+}
