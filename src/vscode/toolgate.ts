@@ -213,7 +213,11 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     api: createApi(tools),
     commands: {
       ...createCommands({ agent, gate, chat, approvals, apiKeys, audit, auditFile, grants, mcp, suggestions, focus, inChat: (callId) => chatPending().some((call) => call.callId === callId) }),
-      ...createUndoCommands({ store: checkpoints.store, audit, activeChatId: () => agent.chatId, log, disposables: store }),
+      ...createUndoCommands({
+        store: checkpoints.store, audit, activeChatId: () => agent.chatId, log, disposables: store,
+        // In the transcript of the chat it undid, when that is the one shown (another chat's undo is in the log).
+        onUndone: (result) => result.chatId === chats.current.id && chats.notice(result.text, 'info'),
+      }),
       ...createDiffCommands({ gate, proposed }),
       'toolgate.showStagedChanges': () => stagedSoFar.show(),
       'toolgate.showTaskChanges': () => taskChanges.show(agent.chatId),

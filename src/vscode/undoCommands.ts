@@ -64,6 +64,8 @@ export interface UndoCommandDeps {
   activeChatId: () => string;
   log: Log;
   disposables: Pick<DisposableStore, 'add'>;
+  /** An undo was applied: the chat's transcript says what it reverted and what it kept. */
+  onUndone?: (result: Extract<UndoResult, { kind: 'undone' }>) => void;
 }
 
 function show(result: UndoResult, log: Log): void {
@@ -93,6 +95,9 @@ export function createUndoCommands(deps: UndoCommandDeps): Record<UndoCommandId,
       const parsed = undoRequest(scope, arg, deps.activeChatId());
       const result = parsed.kind === 'ok' ? await runner.undo(parsed.request) : parsed.result;
       show(result, deps.log);
+      if (result.kind === 'undone') {
+        deps.onUndone?.(result);
+      }
       return result;
     };
   return { 'toolgate.undoTurn': command('turn'), 'toolgate.undoTask': command('task') };

@@ -84,6 +84,10 @@ describe("undo the agent's task in the real VS Code: only the agent's changes go
 
     const result = await control.call<UndoOutcome>('/command', { command: 'toolgate.undoTask' });
     assert.equal(result.kind, 'undone', JSON.stringify(result));
+    // The transcript says what the undo did, file by file.
+    const undoNote = frame.locator('[data-entry="notice"]', { hasText: /^Undid / });
+    await undoNote.waitFor({ timeout: 15_000 });
+    assert.match(await undoNote.innerText(), /app\.txt[\s\S]*created\.txt|created\.txt[\s\S]*app\.txt/);
     assert.equal(readFileSync(file('app.txt'), 'utf8'), original.replace('epsilon', 'epsilon, by hand'), 'the agent edit is reverted, the hand edit kept');
     assert.equal(existsSync(file('created.txt')), false, 'the file the agent created (unchanged since) is gone');
     assert.deepEqual(
