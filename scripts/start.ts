@@ -78,7 +78,8 @@ async function checkFirstRun(server: CodeServer, expected: { baseUrl: string; na
     proved.push('the workbench loaded in Chromium');
     const chat = new ChatDriver(workbench);
     const frame = await chat.frame();
-    const model = (await frame.locator('[data-field="model"]').innerText()).replace(/\s+/g, ' ');
+    // The model chip shows the name; its tooltip and accessible name say the endpoint too.
+    const model = ((await frame.locator('[data-field="model"]').getAttribute('title')) ?? '').replace(/\s+/g, ' ');
     if (!model.includes(`${expected.name} at ${expected.baseUrl}`)) {
       throw new Error(`the chat shows "${model}", not the model ${expected.name} at ${expected.baseUrl}`);
     }
