@@ -72,6 +72,8 @@ export const OpenTaskChangeMessage = z.strictObject({
   entryId: z.string().min(1).max(80),
   file: z.string().min(1).max(4096),
 });
+/** Open what a finished write or edit of the chat changed, as a diff: the tool entry, by id (the host reads the rest). */
+export const OpenCallChangeMessage = z.strictObject({ type: z.literal('openCallChange'), requestId: ChatRequestId, entryId: z.string().min(1).max(80) });
 /** Continue the chat's task that a window reload interrupted, from its last completed turn. */
 export const ResumeMessage = z.strictObject({ type: z.literal('resume'), requestId: ChatRequestId });
 
@@ -90,6 +92,7 @@ export const WebviewToHost = z.discriminatedUnion('type', [
   ResumeMessage,
   OpenResultMessage,
   OpenTaskChangeMessage,
+  OpenCallChangeMessage,
   FocusCallMessage,
   DecideMessage,
   HunkChoiceMessage,
@@ -112,8 +115,8 @@ export const inboundTypes = {
   // 'revokeGrant': the grant an auto-approved call of the chat names (the host revokes only a grant that exists).
   // 'chooseHunk': a hunk of a waiting diff accepted or rejected; the host holds the choice for every view.
   // 'decideAll': Allow all / Deny all of the cards the chat shows (the host refuses a call that is not the chat's own).
-  // 'openTaskChange': a file of a finished task's changes, opened as its diff.
-  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'retry', 'resume', 'openResult', 'openTaskChange', 'decide', 'chooseHunk', 'setEdit', 'decideAll', 'openDiff', 'openArgs', 'loadDiffRows', 'focusCall', 'revokeGrant'],
+  // 'openTaskChange': a file of a finished task's changes, opened as its diff; 'openCallChange': a finished write's.
+  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'retry', 'resume', 'openResult', 'openTaskChange', 'openCallChange', 'decide', 'chooseHunk', 'setEdit', 'decideAll', 'openDiff', 'openArgs', 'loadDiffRows', 'focusCall', 'revokeGrant'],
   approvals: ['ready', 'command', 'decide', 'chooseHunk', 'setEdit', 'decideAll', 'openDiff', 'openArgs', 'loadDiffRows', 'revokeGrant', 'focusCall', 'setDiffMode'],
   suggestions: ['ready', 'command', 'acceptSuggestion'],
 } as const satisfies Record<ViewKind, readonly WebviewToHost['type'][]>;
@@ -153,6 +156,8 @@ export const ChatEntry = z.discriminatedUnion('kind', [
     ran: z.string().optional(),
     /** The result was too long for the model (`output` is its head and tail): the whole of it, opened by `openResult`. */
     fullResult: z.strictObject({ ref: ResultRef, chars: z.number().int().nonnegative() }).optional(),
+    /** A write or edit that ran: where its change is kept (the task, the model turn, the file as the call named it). */
+    change: z.strictObject({ taskId: z.string().min(1).max(80), turn: z.number().int().nonnegative(), file: z.string() }).optional(),
   }),
   z.strictObject({
     kind: z.literal('question'),

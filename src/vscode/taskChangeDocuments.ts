@@ -7,7 +7,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import type { TaskRef } from '../core/checkpoints/recorder';
 import type { CheckpointStore } from '../core/checkpoints/store';
-import { taskChanges, type TaskChanges } from '../core/checkpoints/taskChanges';
+import { taskChanges, turnFileChange, type TaskChanges } from '../core/checkpoints/taskChanges';
 import type { Outcome } from './commandBridge';
 
 /** The texts of the diffs opened last: an older one, still open in an editor, then says to open it again. */
@@ -62,6 +62,19 @@ export class TaskChangeDocuments implements vscode.TextDocumentContentProvider {
     if (picked !== undefined) {
       await this.open(chatId, task.taskId, picked.file.shown);
     }
+  }
+
+  /** Opens what one finished write or edit changed (its file in its model turn) as a diff. */
+  async openCall(call: { chatId: string; taskId: string; turn: number; file: string }): Promise<Outcome> {
+    const loaded = await this.store.load(call.chatId, call.taskId);
+    const change = loaded.kind === 'ok' ? turnFileChange(loaded.task, call.turn, call.file) : undefined;
+    if (change === undefined) {
+      return { ok: false, error: `the checkpoints no longer hold the change to ${call.file} (dropped to stay within toolgate.checkpoints.maxMegabytes, or never kept)` };
+    }
+    const before = this.document(change.shown, 'before the call', change.before ?? '');
+    const after = this.document(change.shown, 'after the call', change.after ?? '');
+    await vscode.commands.executeCommand('vscode.diff', before, after, `${change.shown}: what this call changed`, { preview: true });
+    return { ok: true };
   }
 
   /** Opens `file` of the task's changes as a diff; refused when the checkpoints no longer hold it (dropped, undone). */

@@ -95,7 +95,7 @@ export function chatRequests(
   editors: CallEditors,
   focus: FocusedCalls,
   results: Pick<KeptResults, 'open'>,
-  changes: Pick<TaskChangeDocuments, 'open'>,
+  changes: Pick<TaskChangeDocuments, 'open' | 'openCall'>,
 ): (message: ChatRequest) => Outcome | Promise<Outcome> {
   const card = cardRequests('chat', gate, grants, editors, focus);
   return (message) => {
@@ -139,6 +139,10 @@ export function chatRequests(
         // Only a file the chat's own entry lists: the task comes from the host's entry, the texts from its checkpoints.
         const task = agent.taskChange(message.entryId, message.file);
         return task === undefined ? { ok: false, error: `entry ${message.entryId} lists no ${message.file}` } : changes.open(task.chatId, task.taskId, message.file);
+      }
+      case 'openCallChange': {
+        const change = agent.callChange(message.entryId);
+        return change === undefined ? { ok: false, error: `entry ${message.entryId} is not a write or edit that ran` } : changes.openCall(change);
       }
     }
   };

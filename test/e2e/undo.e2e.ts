@@ -63,6 +63,13 @@ describe("undo the agent's task in the real VS Code: only the agent's changes go
     await diff.locator('.editor.original .view-lines', { hasText: 'alpha' }).waitFor({ timeout: 15_000 });
     await diff.locator('.editor.modified .view-lines', { hasText: 'ALPHA' }).waitFor({ timeout: 15_000 });
     await tab.locator('.tab-actions .action-label').first().click();
+    // A finished edit's file is a link to what that call changed.
+    await frame.locator('[data-entry="tool"][data-tool="edit_file"] [data-action="open-call-change"]', { hasText: 'app.txt' }).click();
+    const callTab = page.locator('.tabs-container .tab', { hasText: 'app.txt: what this call changed' });
+    await callTab.waitFor({ timeout: 15_000 });
+    await diff.locator('.editor.original .view-lines', { hasText: 'alpha' }).waitFor({ timeout: 15_000 });
+    await diff.locator('.editor.modified .view-lines', { hasText: 'ALPHA' }).waitFor({ timeout: 15_000 });
+    await callTab.locator('.tab-actions .action-label').first().click();
     // On request too: the chat's title menu lists the latest task's files, a picked one opens its diff.
     assert.ok((await chat.titleMenu()).includes("Show the Task's Changes"));
     await page.locator('.monaco-menu .action-label', { hasText: "Show the Task's Changes" }).click();

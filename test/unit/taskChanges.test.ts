@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import type { CommandRecord, FileChangeRecord, TaskRecord, TurnRecord } from '../../src/core/checkpoints/schema';
-import { taskChanges } from '../../src/core/checkpoints/taskChanges';
+import { taskChanges, turnFileChange } from '../../src/core/checkpoints/taskChanges';
 
 const file = (path: string, before: string | null, after: string | null): FileChangeRecord => ({
   kind: 'file', path: `/ws/${path}`, relativePath: path, tool: 'write_file', at: '2026-11-26T00:00:00.000Z', before, after, beforeHash: null, afterHash: null,
@@ -50,6 +50,25 @@ describe('taskChanges: what a task changed, file by file', () => {
       for (const changed of changes.files) {
         assert.equal(changed.path, `/ws/${changed.shown}`, 'the checkpoints\' key, not the shown path');
       }
+    });
+  }
+});
+
+describe('turnFileChange: what one turn changed in a file, as the call named it', () => {
+  const twoTurns = task(
+    turn(0, [file('a.txt', 'a\n', 'A\n'), file('a.txt', 'A\n', 'AA\n'), file('sub/a.txt', 's\n', 'S\n')]),
+    turn(1, [file('a.txt', 'AA\n', 'AAA\n')]),
+  );
+  const rows: { name: string; turn: number; file: string; want?: { before: string | null; after: string | null; shown: string } }[] = [
+    { name: 'two changes in the turn: before the first, after the last', turn: 0, file: 'a.txt', want: { before: 'a\n', after: 'AA\n', shown: 'a.txt' } },
+    { name: './ and an absolute path name the same file', turn: 0, file: './sub/a.txt', want: { before: 's\n', after: 'S\n', shown: 'sub/a.txt' } },
+    { name: 'absolute', turn: 1, file: '/ws/a.txt', want: { before: 'AA\n', after: 'AAA\n', shown: 'a.txt' } },
+    { name: 'not a file of the same name elsewhere', turn: 1, file: 'sub/a.txt' },
+    { name: 'no such turn', turn: 5, file: 'a.txt' },
+  ];
+  for (const row of rows) {
+    it(row.name, () => {
+      assert.deepEqual(turnFileChange(twoTurns, row.turn, row.file), row.want);
     });
   }
 });

@@ -43,3 +43,28 @@ describe("the transcript shows that the model is being waited for, and each retr
     assert.equal(entries().some((entry) => entry.kind === 'notice' && entry.retryAt !== undefined), false);
   });
 });
+
+describe('a finished write or edit in the transcript names where its change is kept (its link to the diff)', () => {
+  const call = (id: string, name: string, args: Record<string, unknown>) => ({ id, name, arguments: JSON.stringify(args) });
+  const rows: { name: string; taskId?: string; status: 'done' | 'failed' | 'denied'; tool: string; args: Record<string, unknown>; change?: { turn: number; file: string } }[] = [
+    { name: 'a write that ran, in the second turn', taskId: 't1', status: 'done', tool: 'write_file', args: { path: 'a.txt', content: 'x' }, change: { turn: 1, file: 'a.txt' } },
+    { name: 'an edit that ran', taskId: 't1', status: 'done', tool: 'edit_file', args: { path: './src/b.ts', edits: [{ old: 'a', new: 'b' }] }, change: { turn: 1, file: './src/b.ts' } },
+    { name: 'a denied write: nothing changed', taskId: 't1', status: 'denied', tool: 'write_file', args: { path: 'a.txt', content: 'x' } },
+    { name: 'a failed edit', taskId: 't1', status: 'failed', tool: 'edit_file', args: { path: 'a.txt', edits: [] } },
+    { name: 'a read', taskId: 't1', status: 'done', tool: 'read_file', args: { path: 'a.txt' } },
+    { name: 'a write outside a task (no checkpoints)', status: 'done', tool: 'write_file', args: { path: 'a.txt', content: 'x' } },
+  ];
+  for (const row of rows) {
+    it(row.name, () => {
+      const book = new ChatBook(new MemoryStore(), new MemoryLog());
+      const writer = new TranscriptWriter(book, book.current, Date.now, row.taskId);
+      writer.onEvent({ type: 'turnStart', step: 1 });
+      writer.onEvent({ type: 'turnStart', step: 2 });
+      writer.onEvent({ type: 'toolCalls', calls: [call('c1', row.tool, row.args)] });
+      writer.onEvent({ type: 'toolStatus', callId: 'c1', status: row.status, output: 'ok' });
+      const entry = book.current.entries.find((candidate) => candidate.kind === 'tool');
+      assert.ok(entry?.kind === 'tool');
+      assert.deepEqual(entry.change, row.change === undefined ? undefined : { taskId: row.taskId, ...row.change });
+    });
+  }
+});

@@ -13,16 +13,25 @@ const resolver = new PathResolver(['/ws']);
 const write = (relative: string, source: string): GateInput => ({ call: gateCall('write_file', { path: relative, content: 'x' }, resolver), preview: { kind: 'none' }, source });
 
 describe("the chat's requests", () => {
-  it("opens a task's changed file only as the chat's own entry lists it: the task from the host, never from the message", async () => {
+  it("opens a task's changed file, or a finished write's change, only as the chat's own entry says: never from the message", async () => {
     const { gate } = createMemoryGate();
     const opened: string[] = [];
-    const agent = { taskChange: (entryId: string, file: string) => (entryId === 'c-1' && file === 'a.txt' ? { chatId: 'c', taskId: 't-1' } : undefined) };
-    const changes = { open: (chatId: string, taskId: string, file: string) => (opened.push(`${chatId}/${taskId}/${file}`), Promise.resolve({ ok: true as const })) };
+    const agent = {
+      taskChange: (entryId: string, file: string) => (entryId === 'c-1' && file === 'a.txt' ? { chatId: 'c', taskId: 't-1' } : undefined),
+      callChange: (entryId: string) => (entryId === 't-1' ? { chatId: 'c', taskId: 't-1', turn: 0, file: 'a.txt' } : undefined),
+    };
+    const changes = {
+      open: (chatId: string, taskId: string, file: string) => (opened.push(`${chatId}/${taskId}/${file}`), Promise.resolve({ ok: true as const })),
+      openCall: (call: { chatId: string; taskId: string; turn: number; file: string }) => (opened.push(`${call.chatId}/${call.taskId}/${call.turn}/${call.file}`), Promise.resolve({ ok: true as const })),
+    };
     const handle = chatRequests((agent as unknown) as AgentSession, gate, {} as never, {} as never, {} as never, {} as never, changes);
     assert.deepEqual(await handle({ type: 'openTaskChange', requestId: 'r1', entryId: 'c-1', file: 'a.txt' }), { ok: true });
     assert.deepEqual(await handle({ type: 'openTaskChange', requestId: 'r2', entryId: 'c-1', file: '/etc/passwd' }), { ok: false, error: 'entry c-1 lists no /etc/passwd' });
     assert.deepEqual(await handle({ type: 'openTaskChange', requestId: 'r3', entryId: 'c-9', file: 'a.txt' }), { ok: false, error: 'entry c-9 lists no a.txt' });
-    assert.deepEqual(opened, ['c/t-1/a.txt']);
+    // A finished write's own change: the entry must be one the host marked, nothing else is read.
+    assert.deepEqual(await handle({ type: 'openCallChange', requestId: 'r4', entryId: 't-1' }), { ok: true });
+    assert.deepEqual(await handle({ type: 'openCallChange', requestId: 'r5', entryId: 'u-1' }), { ok: false, error: 'entry u-1 is not a write or edit that ran' });
+    assert.deepEqual(opened, ['c/t-1/a.txt', 'c/t-1/0/a.txt']);
   });
 
   it("Allow all from the chat settles only the chat's own agent calls: a batch naming another call is refused whole", async () => {

@@ -192,6 +192,19 @@ const welcomeBlock = welcome();
 const statusIcons: Record<string, string> = { waiting: 'shield', running: 'loading', done: 'pass', denied: 'circle-slash', failed: 'error', interrupted: 'debug-disconnect' };
 const statusText: Record<string, string> = { waiting: 'waiting for approval', running: 'running', done: 'done', denied: 'denied', failed: 'failed', interrupted: 'interrupted by a window reload' };
 
+/** What a tool call is about; a write or edit that ran links its file to the diff of what it changed. */
+function summaryOf(entry: Extract<ChatEntry, { kind: 'tool' }>): HTMLElement {
+  if (entry.change === undefined) {
+    return h('span', { class: 'summary' }, entry.summary);
+  }
+  const link = h('a', { href: '#', class: 'summary', 'data-action': 'open-call-change', title: `Open the diff of what this call changed in ${entry.summary}` }, entry.summary);
+  link.addEventListener('click', (event) => {
+    event.preventDefault();
+    bridge.send({ type: 'openCallChange', entryId: entry.id });
+  });
+  return link;
+}
+
 function renderEntry(entry: ChatEntry): HTMLElement {
   switch (entry.kind) {
     case 'user':
@@ -246,7 +259,7 @@ function renderEntry(entry: ChatEntry): HTMLElement {
     case 'tool': {
       const card = h('div', { class: `entry tool status-${entry.status}`, 'data-entry': 'tool', 'data-tool': entry.name, 'data-status': entry.status },
         icon(statusIcons[entry.status] ?? 'tools', { spin: entry.status === 'running' }),
-        ' ', h('code', {}, entry.name), ' ', h('span', { class: 'summary' }, entry.summary), ' ',
+        ' ', h('code', {}, entry.name), ' ', summaryOf(entry), ' ',
         h('span', { class: 'tool-status' }, statusText[entry.status] ?? entry.status));
       card.append(...decisionNote(entry, bridge));
       if (entry.status === 'waiting') {

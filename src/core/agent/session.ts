@@ -115,6 +115,13 @@ export class AgentSession {
     return entry?.kind === 'tool' ? entry.fullResult?.ref : undefined;
   }
 
+  /** Where a finished write or edit of this chat keeps its change: only what the host itself wrote on its entry. */
+  callChange(entryId: string): { chatId: string; taskId: string; turn: number; file: string } | undefined {
+    const chat = this.deps.chats.current;
+    const entry = chat.entries.find((candidate) => candidate.id === entryId);
+    return entry?.kind === 'tool' && entry.change !== undefined ? { chatId: chat.id, ...entry.change } : undefined;
+  }
+
   /** The task a "changes" entry of this chat lists, and whether it lists `file`: only what the host itself wrote there. */
   taskChange(entryId: string, file: string): { chatId: string; taskId: string } | undefined {
     const chat = this.deps.chats.current;
@@ -256,9 +263,9 @@ export class AgentSession {
     chat.task = { prompt, state: 'running' };
     chats.saveNow();
     const message = mode === 'new' ? prompt : mode === 'resume' ? resumeNote : undefined;
-    const transcript = new TranscriptWriter(chats, chat);
     // What the task's calls change is kept per model turn, for "Undo this turn / task".
     const task = startTask(chat.id, prompt);
+    const transcript = new TranscriptWriter(chats, chat, Date.now, task.taskId);
     let step = 0;
     const runner: ToolRunner = { run: (calls, options) => this.runCalls(calls, { chatId: chat.id, task, turn: step - 1 }, running, options) };
     try {

@@ -43,6 +43,9 @@ export class TranscriptWriter {
   /** The notice of a retry still waiting to be sent: its countdown ends when the next thing happens. */
   private retrying: Extract<ChatEntry, { kind: 'notice' }> | undefined;
   private readonly tools = new Map<string, Extract<ChatEntry, { kind: 'tool' }>>();
+  /** The model turn (0-based) each call belongs to: a finished write or edit links to what it changed in it. */
+  private readonly turns = new Map<string, number>();
+  private turn = 0;
   /** The model error the task ended with, if it did. */
   failure: { error: string; kind: ModelErrorKind | undefined } | undefined;
 
@@ -50,6 +53,8 @@ export class TranscriptWriter {
     private readonly book: ChatBook,
     private readonly chat: ChatRecord,
     private readonly now: () => number = Date.now,
+    /** The task whose checkpoints hold what its writes and edits changed (none: no links). */
+    private readonly taskId?: string,
   ) {}
 
   readonly onEvent = (event: AgentEvent): void => {
@@ -58,6 +63,7 @@ export class TranscriptWriter {
     }
     switch (event.type) {
       case 'turnStart':
+        this.turn = event.step - 1;
         this.assistant = this.book.push({ kind: 'assistant', id: `a-${randomUUID()}`, v: 1, text: '', streaming: true, since: this.now() }, this.chat);
         break;
       case 'retry': {
@@ -94,13 +100,16 @@ export class TranscriptWriter {
         for (const call of event.calls.filter((candidate) => candidate.name !== 'ask_user')) {
           const entry = { kind: 'tool' as const, id: `t-${randomUUID()}`, v: 1, name: call.name, summary: summarizeCall(call), status: 'running' as const };
           this.tools.set(call.id, this.book.push(entry, this.chat));
+          this.turns.set(call.id, this.turn);
         }
         break;
       case 'toolStatus': {
         const entry = this.tools.get(event.callId);
         if (entry) {
+          const wrote = event.status === 'done' && (entry.name === 'write_file' || entry.name === 'edit_file') && this.taskId !== undefined;
           this.book.update(entry, {
             status: event.status,
+            ...(wrote ? { change: { taskId: this.taskId, turn: this.turns.get(event.callId) ?? this.turn, file: entry.summary } } : {}),
             ...(event.output !== undefined ? { output: event.output } : {}),
             ...event.note,
             ...(event.kept ? { fullResult: event.kept } : {}),

@@ -4,6 +4,7 @@
  * changed and then put back as it was is not listed. Pure: the chat lists these at the end of a task, and each opens
  * as a diff of the same two texts.
  */
+import path from 'node:path';
 import { diffText } from '../diff/lineDiff';
 import type { FileChangeRecord, FileContent, TaskRecord } from './schema';
 
@@ -64,4 +65,22 @@ export function taskChanges(task: TaskRecord): TaskChanges {
     });
   }
   return { files, commands };
+}
+
+/** Whether a change is of `file` as a call named it: relative to the workspace (`./` or not) or absolute. */
+function names(change: FileChangeRecord, file: string): boolean {
+  return change.path === file || change.relativePath === path.posix.normalize(file.replace(/\\/g, '/'));
+}
+
+/**
+ * What one model turn of the task changed in `file`: its text before the turn's first change to it and after its last
+ * (a finished write or edit in the chat opens this). Undefined when the checkpoints hold no such change.
+ */
+export function turnFileChange(task: TaskRecord, turn: number, file: string): Pick<TaskFileChange, 'before' | 'after' | 'shown'> | undefined {
+  const changes = (task.turns.find((candidate) => candidate.turn === turn)?.changes ?? []).filter(
+    (change): change is FileChangeRecord => change.kind === 'file' && names(change, file),
+  );
+  const first = changes[0];
+  const last = changes.at(-1);
+  return first === undefined || last === undefined ? undefined : { before: first.before, after: last.after, shown: last.relativePath ?? last.path };
 }
