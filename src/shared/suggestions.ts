@@ -21,6 +21,8 @@ export const DecisionGroupView = z.strictObject({
   allowed: z.number().int().nonnegative(),
   denied: z.number().int().nonnegative(),
   medianLookMs: z.number().nonnegative().optional(),
+  /** A group with no suggestion: why (mixed decisions, too few, already a rule…). */
+  why: z.string().optional(),
 });
 export type DecisionGroupView = z.infer<typeof DecisionGroupView>;
 

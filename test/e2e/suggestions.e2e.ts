@@ -53,6 +53,12 @@ describe('fewer prompts: suggested rules and time-boxed grants', function () {
     await waitFor(() => /"npm test": true/.test(readFileSync(file('.vscode/settings.json'), 'utf8')), 'the rule in the workspace settings');
     const settings = JSON.parse(readFileSync(file('.vscode/settings.json'), 'utf8')) as Record<string, unknown>;
     assert.deepEqual(settings['toolgate.autoApprove.terminal'], { 'npm test': true }, 'only the accepted key is written');
+    // Nothing left to suggest, and the view says why beside the group rather than "No suggestion yet" alone.
+    await frame.locator('[data-field="empty"]', { hasText: 'No suggestion yet: each group of your decisions below says why.' }).waitFor({ timeout: 15_000 });
+    assert.equal(
+      await frame.locator('tr', { hasText: 'npm test' }).locator('[data-field="why"]').innerText(),
+      'already a rule: "npm test": true in toolgate.autoApprove.terminal',
+    );
 
     // The sixth runs without asking.
     fake.script([{ toolCalls: [run('call_t6', 'npm test')] }, { text: 'Tests ran.' }]);

@@ -196,6 +196,31 @@ describe('suggestions from the audit log', () => {
       assert.deepEqual(trusted.state.groups.map((group) => [group.matcher, group.asked]), [['npm test', 5], ['make', 1]]);
       const untrusted = computeSuggestions(log, { policy: { ...policy, trusted: false }, resolver, minDecisions: 5 }, root);
       assert.deepEqual([untrusted.suggestions.length, untrusted.state.trusted, untrusted.state.groups.length], [0, false, 2]);
+      assert.deepEqual(untrusted.state.groups.map((group) => group.why), ['the workspace is not trusted', 'the workspace is not trusted']);
     });
+
+    // Each group without a suggestion says why, so "No suggestion yet" never stays unexplained.
+    const whyRows: { name: string; calls: Past[]; why: RegExp | undefined }[] = [
+      { name: 'suggested: no why', calls: times(5, run('npm test')), why: undefined },
+      { name: 'one deny among allows', calls: [...times(5, run('npm test')), run('npm test', 'deny')], why: /^allowed 5 times and denied 1 time: only a group decided the same way every time is suggested$/ },
+      { name: 'too few', calls: times(3, run('npm test')), why: /^allowed 3 times of the 5 needed \(toolgate\.suggestions\.minDecisions\)$/ },
+      { name: 'one left undecided', calls: [...times(5, run('npm test')), { tool: 'run_in_terminal', target: 'npm test' }], why: /^asked 6 times but decided 5 times/ },
+      { name: 'already a default rule', calls: times(5, run('ls')), why: /^already a rule: "ls": true in toolgate\.autoApprove\.terminal$/ },
+    ];
+    for (const row of whyRows) {
+      it(`says why a group has no suggestion: ${row.name}`, () => {
+        const { state } = computeSuggestions(logOf(row.calls), { policy, resolver, minDecisions: 5 }, root);
+        const [group] = state.groups;
+        assert.ok(group);
+        if (row.why === undefined) {
+          assert.equal(group.why, undefined);
+          assert.equal(state.suggestions.length, 1);
+        } else {
+          assert.match(group.why ?? '', row.why);
+          assert.equal(state.suggestions.length, 0);
+        }
+        assert.equal(SuggestionsState.safeParse(state).success, true);
+      });
+    }
   });
 });

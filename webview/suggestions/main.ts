@@ -29,7 +29,9 @@ const bridge = connect('suggestions', {
     list.replaceChildren(...state.suggestions.map(card));
     if (state.suggestions.length === 0) {
       list.append(h('p', { class: 'empty', 'data-field': 'empty' }, state.trusted
-        ? 'No suggestion yet.'
+        ? state.groups.length === 0
+          ? 'No suggestion yet: the audit log has no decision of yours to learn from.'
+          : 'No suggestion yet: each group of your decisions below says why.'
         : 'This workspace is not trusted: VS Code ignores the rules in its settings, so nothing is suggested. Trust the folder first.'));
     }
     groupsSection.replaceChildren(h('h2', {}, 'Your decisions'), groupTable(state.groups));
@@ -78,14 +80,15 @@ function card(suggestion: SuggestionView): HTMLElement {
 
 function groupTable(groups: readonly DecisionGroupView[]): HTMLElement {
   return h('table', {},
-    h('thead', {}, h('tr', {}, h('th', {}, 'Matches'), h('th', {}, 'Asked'), h('th', {}, 'Allowed'), h('th', {}, 'Denied'), h('th', {}, 'Looked (median)'))),
+    h('thead', {}, h('tr', {}, h('th', {}, 'Matches'), h('th', {}, 'Asked'), h('th', {}, 'Allowed'), h('th', {}, 'Denied'), h('th', {}, 'Looked (median)'), h('th', {}, 'Why no suggestion'))),
     h('tbody', {}, ...groups.map((group) =>
       h('tr', { 'data-group-id': group.id },
         h('td', {}, h('code', {}, group.matcher)),
         h('td', {}, String(group.asked)),
         h('td', {}, String(group.allowed)),
         h('td', {}, String(group.denied)),
-        h('td', {}, seconds(group.medianLookMs))))),
+        h('td', {}, seconds(group.medianLookMs)),
+        h('td', { 'data-field': 'why' }, group.why ?? '')))),
   );
 }
 

@@ -127,18 +127,26 @@ function dangerousPaths(glob: string): { text: string; why: string }[] {
   ];
 }
 
-function proposalFor(group: DecisionGroup, minDecisions: number): Proposal | undefined {
+const times = (count: number): string => `${count} time${count === 1 ? '' : 's'}`;
+
+/** The proposal a group's decisions make, or why they make none (said to the person beside the group). */
+function proposalFor(group: DecisionGroup, minDecisions: number): Proposal | { why: string } {
   const decided = group.allowed + group.denied;
-  if (decided < minDecisions || decided !== group.asked) {
-    return undefined;
+  if (decided !== group.asked) {
+    return { why: `asked ${times(group.asked)} but decided ${times(decided)} (a call that waited and was not run counts as undecided): only a group decided every time is suggested` };
+  }
+  if (group.allowed > 0 && group.denied > 0) {
+    return { why: `allowed ${times(group.allowed)} and denied ${times(group.denied)}: only a group decided the same way every time is suggested` };
+  }
+  if (decided < minDecisions) {
+    return { why: `${group.allowed > 0 ? 'allowed' : 'denied'} ${times(decided)} of the ${minDecisions} needed (toolgate.suggestions.minDecisions)` };
   }
   if (group.allowed === decided) {
     return group.kind === 'mcp' ? { kind: 'grant', tool: group.tool } : { kind: 'rule', setting: ruleSetting(group), key: group.matcher, value: true };
   }
-  if (group.denied === decided && group.kind !== 'mcp') {
-    return { kind: 'rule', setting: ruleSetting(group), key: group.matcher, value: false };
-  }
-  return undefined;
+  return group.kind === 'mcp'
+    ? { why: 'denied every time: an MCP tool has no always-ask rule (it asks unless a grant covers it)' }
+    : { kind: 'rule', setting: ruleSetting(group), key: group.matcher, value: false };
 }
 
 function describe(proposal: Proposal): string {
@@ -150,11 +158,18 @@ function describe(proposal: Proposal): string {
 
 /** The suggestions for these groups, each checked against the policy with it in place. */
 export function suggest(groups: readonly DecisionGroup[], inputs: SuggestionInputs): Suggestion[] {
+  return considerGroups(groups, inputs).suggestions;
+}
+
+/** The suggestions for these groups, and for each group that has none, why (by group id). */
+export function considerGroups(groups: readonly DecisionGroup[], inputs: SuggestionInputs): { suggestions: Suggestion[]; why: Map<string, string> } {
   const suggestions: Suggestion[] = [];
+  const why = new Map<string, string>();
   const now: PolicyContext = { ...inputs.policy, grants: [] };
   for (const group of groups) {
     const proposal = proposalFor(group, inputs.minDecisions);
-    if (proposal === undefined) {
+    if ('why' in proposal) {
+      why.set(group.id, proposal.why);
       continue;
     }
     const { decisions, ...summary } = group;
@@ -167,6 +182,7 @@ export function suggest(groups: readonly DecisionGroup[], inputs: SuggestionInpu
     }
     const rules = proposal.setting === 'autoApprove.terminal' ? now.terminalRules : now.editRules;
     if (rules[proposal.key] === proposal.value) {
+      why.set(group.id, `already a rule: "${proposal.key}": ${String(proposal.value)} in toolgate.${proposal.setting}`);
       continue;
     }
     const withRule: PolicyContext =
@@ -177,11 +193,13 @@ export function suggest(groups: readonly DecisionGroup[], inputs: SuggestionInpu
     if (proposal.value) {
       // Already allowed without the rule: nothing to suggest.
       if (targets.every((target) => judgeTarget(group.tool, target, now, inputs.resolver).verdict === 'allow')) {
+        why.set(group.id, 'these calls already run without asking');
         continue;
       }
       if (proposal.setting === 'autoApprove.terminal') {
         const dead = deadTerminalRules(withRule.terminalRules).find((rule) => rule.key === proposal.key);
         if (dead !== undefined) {
+          why.set(group.id, `a rule for it would have no effect: ${dead.why}`);
           continue;
         }
       }
@@ -201,5 +219,5 @@ export function suggest(groups: readonly DecisionGroup[], inputs: SuggestionInpu
     }
     suggestions.push({ ...base, past, dangerous, warnings });
   }
-  return suggestions;
+  return { suggestions, why };
 }

@@ -1,7 +1,7 @@
 /** The suggestions as the view shows them, computed from the audit log's text and the policy as it is now. */
 import type { DecisionGroupView, SuggestionsState, SuggestionView } from '../../shared/suggestions';
 import { groupDecisions, pastDecisions } from './history';
-import { suggest, type Suggestion, type SuggestionInputs } from './proposals';
+import { considerGroups, type Suggestion, type SuggestionInputs } from './proposals';
 
 export interface ComputedSuggestions {
   state: SuggestionsState;
@@ -12,9 +12,14 @@ export interface ComputedSuggestions {
 export function computeSuggestions(logText: string, inputs: SuggestionInputs, cwd: string, done?: string): ComputedSuggestions {
   const groups = groupDecisions(pastDecisions(logText), cwd);
   // In an untrusted workspace VS Code ignores the workspace's rule settings: a suggestion could not take effect.
-  const suggestions = inputs.policy.trusted ? suggest(groups, inputs) : [];
+  const { suggestions, why } = inputs.policy.trusted ? considerGroups(groups, inputs) : { suggestions: [], why: undefined };
+  const suggested = new Set(suggestions.map((suggestion) => suggestion.group.id));
   const groupViews: DecisionGroupView[] = groups
-    .map(({ decisions: _decisions, tool: _tool, ...group }) => group)
+    .map(({ decisions: _decisions, tool: _tool, ...group }) => {
+      // Why a group has no suggestion, beside it: nothing then looks stuck at "No suggestion yet".
+      const reason = suggested.has(group.id) ? undefined : (why?.get(group.id) ?? 'the workspace is not trusted');
+      return reason === undefined ? group : { ...group, why: reason };
+    })
     .sort((a, b) => b.asked - a.asked);
   const suggestionViews: SuggestionView[] = suggestions.map((suggestion) => ({
     ...suggestion.group,
