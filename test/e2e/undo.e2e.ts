@@ -71,8 +71,7 @@ describe("undo the agent's task in the real VS Code: only the agent's changes go
     await diff.locator('.editor.modified .view-lines', { hasText: 'ALPHA' }).waitFor({ timeout: 15_000 });
     await callTab.locator('.tab-actions .action-label').first().click();
     // On request too: the chat's title menu lists the latest task's files, a picked one opens its diff.
-    assert.ok((await chat.titleMenu()).includes("Show the Task's Changes"));
-    await page.locator('.monaco-menu .action-label', { hasText: "Show the Task's Changes" }).click();
+    await chat.titleMenuAction("Show the Task's Changes");
     const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'created.txt' });
     await row.waitFor({ timeout: 15_000 });
     assert.match(await page.locator('.quick-input-list').innerText(), /app\.txt\s*\+1 −1[\s\S]*created\.txt\s*\+1 −0 created/);

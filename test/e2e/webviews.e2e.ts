@@ -25,7 +25,8 @@ describe('Toolgate webviews in the real workbench', () => {
       "Show the Task's Changes", "Undo Agent's Last Turn", "Undo Agent's Task", 'Show Audit Log', 'Show Suggested Rules', 'Set API Key', 'Open Settings',
     ]);
     const page = session.workbench.page;
-    await page.locator('.monaco-menu .action-label', { hasText: 'Open Settings' }).click();
+    await page.keyboard.press('Escape');
+    await chat.titleMenuAction('Open Settings');
     // Every Toolgate setting, the model's first.
     await page.locator('.settings-editor .setting-item-title', { hasText: 'Model: Provider' }).first().waitFor({ timeout: 30_000 });
     await page.keyboard.press('Escape');

@@ -329,9 +329,12 @@ describe('what the person reads and sees: plain reasons, contrast, grant control
     assert.ok(box);
     const current = await chatFrame.evaluate(() => window.innerWidth);
     const edgeX = box.x + box.width;
-    await page.mouse.move(edgeX - 1, box.y + box.height / 2);
+    // The sash is taken by the side bar's title row, away from the webview: a press that missed it there cannot land
+    // on a card's button (the hunk's Reject sits at the card's right edge).
+    const sashY = box.y + 12;
+    await page.mouse.move(edgeX - 1, sashY);
     await page.mouse.down();
-    await page.mouse.move(edgeX - 1 + (300 - current), box.y + box.height / 2, { steps: 8 });
+    await page.mouse.move(edgeX - 1 + (300 - current), sashY, { steps: 8 });
     await page.mouse.up();
     await chatFrame.waitForFunction(() => Math.abs(window.innerWidth - 300) <= 10, undefined, { timeout: 30_000 });
     await usableAt300(chatFrame, inline, 'chat');

@@ -84,6 +84,23 @@ export class ChatDriver {
     return (await menu.locator('.action-item:not(.disabled) .action-label').allInnerTexts()).map((text) => text.trim()).filter((text) => text !== '');
   }
 
+  /** Runs an entry of the chat's title menu, opening the menu again if it closed before the click reached it. */
+  async titleMenuAction(label: string): Promise<void> {
+    const item = this.workbench.page.locator('.monaco-menu .action-label', { hasText: label });
+    for (let attempt = 1; ; attempt++) {
+      await this.titleMenu();
+      try {
+        await item.click({ timeout: 5_000 });
+        return;
+      } catch (error) {
+        if (attempt === 3) {
+          throw error;
+        }
+        await this.workbench.page.keyboard.press('Escape');
+      }
+    }
+  }
+
   /** Starts a new chat from the view's title bar (the one New Chat there is). */
   async newChat(): Promise<void> {
     await this.titleAction('New Chat');

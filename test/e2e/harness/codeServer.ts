@@ -200,7 +200,8 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
     stop: async () => {
       killTree(child);
       await new Promise((resolve) => setTimeout(resolve, 200));
-      rmSync(base, { recursive: true, force: true, maxRetries: 3 });
+      // A process of the tree may still write a log as it dies (ENOTEMPTY seen once): retried for up to 2 s.
+      rmSync(base, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     },
   };
 }
