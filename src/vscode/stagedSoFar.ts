@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import type { Disposable } from '../core/disposable';
 import { decodeFile } from '../core/files/encoding';
 import { changesSoFar, type ChangeSoFar } from '../core/tools/stagedChanges';
+import { ReadOnlyTexts } from './readOnlyTexts';
 import type { RunningStage } from './tools/terminal';
 
 const kindWords: Record<ChangeSoFar['kind'], string> = {
@@ -22,25 +23,17 @@ const kindWords: Record<ChangeSoFar['kind'], string> = {
 
 export class StagedSoFar implements Disposable {
   static readonly scheme = 'toolgate-staged';
-  private readonly texts = new Map<string, string>();
-  private next = 0;
-  private readonly registration: vscode.Disposable;
+  // Kept while the window lives: a few staged texts a person asked to see.
+  private readonly texts = new ReadOnlyTexts(StagedSoFar.scheme, '(no longer shown)');
 
   constructor(
     private readonly running: () => RunningStage[],
     private readonly roots: () => readonly string[],
-  ) {
-    this.registration = vscode.workspace.registerTextDocumentContentProvider(StagedSoFar.scheme, {
-      provideTextDocumentContent: (uri) => this.texts.get(uri.path.split('/')[1] ?? '') ?? '(no longer shown)',
-    });
-  }
+  ) {}
 
   /** A read-only document holding `text`, named like the file. */
   private document(file: string, text: string): vscode.Uri {
-    const id = String(this.next++);
-    this.texts.set(id, text);
-    // Kept while the window lives: a few staged texts a person asked to see, as the undo's questions keep theirs.
-    return vscode.Uri.from({ scheme: StagedSoFar.scheme, path: `/${id}/${path.basename(file)}` });
+    return this.texts.hold(text, path.basename(file)).uri;
   }
 
   /** Asks which running command (when several), then lists its changes so far; a picked file opens as a diff. */
@@ -100,7 +93,6 @@ export class StagedSoFar implements Disposable {
   }
 
   dispose(): void {
-    this.registration.dispose();
-    this.texts.clear();
+    this.texts.dispose();
   }
 }

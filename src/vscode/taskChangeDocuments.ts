@@ -8,15 +8,16 @@ import * as vscode from 'vscode';
 import type { TaskRef } from '../core/checkpoints/recorder';
 import type { CheckpointStore } from '../core/checkpoints/store';
 import { taskChanges, turnFileChange, type TaskChanges } from '../core/checkpoints/taskChanges';
+import type { Disposable } from '../core/disposable';
 import type { Outcome } from './commandBridge';
+import { ReadOnlyTexts } from './readOnlyTexts';
 
 /** The texts of the diffs opened last: an older one, still open in an editor, then says to open it again. */
 const heldTexts = 40;
 
-export class TaskChangeDocuments implements vscode.TextDocumentContentProvider {
+export class TaskChangeDocuments implements Disposable {
   static readonly scheme = 'toolgate-task';
-  private readonly texts = new Map<string, string>();
-  private next = 0;
+  private readonly texts = new ReadOnlyTexts(TaskChangeDocuments.scheme, '(No longer held: open the file again from the chat.)\n', heldTexts);
 
   constructor(private readonly store: Pick<CheckpointStore, 'load' | 'latestTask'>) {}
 
@@ -26,21 +27,12 @@ export class TaskChangeDocuments implements vscode.TextDocumentContentProvider {
     return loaded.kind === 'ok' ? taskChanges(loaded.task) : undefined;
   }
 
-  provideTextDocumentContent(uri: vscode.Uri): string {
-    return this.texts.get(uri.path.split('/')[1] ?? '') ?? '(No longer held: open the file again from the chat.)\n';
-  }
-
-  /** A read-only document holding `text`, named like the file and the side it shows. */
-  private document(file: string, side: string, text: string): vscode.Uri {
-    const id = String(this.next++);
-    this.texts.set(id, text);
-    for (const old of this.texts.keys()) {
-      if (this.texts.size <= heldTexts) {
-        break;
-      }
-      this.texts.delete(old);
-    }
-    return vscode.Uri.from({ scheme: TaskChangeDocuments.scheme, path: `/${id}/${side}/${path.basename(file)}` });
+  /** VS Code's diff of `before` and `after` (null: no file), each side's tab named by `sides` and the file. */
+  private async diff(file: string, sides: [string, string], before: string | null, after: string | null, title: string): Promise<Outcome> {
+    const left = this.texts.hold(before ?? '', `${sides[0]}/${path.basename(file)}`).uri;
+    const right = this.texts.hold(after ?? '', `${sides[1]}/${path.basename(file)}`).uri;
+    await vscode.commands.executeCommand('vscode.diff', left, right, title, { preview: true });
+    return { ok: true };
   }
 
   /** On request (the chat's title menu): the files the chat's latest task changed, a picked one opened as its diff. */
@@ -71,10 +63,7 @@ export class TaskChangeDocuments implements vscode.TextDocumentContentProvider {
     if (change === undefined) {
       return { ok: false, error: `the checkpoints no longer hold the change to ${call.file} (dropped to stay within toolgate.checkpoints.maxMegabytes, or never kept)` };
     }
-    const before = this.document(change.shown, 'before the call', change.before ?? '');
-    const after = this.document(change.shown, 'after the call', change.after ?? '');
-    await vscode.commands.executeCommand('vscode.diff', before, after, `${change.shown}: what this call changed`, { preview: true });
-    return { ok: true };
+    return this.diff(change.shown, ['before the call', 'after the call'], change.before, change.after, `${change.shown}: what this call changed`);
   }
 
   /** Opens `file` of the task's changes as a diff; refused when the checkpoints no longer hold it (dropped, undone). */
@@ -83,10 +72,11 @@ export class TaskChangeDocuments implements vscode.TextDocumentContentProvider {
     if (change === undefined) {
       return { ok: false, error: `the checkpoints no longer hold ${file} of this task (undone, or dropped to stay within toolgate.checkpoints.maxMegabytes)` };
     }
-    const before = this.document(file, 'before the task', change.before ?? '');
-    const after = this.document(file, 'after the task', change.after ?? '');
     const what = change.kind === 'created' ? 'created by the task' : change.kind === 'deleted' ? 'removed by the task' : 'what the task changed';
-    await vscode.commands.executeCommand('vscode.diff', before, after, `${file}: ${what}`, { preview: true });
-    return { ok: true };
+    return this.diff(file, ['before the task', 'after the task'], change.before, change.after, `${file}: ${what}`);
+  }
+
+  dispose(): void {
+    this.texts.dispose();
   }
 }

@@ -115,8 +115,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   const proposed = createProposedDiffs(store, { gate, tools, log });
   const args = new ArgsDocuments(gate);
   store.add(vscode.workspace.registerTextDocumentContentProvider(ArgsDocuments.scheme, args));
-  const taskChanges = new TaskChangeDocuments(checkpoints.store);
-  store.add(vscode.workspace.registerTextDocumentContentProvider(TaskChangeDocuments.scheme, taskChanges));
+  const taskChanges = store.add(new TaskChangeDocuments(checkpoints.store));
   // The card that holds the keyboard focus in either view: what Toolgate: Allow Once / Deny decide.
   const focus = new FocusedCalls();
   // Whether the person closed the Approvals panel during the running task: then no new call of it reopens the panel.

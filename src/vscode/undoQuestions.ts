@@ -9,24 +9,15 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import type { ConfirmDeleteUndo, ConflictUndo, UndoQuestions } from '../core/checkpoints/undoRunner';
 import type { Disposable } from '../core/disposable';
+import { ReadOnlyTexts } from './readOnlyTexts';
 
 export class UndoQuestionsInEditor implements UndoQuestions, Disposable {
   static readonly scheme = 'toolgate-undo';
-  private readonly texts = new Map<string, string>();
-  private next = 0;
-  private readonly registration: vscode.Disposable;
-
-  constructor() {
-    this.registration = vscode.workspace.registerTextDocumentContentProvider(UndoQuestionsInEditor.scheme, {
-      provideTextDocumentContent: (uri) => this.texts.get(uri.path.split('/')[1] ?? '') ?? '(no longer shown)',
-    });
-  }
+  private readonly texts = new ReadOnlyTexts(UndoQuestionsInEditor.scheme, '(no longer shown)');
 
   /** A read-only document holding `text`, named like the file; `release` forgets it. */
   private document(file: string, text: string): { uri: vscode.Uri; release: () => void } {
-    const id = String(this.next++);
-    this.texts.set(id, text);
-    return { uri: vscode.Uri.from({ scheme: UndoQuestionsInEditor.scheme, path: `/${id}/${path.basename(file)}` }), release: () => this.texts.delete(id) };
+    return this.texts.hold(text, path.basename(file));
   }
 
   private async showDiff(left: vscode.Uri, right: vscode.Uri, title: string): Promise<void> {
@@ -77,7 +68,6 @@ export class UndoQuestionsInEditor implements UndoQuestions, Disposable {
   }
 
   dispose(): void {
-    this.registration.dispose();
-    this.texts.clear();
+    this.texts.dispose();
   }
 }

@@ -10,6 +10,9 @@ import { h, icon } from '../shared/bridge';
 type ChangesEntry = Extract<ChatEntry, { kind: 'changes' }>;
 
 const plural = (count: number, word: string): string => `${count.toLocaleString('en-US')} ${word}${count === 1 ? '' : 's'}`;
+/** "+12 −3" in the diff's colours. */
+const counts = (added: number, removed: number): HTMLElement =>
+  h('span', { class: 'counts' }, h('span', { class: 'added' }, `+${added.toLocaleString('en-US')}`), ' ', h('span', { class: 'removed' }, `−${removed.toLocaleString('en-US')}`));
 const changeWords: Record<ChangesEntry['files'][number]['change'], string> = { created: 'created', modified: '', deleted: 'removed' };
 const changeIcons: Record<ChangesEntry['files'][number]['change'], string> = { created: 'diff-added', modified: 'diff-modified', deleted: 'diff-removed' };
 
@@ -18,7 +21,7 @@ export function taskChangesEntry(entry: ChangesEntry, bridge: Pick<Bridge, 'send
   const added = entry.files.reduce((sum, file) => sum + file.added, 0);
   const removed = entry.files.reduce((sum, file) => sum + file.removed, 0);
   const title = h('p', { class: 'changes-title' }, icon('files'), ` Changed ${plural(files, 'file')} `,
-    h('span', { class: 'counts' }, h('span', { class: 'added' }, `+${added.toLocaleString('en-US')}`), ' ', h('span', { class: 'removed' }, `−${removed.toLocaleString('en-US')}`)),
+    counts(added, removed),
     entry.commands > 0 ? ` · ran ${plural(entry.commands, 'command')}` : '');
   const list = h('ul', { class: 'changes-list', 'aria-label': 'Files the task changed: each opens its diff' }, ...entry.files.map((file) => {
     const link = h('a', { href: '#', 'data-action': 'open-task-change', 'data-file': file.file, title: `Open the diff of ${file.file}: before the task, and after it` }, file.file);
@@ -28,7 +31,7 @@ export function taskChangesEntry(entry: ChangesEntry, bridge: Pick<Bridge, 'send
     });
     return h('li', { 'data-change': file.change },
       icon(changeIcons[file.change]), ' ', link, ' ',
-      h('span', { class: 'counts' }, h('span', { class: 'added' }, `+${file.added.toLocaleString('en-US')}`), ' ', h('span', { class: 'removed' }, `−${file.removed.toLocaleString('en-US')}`)),
+      counts(file.added, file.removed),
       changeWords[file.change] === '' ? '' : h('span', { class: 'muted' }, ` ${changeWords[file.change]}`));
   }));
   return h('div', { class: 'entry changes', 'data-entry': 'changes', role: 'group', 'aria-label': `What the task changed: ${plural(files, 'file')}` },

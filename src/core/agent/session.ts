@@ -111,22 +111,25 @@ export class AgentSession {
 
   /** The kept whole result a tool entry of the current chat shows, by the entry's id. */
   keptResult(entryId: string): string | undefined {
-    const entry = this.deps.chats.current.entries.find((candidate) => candidate.id === entryId);
+    const entry = this.entry(entryId);
     return entry?.kind === 'tool' ? entry.fullResult?.ref : undefined;
   }
 
   /** Where a finished write or edit of this chat keeps its change: only what the host itself wrote on its entry. */
   callChange(entryId: string): { chatId: string; taskId: string; turn: number; file: string } | undefined {
-    const chat = this.deps.chats.current;
-    const entry = chat.entries.find((candidate) => candidate.id === entryId);
-    return entry?.kind === 'tool' && entry.change !== undefined ? { chatId: chat.id, ...entry.change } : undefined;
+    const entry = this.entry(entryId);
+    return entry?.kind === 'tool' && entry.change !== undefined ? { chatId: this.chatId, ...entry.change } : undefined;
   }
 
   /** The task a "changes" entry of this chat lists, and whether it lists `file`: only what the host itself wrote there. */
   taskChange(entryId: string, file: string): { chatId: string; taskId: string } | undefined {
-    const chat = this.deps.chats.current;
-    const entry = chat.entries.find((candidate) => candidate.id === entryId);
-    return entry?.kind === 'changes' && entry.files.some((listed) => listed.file === file) ? { chatId: chat.id, taskId: entry.taskId } : undefined;
+    const entry = this.entry(entryId);
+    return entry?.kind === 'changes' && entry.files.some((listed) => listed.file === file) ? { chatId: this.chatId, taskId: entry.taskId } : undefined;
+  }
+
+  /** An entry of the chat shown, by id: a view names entries, the host reads what they hold. */
+  private entry(entryId: string): ChatEntry | undefined {
+    return this.deps.chats.current.entries.find((candidate) => candidate.id === entryId);
   }
 
   /** What the person typed in the chat: a decision on waiting calls, or a new task. */

@@ -12,12 +12,13 @@ export interface ComputedSuggestions {
 export function computeSuggestions(logText: string, inputs: SuggestionInputs, cwd: string, done?: string): ComputedSuggestions {
   const groups = groupDecisions(pastDecisions(logText), cwd);
   // In an untrusted workspace VS Code ignores the workspace's rule settings: a suggestion could not take effect.
-  const { suggestions, why } = inputs.policy.trusted ? considerGroups(groups, inputs) : { suggestions: [], why: undefined };
-  const suggested = new Set(suggestions.map((suggestion) => suggestion.group.id));
+  const { suggestions, why } = inputs.policy.trusted
+    ? considerGroups(groups, inputs)
+    : { suggestions: [], why: new Map(groups.map((group) => [group.id, 'the workspace is not trusted'])) };
   const groupViews: DecisionGroupView[] = groups
     .map(({ decisions: _decisions, tool: _tool, ...group }) => {
       // Why a group has no suggestion, beside it: nothing then looks stuck at "No suggestion yet".
-      const reason = suggested.has(group.id) ? undefined : (why?.get(group.id) ?? 'the workspace is not trusted');
+      const reason = why.get(group.id);
       return reason === undefined ? group : { ...group, why: reason };
     })
     .sort((a, b) => b.asked - a.asked);
