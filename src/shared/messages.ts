@@ -4,6 +4,7 @@
  */
 import * as z from 'zod';
 import { AllowedByView, BatchMessage, CallId, DecideMessage, DiffMode, DiffRows, GrantView, HunkChoiceMessage, LoadDiffRowsMessage, OpenArgsMessage, OpenDiffMessage, PendingCallView, RevokeGrantMessage, SetDiffModeMessage, SetEditMessage } from './approvals';
+import { ModelSetupMessage, ModelSetupView } from './modelSetup';
 import { AcceptSuggestionMessage, SuggestionsState } from './suggestions';
 
 export const viewKinds = ['chat', 'approvals', 'suggestions'] as const;
@@ -30,6 +31,8 @@ export const hostCommands = [
   'openGatedTools',
   // What the staged command running now has changed so far (a quick pick, each file's diff).
   'showStagedChanges',
+  // The chat's model setup (provider, address, model, key, Test connection), opened in the chat.
+  'setUpModel',
 ] as const;
 export const HostCommand = z.enum(hostCommands);
 export type HostCommand = z.infer<typeof HostCommand>;
@@ -104,6 +107,7 @@ export const WebviewToHost = z.discriminatedUnion('type', [
   RevokeGrantMessage,
   AcceptSuggestionMessage,
   SetDiffModeMessage,
+  ModelSetupMessage,
 ]);
 export type WebviewToHost = z.infer<typeof WebviewToHost>;
 
@@ -116,7 +120,8 @@ export const inboundTypes = {
   // 'chooseHunk': a hunk of a waiting diff accepted or rejected; the host holds the choice for every view.
   // 'decideAll': Allow all / Deny all of the cards the chat shows (the host refuses a call that is not the chat's own).
   // 'openTaskChange': a file of a finished task's changes, opened as its diff; 'openCallChange': a finished write's.
-  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'retry', 'resume', 'openResult', 'openTaskChange', 'openCallChange', 'decide', 'chooseHunk', 'setEdit', 'decideAll', 'openDiff', 'openArgs', 'loadDiffRows', 'focusCall', 'revokeGrant'],
+  // 'modelSetup': the model setup form (its models, Test connection, Save, the key for its address).
+  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'retry', 'resume', 'openResult', 'openTaskChange', 'openCallChange', 'decide', 'chooseHunk', 'setEdit', 'decideAll', 'openDiff', 'openArgs', 'loadDiffRows', 'focusCall', 'revokeGrant', 'modelSetup'],
   approvals: ['ready', 'command', 'decide', 'chooseHunk', 'setEdit', 'decideAll', 'openDiff', 'openArgs', 'loadDiffRows', 'revokeGrant', 'focusCall', 'setDiffMode'],
   suggestions: ['ready', 'command', 'acceptSuggestion'],
 } as const satisfies Record<ViewKind, readonly WebviewToHost['type'][]>;
@@ -217,6 +222,8 @@ export const ChatState = z.strictObject({
   /** The calls of this chat's agent that wait for the person, oldest first: the chat shows them as inline cards. */
   pending: z.array(PendingCallView),
   chats: z.array(z.strictObject({ id: z.string(), title: z.string(), updatedAt: z.string() })),
+  /** What came of the model setup form: the stored key's address, the models loaded, the last test, the last save. */
+  setup: ModelSetupView,
 });
 export type ChatState = z.infer<typeof ChatState>;
 
@@ -255,8 +262,8 @@ export const HostToWebview = z.discriminatedUnion('type', [
     pending: z.strictObject({ order: z.array(z.string().max(200)), upsert: z.array(PendingCallView) }).optional(),
     entries: z.strictObject({ order: z.array(z.string().max(200)), upsert: z.array(ChatEntry) }).optional(),
   }),
-  /** Put the keyboard focus in a field of the view (the chat's prompt, for Toolgate: Focus the Chat Prompt). */
-  z.strictObject({ type: z.literal('focus'), field: z.literal('prompt') }),
+  /** Put the keyboard focus in a field of the view: the chat's prompt (Toolgate: Focus the Chat Prompt), or its model setup, opened. */
+  z.strictObject({ type: z.literal('focus'), field: z.enum(['prompt', 'model-setup']) }),
   /** Bring a waiting call's card into view with the keyboard focus (a keyboard decision never acts on a card unseen). */
   z.strictObject({ type: z.literal('focusCard'), callId: CallId }),
   /** Say something to a screen reader in the view's live region (a keyboard decision, echoed). */

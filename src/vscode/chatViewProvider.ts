@@ -70,7 +70,6 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     return this.view?.visible ?? false;
   }
 
-  /** Puts the cursor in the prompt (the view must be shown first: `toolgate.chat.focus`). */
   /** Brings a waiting call's card into view with the focus; false when the view is not ready. */
   focusCall(callId: string): boolean {
     if (!this.channel?.isReady) {
@@ -87,11 +86,12 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     }
   }
 
-  focusPrompt(): boolean {
+  /** Puts the cursor in the prompt, or opens the model setup with the focus in it; false when the view is not ready. */
+  focusField(field: 'prompt' | 'model-setup'): boolean {
     if (!this.channel?.isReady) {
       return false;
     }
-    this.channel.post({ type: 'focus', field: 'prompt' });
+    this.channel.post({ type: 'focus', field });
     return true;
   }
 

@@ -20,6 +20,7 @@ const commandIds: Record<HostCommand, () => [string, ...unknown[]]> = {
   openEditRules: () => ['workbench.action.openSettings', { query: 'toolgate.autoApprove.edits' }],
   openGatedTools: () => ['workbench.action.openSettings', { query: 'toolgate.gatedTools' }],
   showStagedChanges: () => ['toolgate.showStagedChanges'],
+  setUpModel: () => ['toolgate.setUpModel'],
 };
 
 /** Whether this window's extensions run on another machine (code-server, SSH, WSL, a container). */

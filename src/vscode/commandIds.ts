@@ -11,6 +11,7 @@ export const commandIds = [
   'toolgate.runTask',
   'toolgate.openApprovals',
   'toolgate.setApiKey',
+  'toolgate.setUpModel',
   'toolgate.showAuditLog',
   'toolgate.showAuditLogRaw',
   'toolgate.resetWorkspaceApprovals',

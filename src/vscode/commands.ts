@@ -14,18 +14,18 @@ import type { ApprovalsPanel } from './approvalsPanel';
 import type { ChatViewProvider } from './chatViewProvider';
 import type { CommandId, DiffCommandId, UndoCommandId } from './commandIds';
 import type { McpServers } from './mcpServers';
-import type { ApiKeyStore } from './secrets';
+import type { ModelSetup } from './modelSetup';
 import type { SuggestionsPanel } from './suggestionsPanel';
 import { pendingViews, type GateState } from '../core/views/pendingCall';
 
 export interface CommandDeps {
   agent: AgentSession;
   gate: GateState & Pick<Gate, 'settle'>;
-  chat: Pick<ChatViewProvider, 'focusPrompt' | 'visible' | 'focusCall' | 'announce'>;
+  chat: Pick<ChatViewProvider, 'focusField' | 'visible' | 'focusCall' | 'announce'>;
   approvals: Pick<ApprovalsPanel, 'show' | 'visible' | 'focusCall' | 'announce'>;
   /** Whether the chat shows a waiting call (a call of its agent) as an inline card. */
   inChat: (callId: string) => boolean;
-  apiKeys: ApiKeyStore;
+  modelSetup: Pick<ModelSetup, 'promptKey'>;
   audit: AuditLog;
   auditFile: string;
   grants: GrantStore;
@@ -145,7 +145,15 @@ async function decideFocused(deps: Pick<CommandDeps, 'gate' | 'focus' | 'chat' |
   return { decided: true, callId: call.callId, tool: call.tool };
 }
 
-export function createCommands({ agent, gate, chat, approvals, apiKeys, audit, auditFile, grants, mcp, suggestions, focus, inChat }: CommandDeps): Record<CoreCommandId, (...args: unknown[]) => unknown> {
+/** Shows the chat, then puts the focus in `field`: the view may still be loading its page, so it is asked until ready. */
+async function focusChatField(chat: CommandDeps['chat'], field: 'prompt' | 'model-setup'): Promise<void> {
+  await vscode.commands.executeCommand('toolgate.chat.focus');
+  for (let tries = 0; tries < 50 && !chat.focusField(field); tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+export function createCommands({ agent, gate, chat, approvals, modelSetup, audit, auditFile, grants, mcp, suggestions, focus, inChat }: CommandDeps): Record<CoreCommandId, (...args: unknown[]) => unknown> {
   return {
     'toolgate.mcp.restart': (item?: unknown) => {
       const server = serverOf(item);
@@ -168,20 +176,15 @@ export function createCommands({ agent, gate, chat, approvals, apiKeys, audit, a
     'toolgate.cancel': () => agent.cancel(),
     'toolgate.allowOnce': (arg?: unknown) => decideFocused({ gate, focus, chat, approvals, inChat }, true, arg),
     'toolgate.deny': (reason?: unknown) => decideFocused({ gate, focus, chat, approvals, inChat }, false, reason),
-    'toolgate.focusPrompt': async () => {
-      await vscode.commands.executeCommand('toolgate.chat.focus');
-      // The view may still be loading its page: it focuses the prompt once it is ready.
-      for (let tries = 0; tries < 50 && !chat.focusPrompt(); tries++) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    },
+    'toolgate.focusPrompt': () => focusChatField(chat, 'prompt'),
+    'toolgate.setUpModel': () => focusChatField(chat, 'model-setup'),
     'toolgate.newChat': () => {
       const outcome = agent.newChat();
       if (!outcome.ok) {
         void vscode.window.showWarningMessage(`Toolgate: ${outcome.error}`);
       }
     },
-    'toolgate.setApiKey': () => apiKeys.prompt(),
+    'toolgate.setApiKey': () => modelSetup.promptKey(),
     'toolgate.showAuditLog': () => showAuditTable(audit, auditFile),
     'toolgate.showAuditLogRaw': async () => {
       await audit.flush();

@@ -12,10 +12,11 @@ export async function createModel(settings: Settings, apiKeys: ApiKeyStore): Pro
   if (settings.get('model.provider') === 'vscode-lm') {
     return new VsCodeLmModel(settings.get('model.name'));
   }
-  // The key comes from SecretStorage only; a loopback endpoint works without one.
-  const apiKey = await apiKeys.get();
+  // The key comes from SecretStorage only, and only when it was set for this address; a loopback endpoint works without one.
+  const baseUrl = settings.get('model.baseUrl');
+  const apiKey = await apiKeys.keyFor(baseUrl, baseUrl);
   return new OpenAICompatibleModel({
-    baseUrl: settings.get('model.baseUrl'),
+    baseUrl,
     model: settings.get('model.name'),
     ...(apiKey !== undefined ? { apiKey } : {}),
   });
@@ -24,9 +25,18 @@ export async function createModel(settings: Settings, apiKeys: ApiKeyStore): Pro
 /** A model error, with why when the workspace's toolgate.model.baseUrl was ignored, and what to do about it. */
 export async function explainModelFailure(
   settings: Settings,
+  apiKeys: ApiKeyStore,
   error: string,
   kind: ModelErrorKind | undefined,
 ): Promise<{ text: string; actions?: NoticeActions }> {
+  if (kind === 'auth' && settings.get('model.provider') === 'openai-compatible') {
+    // A key set for another address is not sent: say so, or the person re-enters the right key for the wrong address.
+    const baseUrl = settings.get('model.baseUrl');
+    const heldFor = await apiKeys.heldFor(baseUrl);
+    if (heldFor !== undefined && (await apiKeys.keyFor(baseUrl, baseUrl)) === undefined) {
+      return { text: `The model failed: ${error}. The stored API key is for ${heldFor}, so it was not sent to ${baseUrl}.`, actions: modelFailureActions(kind) };
+    }
+  }
   const ignored = kind !== undefined && settings.get('model.provider') === 'openai-compatible' ? await ignoredWorkspaceValues('toolgate.model.baseUrl') : [];
   const first = ignored[0];
   if (first === undefined) {

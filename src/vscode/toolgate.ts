@@ -32,6 +32,7 @@ import { ArgsDocuments } from './argsDocuments';
 import { createProposedDiffs, DiffTabs } from './proposedDiffs';
 import { watchTerminalRules } from './ruleWarnings';
 import { ApiKeyStore } from './secrets';
+import { ModelSetup } from './modelSetup';
 import { Settings } from './settings';
 import { SuggestionsPanel } from './suggestionsPanel';
 import { createCommandSandbox } from './sandbox';
@@ -79,7 +80,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   const warmUp = setTimeout(() => void shellParserReady(), 1_000);
   store.add({ dispose: () => clearTimeout(warmUp) });
   const settings = store.add(new Settings(log));
-  const apiKeys = new ApiKeyStore(context.secrets);
+  const apiKeys = store.add(new ApiKeyStore(context.secrets));
   const paths = store.add(new WorkspacePaths());
   const sandbox = createCommandSandbox(context, settings, log, paths);
   const { gate, grants, audit, auditFile, state, policy } = createGateParts(context, settings, log, paths, sandbox);
@@ -133,7 +134,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
       whenConfigured: (deadline) => mcp.whenConfigured(deadline),
       whenSettled: (deadline, signal) => mcp.whenSettled(deadline, signal),
     },
-    explainModelFailure: (error, kind) => explainModelFailure(settings, error, kind),
+    explainModelFailure: (error, kind) => explainModelFailure(settings, apiKeys, error, kind),
     onRunning: (running) => {
       hold.taskRunning(running);
       void vscode.commands.executeCommand('setContext', 'toolgate.running', running);
@@ -144,6 +145,9 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   // Disposed before the chats are saved: a running task is stopped and its waiting calls are denied.
   store.add({ dispose: () => agent.cancel() });
 
+  // Refreshes the chat once it exists (the setup reports before the chat view is made).
+  let refreshChat = (): void => undefined;
+  const modelSetup = store.add(new ModelSetup({ settings, apiKeys, log, onDidChange: () => refreshChat() }));
   // The agent's calls of this chat only: API and other chats' calls are reviewed in the panel.
   const chatPending = (): PendingCallView[] => pendingViews(gate, agent.chatId).filter(chatShowsCall);
   const chat = store.add(
@@ -160,10 +164,18 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
         entries: chats.current.entries,
         pending: chatPending().map(forViews),
         chats: chats.list(),
+        setup: modelSetup.state,
       }),
-      chatRequests(agent, gate, grants, { proposed, args }, focus, keptResults, taskChanges),
+      chatRequests(agent, gate, grants, { proposed, args }, focus, keptResults, taskChanges, modelSetup),
     ),
   );
+  refreshChat = () => chat.refresh();
+  // The model chip and the setup follow the settings, wherever they were changed.
+  store.add(settings.onDidChange((affects) => {
+    if (affects('model.provider') || affects('model.baseUrl') || affects('model.name')) {
+      chat.refresh();
+    }
+  }));
 
   const approvals = store.add(
     new ApprovalsPanel(
@@ -211,7 +223,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   return {
     api: createApi(tools),
     commands: {
-      ...createCommands({ agent, gate, chat, approvals, apiKeys, audit, auditFile, grants, mcp, suggestions, focus, inChat: (callId) => chatPending().some((call) => call.callId === callId) }),
+      ...createCommands({ agent, gate, chat, approvals, modelSetup, audit, auditFile, grants, mcp, suggestions, focus, inChat: (callId) => chatPending().some((call) => call.callId === callId) }),
       ...createUndoCommands({
         store: checkpoints.store, audit, activeChatId: () => agent.chatId, log, disposables: store,
         // In the transcript of the chat it undid, when that is the one shown (another chat's undo is in the log).

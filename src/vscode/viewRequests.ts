@@ -12,6 +12,7 @@ import type { KeptResults } from './keptResults';
 import type { ProposedContentProvider } from './proposedContent';
 import type { ArgsDocuments } from './argsDocuments';
 import type { TaskChangeDocuments } from './taskChangeDocuments';
+import type { ModelSetup } from './modelSetup';
 
 /** What a card opens in an editor: the diff of a write, the whole arguments of any call. */
 export interface CallEditors {
@@ -96,6 +97,7 @@ export function chatRequests(
   focus: FocusedCalls,
   results: Pick<KeptResults, 'open'>,
   changes: Pick<TaskChangeDocuments, 'open' | 'openCall'>,
+  setup: Pick<ModelSetup, 'handle'>,
 ): (message: ChatRequest) => Outcome | Promise<Outcome> {
   const card = cardRequests('chat', gate, grants, editors, focus);
   return (message) => {
@@ -144,6 +146,8 @@ export function chatRequests(
         const change = agent.callChange(message.entryId);
         return change === undefined ? { ok: false, error: `entry ${message.entryId} is not a write or edit that ran` } : changes.openCall(change);
       }
+      case 'modelSetup':
+        return setup.handle(message);
     }
   };
 }

@@ -50,3 +50,18 @@ export async function addWorkspaceRule(setting: 'autoApprove.terminal' | 'autoAp
   await config.update(setting, { ...current, [key]: value }, vscode.ConfigurationTarget.Workspace);
   return vscode.workspace.workspaceFile !== undefined ? 'the workspace file' : '.vscode/settings.json';
 }
+
+/**
+ * Writes one model setting where it takes effect: where the workspace already sets it (else the workspace's value
+ * would win over the one written), otherwise the user's settings. Returns where, as the person would say it.
+ */
+export async function writeModelSetting(key: 'model.provider' | 'model.baseUrl' | 'model.name', value: string): Promise<string> {
+  const config = vscode.workspace.getConfiguration('toolgate');
+  const inspected = config.inspect(key);
+  if (inspected?.workspaceFolderValue !== undefined || inspected?.workspaceValue !== undefined) {
+    await config.update(key, value, vscode.ConfigurationTarget.Workspace);
+    return "this workspace's settings (they set the model already)";
+  }
+  await config.update(key, value, vscode.ConfigurationTarget.Global);
+  return 'your user settings';
+}

@@ -68,7 +68,7 @@ describe('the chat shows that the model is working, counts down its retries, and
     const notice = frame.locator('[data-entry="notice"]', { hasText: 'the endpoint refused the API key (401' });
     await notice.waitFor();
     const actions = await notice.locator('[data-action="host-command"]').evaluateAll((buttons) => buttons.map((button) => button.getAttribute('data-command')));
-    assert.deepEqual(actions, ['setApiKey', 'openModelSettings']);
+    assert.deepEqual(actions, ['setApiKey', 'setUpModel', 'openModelSettings']);
     await notice.locator('[data-command="setApiKey"]').click();
     const input = session.workbench.page.locator('.quick-input-widget input');
     await input.waitFor();

@@ -418,10 +418,10 @@ describe('the chats, kept in workspace state', () => {
 
 describe('what a model error offers to fix it', () => {
   const rows: [Parameters<typeof modelFailureActions>[0], string[]][] = [
-    ['auth', ['setApiKey', 'openModelSettings']],
-    ['unreachable', ['openModelSettings']],
-    ['model-not-found', ['openModelSettings']],
-    ['no-tool-support', ['openModelSettings']],
+    ['auth', ['setApiKey', 'setUpModel', 'openModelSettings']],
+    ['unreachable', ['setUpModel', 'openModelSettings']],
+    ['model-not-found', ['setUpModel', 'openModelSettings']],
+    ['no-tool-support', ['setUpModel', 'openModelSettings']],
     ['rate-limited', []],
     ['server', []],
     ['bad-response', []],

@@ -97,6 +97,35 @@ describe('the host <-> webview contract', () => {
     });
   });
 
+  describe('the model setup form (modelSetup)', () => {
+    const setup = (extra: Record<string, unknown>): Record<string, unknown> => ({
+      type: 'modelSetup',
+      requestId: 'chat-9',
+      action: 'test',
+      provider: 'openai',
+      baseUrl: 'https://api.openai.com/v1',
+      model: 'gpt-4.1-mini',
+      ...extra,
+    });
+    // The values are as typed (the host checks them and says what is wrong in the form), but bounded and shaped.
+    const rows: [string, Record<string, unknown>, boolean][] = [
+      ['valid: a test', setup({}), true],
+      ['valid: an address still being typed', setup({ action: 'models', baseUrl: 'http://127.0' }), true],
+      ['valid: VS Code models, no address', setup({ provider: 'vscode-lm', baseUrl: '' }), true],
+      ['an unknown action', setup({ action: 'delete' }), false],
+      ['an unknown provider', setup({ provider: 'anthropic-direct' }), false],
+      ['a key in the message (keys go through the password box only)', setup({ apiKey: 'sk-1' }), false],
+      ['an address past 2048 characters', setup({ baseUrl: `https://x/${'a'.repeat(2048)}` }), false],
+      ['a model past 256 characters', setup({ model: 'm'.repeat(257) }), false],
+    ];
+    for (const [label, message, ok] of rows) {
+      it(`${ok ? 'accepts' : 'rejects'} ${label}`, () => {
+        const result = WebviewToHost.safeParse(message);
+        assert.equal(result.success, ok, result.error ? describeIssues(result.error) : 'parsed');
+      });
+    }
+  });
+
   describe('per-hunk decisions on decide', () => {
     const decide = (extra: Record<string, unknown>): Record<string, unknown> => ({
       type: 'decide',
@@ -165,6 +194,7 @@ describe('the host <-> webview contract', () => {
       entries: [],
       chats: [],
       pending: [pendingCall],
+      setup: {},
       ...extra,
     });
     const stateRows: [string, Record<string, unknown>, boolean][] = [
@@ -172,6 +202,10 @@ describe('the host <-> webview contract', () => {
       ['valid: nothing waiting', chatState({ pending: [] }), true],
       ['valid: a command with its analysis, not grantable', chatState({ pending: [{ ...pendingCall, grantable: false, grantOptions: [], preview: { kind: 'command', command: 'rm -rf build', cwd: '/w', analysis: [{ text: 'rm deletes', verdict: 'ask' }] } }] }), true],
       ['pending missing', chatState({ pending: undefined }), false],
+      ['valid: the setup with a key, models, a test and a save', chatState({ setup: { keyFor: 'https://api.openai.com', models: { baseUrl: 'https://api.openai.com/v1', status: 'loaded', ids: ['gpt-4.1'] }, test: { id: 1, baseUrl: 'x', model: 'm', running: false, checks: [{ kind: 'key', result: 'pass', text: 'ok' }] }, saved: { ok: true, text: 'Saved' } } }), true],
+      ['the setup missing', chatState({ setup: undefined }), false],
+      ['the setup carrying a key (no such field)', chatState({ setup: { key: 'sk-secret' } }), false],
+      ['a check of an unknown kind', chatState({ setup: { test: { id: 2, baseUrl: 'x', model: 'm', running: false, checks: [{ kind: 'money', result: 'pass', text: '' }] } } }), false],
       ['a waiting call without its args hash', chatState({ pending: [{ ...pendingCall, argsHash: undefined }] }), false],
       ['a waiting call with a malformed args hash', chatState({ pending: [{ ...pendingCall, argsHash: 'xyz' }] }), false],
       ['a waiting call id with spaces', chatState({ pending: [{ ...pendingCall, callId: 'a b' }] }), false],
@@ -199,6 +233,10 @@ describe('the host <-> webview contract', () => {
       ['approvals', 'focusCall', true],
       ['chat', 'retry', true],
       ['approvals', 'retry', false],
+      // The model setup lives in the chat only.
+      ['chat', 'modelSetup', true],
+      ['approvals', 'modelSetup', false],
+      ['suggestions', 'modelSetup', false],
     ];
     for (const [view, type, ok] of mayDecide) {
       it(`the ${view} view ${ok ? 'may' : 'may not'} send '${type}'`, () => {

@@ -29,6 +29,7 @@ const chat = (entries: ChatEntry[], pending: PendingCallView[] = []): ViewState 
   entries,
   pending,
   chats: [],
+  setup: {},
 });
 
 describe('views sent as patches of what the webview holds', () => {

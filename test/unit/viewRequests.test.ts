@@ -24,7 +24,7 @@ describe("the chat's requests", () => {
       open: (chatId: string, taskId: string, file: string) => (opened.push(`${chatId}/${taskId}/${file}`), Promise.resolve({ ok: true as const })),
       openCall: (call: { chatId: string; taskId: string; turn: number; file: string }) => (opened.push(`${call.chatId}/${call.taskId}/${call.turn}/${call.file}`), Promise.resolve({ ok: true as const })),
     };
-    const handle = chatRequests((agent as unknown) as AgentSession, gate, {} as never, {} as never, {} as never, {} as never, changes);
+    const handle = chatRequests((agent as unknown) as AgentSession, gate, {} as never, {} as never, {} as never, {} as never, changes, {} as never);
     assert.deepEqual(await handle({ type: 'openTaskChange', requestId: 'r1', entryId: 'c-1', file: 'a.txt' }), { ok: true });
     assert.deepEqual(await handle({ type: 'openTaskChange', requestId: 'r2', entryId: 'c-1', file: '/etc/passwd' }), { ok: false, error: 'entry c-1 lists no /etc/passwd' });
     assert.deepEqual(await handle({ type: 'openTaskChange', requestId: 'r3', entryId: 'c-9', file: 'a.txt' }), { ok: false, error: 'entry c-9 lists no a.txt' });
@@ -38,7 +38,7 @@ describe("the chat's requests", () => {
     const { gate } = createMemoryGate();
     const waits = gate.request([write('a.txt', 'agent'), write('b.txt', 'agent'), write('c.txt', 'api')], { chatId: 'c' });
     // Only what decideAll reads of the session and the views' ports: the boundary is faked, the gate is real.
-    const handle = chatRequests(({ chatId: 'c' } as unknown) as AgentSession, gate, {} as never, {} as never, {} as never, {} as never, {} as never);
+    const handle = chatRequests(({ chatId: 'c' } as unknown) as AgentSession, gate, {} as never, {} as never, {} as never, {} as never, {} as never, {} as never);
     const views = pendingViews(gate, 'c');
     const refs = views.map(({ callId, argsHash }) => ({ callId, argsHash }));
     const api = views.find((view) => view.source === 'api');
@@ -86,7 +86,7 @@ describe('large texts stay in the host', () => {
       // The whole arguments open in an editor, from either view, for a call that waits; not for one that does not.
       const opened: string[] = [];
       const editors = { proposed: { openDiff: () => Promise.resolve() }, args: { open: (callId: string) => (opened.push(callId), Promise.resolve({ ok: true as const })) } };
-      const handle = chatRequests(({ chatId: 'c' } as unknown) as AgentSession, gate, {} as never, editors, {} as never, {} as never, {} as never);
+      const handle = chatRequests(({ chatId: 'c' } as unknown) as AgentSession, gate, {} as never, editors, {} as never, {} as never, {} as never, {} as never);
       assert.deepEqual(await handle({ type: 'openArgs', requestId: 'r1', callId: view.callId }), { ok: true });
       assert.deepEqual(opened, [view.callId]);
       gate.cancel('test over');
@@ -120,7 +120,7 @@ describe('a long diff goes to the views with its first rows, the rest on request
       assert.deepEqual(shown.preview.hunks.map((hunk) => hunk.rows.length), row.sent);
       assert.deepEqual(shown.preview.hunks.map((hunk) => hunk.rowCount), row.cut);
       assert.equal(PendingCallView.safeParse(shown).success, true);
-      const handle = chatRequests(({ chatId: 'c' } as unknown) as AgentSession, gate, {} as never, {} as never, {} as never, {} as never, {} as never);
+      const handle = chatRequests(({ chatId: 'c' } as unknown) as AgentSession, gate, {} as never, {} as never, {} as never, {} as never, {} as never, {} as never);
       const answer = await handle({ type: 'loadDiffRows', requestId: 'r1', callId: view.callId, argsHash: view.argsHash });
       assert.deepEqual(answer, { ok: true, diffRows: view.preview.hunks.map((hunk) => hunk.rows) });
       const stale = await handle({ type: 'loadDiffRows', requestId: 'r2', callId: view.callId, argsHash: 'f'.repeat(64) });

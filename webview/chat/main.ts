@@ -3,6 +3,7 @@ import { button, connect, h, icon, markConnected, requireElement, focusCard } fr
 import { decisionNote } from './decisionNote';
 import { InlineCards } from './inlineCards';
 import { renderMarkdown } from './markdown';
+import { ModelSetupForm } from './modelSetup';
 import { taskChangesEntry } from './taskChanges';
 
 const root = requireElement('root');
@@ -23,8 +24,13 @@ const bridge = connect('chat', {
     render(state);
     markConnected(root, updates);
   },
-  onFocus() {
-    prompt.focus();
+  onFocus(field) {
+    if (field === 'model-setup') {
+      openSetup();
+    } else {
+      closeSetup();
+      prompt.focus();
+    }
   },
   onFocusCall(callId) {
     focusCard(callId);
@@ -37,9 +43,9 @@ const bridge = connect('chat', {
   },
 });
 
-// The model as a chip in the composer (the endpoint in its tooltip and accessible name): a click opens its settings.
-const modelChip = button({ secondary: true, class: 'chip', 'data-field': 'model', 'data-action': 'model-settings' });
-modelChip.addEventListener('click', () => bridge.command('openModelSettings'));
+// The model as a chip in the composer (the endpoint in its tooltip and accessible name): a click opens the model setup.
+const modelChip = button({ secondary: true, class: 'chip', 'data-field': 'model', 'data-action': 'setup-open' });
+modelChip.addEventListener('click', () => (setup.isOpen ? closeSetup() : openSetup()));
 const waitingLine = h('p', { class: 'waiting-line', 'data-field': 'waiting', role: 'status', hidden: true });
 // One line: the transcript keeps the height (the whole sentence is its tooltip).
 const trustLine = h('p', { class: 'notice warning one-line', role: 'note', hidden: true, title: 'This workspace is not trusted: every gated call asks, whatever the rules say.' },
@@ -61,6 +67,29 @@ const history = h('select', { 'data-field': 'history', 'aria-label': 'Chats of t
 // The waiting calls of this chat, decided in place: the last thing in the transcript, just above the prompt.
 const inline = new InlineCards(bridge, () => prompt.focus());
 transcript.append(inline.element);
+
+// The model setup takes the place of the transcript and the prompt while it is open (the side bar is narrow); Close
+// (or Escape) gives them back, with the focus on the model chip.
+const setup = new ModelSetupForm(bridge, () => {
+  transcript.hidden = false;
+  composer.classList.remove('setup-open');
+  modelChip.setAttribute('aria-expanded', 'false');
+  modelChip.focus();
+});
+function openSetup(): void {
+  if (latest === undefined) {
+    return;
+  }
+  transcript.hidden = true;
+  composer.classList.add('setup-open');
+  modelChip.setAttribute('aria-expanded', 'true');
+  setup.open(latest.model);
+}
+function closeSetup(): void {
+  if (setup.isOpen) {
+    setup.close();
+  }
+}
 
 const submit = (): void => {
   const text = prompt.value.trim();
@@ -104,15 +133,17 @@ new ResizeObserver(() => {
   }
 }).observe(transcript);
 
+const composer = h('div', { class: 'composer' }, prompt, h('div', { class: 'actions composer-actions' }, send, stop, h('span', { class: 'spacer' }), modelChip));
 // A new chat, the Approvals panel, the audit log and the rest are in the view's title bar: the body keeps the room
 // for the transcript (at 900x700, at least half the view).
 root.replaceChildren(
   h('header', { class: 'chat-header' }, history),
   trustLine,
+  setup.element,
   transcript,
   waitingLine,
   errorBar,
-  h('div', { class: 'composer' }, prompt, h('div', { class: 'actions composer-actions' }, send, stop, h('span', { class: 'spacer' }), modelChip)),
+  composer,
 );
 
 const hostNow = (): number => Date.now() + hostClockOffset;
@@ -184,8 +215,13 @@ function welcome(): HTMLElement {
     h('p', { class: 'welcome-heading' }, 'Try:'),
     h('div', { class: 'actions examples' }, ...tryButtons),
     h('p', { class: 'muted' }, 'What runs without asking: ', rule('openTerminalRules', 'terminal rules'), ', ', rule('openEditRules', 'edit rules'), ', ', rule('openGatedTools', 'gated tools'), '.'),
+    h('p', { class: 'welcome-model' }, welcomeModel, ' ', setUp),
   );
 }
+/** The welcome's model line: which model answers, and the setup one click away (a new user's first stop). */
+const welcomeModel = h('span', { 'data-field': 'welcome-model' });
+const setUp = button({ secondary: true, 'data-action': 'setup-open' }, icon('settings-gear'), 'Set up the model');
+setUp.addEventListener('click', openSetup);
 
 const welcomeBlock = welcome();
 
@@ -332,8 +368,10 @@ function render(state: ChatState): void {
   latest = state;
   const endpoint = state.model.provider === 'vscode-lm' ? 'a VS Code language model' : state.model.baseUrl;
   modelChip.replaceChildren(icon('hubot'), h('span', { class: 'chip-text' }, state.model.name));
-  modelChip.title = `Model ${state.model.name} at ${endpoint}: click to change it in the settings`;
-  modelChip.setAttribute('aria-label', `Model ${state.model.name} at ${endpoint}. Change the model settings`);
+  modelChip.title = `Model ${state.model.name} at ${endpoint}: click to set up the model`;
+  modelChip.setAttribute('aria-label', `Model ${state.model.name} at ${endpoint}. Set up the model`);
+  welcomeModel.textContent = `Model: ${state.model.name} at ${endpoint}.`;
+  setup.update(state.setup);
   trustLine.hidden = state.trusted;
   waitingLine.hidden = state.waitingCalls === 0;
   waitingLine.textContent = state.waitingCalls === 0 ? '' : `${state.waitingCalls} call${state.waitingCalls === 1 ? '' : 's'} waiting for approval: decide on their cards, or type "yes" or "no, because …".`;

@@ -32,7 +32,7 @@ export interface BridgeHandlers {
    */
   onState(state: ViewState, reason: 'init' | 'state', sentAt: number, receivedAt: number, builtMs?: number): void;
   onResult?(requestId: string, ok: boolean, error: string | undefined): void;
-  onFocus?(field: 'prompt'): void;
+  onFocus?(field: 'prompt' | 'model-setup'): void;
   /** Bring the card of a waiting call into view, focused. */
   onFocusCall?(callId: string): void;
 }

@@ -260,19 +260,20 @@ function interruptTask(chat: ChatRecord): void {
 }
 
 /**
- * What the person can do about a model error, by its kind: the key for a refused one, the model settings for a wrong
- * address, model or a model without tools; a passing failure (rate limit, server error, dropped stream) is the
- * notice's own Retry.
+ * What the person can do about a model error, by its kind: the key for a refused one, the chat's model setup and the
+ * settings for a wrong address, model or a model without tools; a passing failure (rate limit, server error, dropped
+ * stream) is the notice's own Retry.
  */
 export function modelFailureActions(kind: ModelErrorKind | undefined): NonNullable<NoticeActions> {
+  const setup = { command: 'setUpModel' as const, label: 'Set up the model' };
   const settings = { command: 'openModelSettings' as const, label: 'Open the model settings' };
   switch (kind) {
     case 'auth':
-      return [{ command: 'setApiKey', label: 'Set API Key' }, settings];
+      return [{ command: 'setApiKey', label: 'Set API Key' }, setup, settings];
     case 'unreachable':
     case 'model-not-found':
     case 'no-tool-support':
-      return [settings];
+      return [setup, settings];
     case 'rate-limited':
     case 'server':
     case 'bad-response':

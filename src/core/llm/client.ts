@@ -297,6 +297,21 @@ export class OpenAICompatibleModel implements ChatModel {
     return { text: turn.text, toolCalls: turn.toolCalls(), finishReason: turn.finishReason };
   }
 
+  /** The ids the endpoint's `GET /models` lists, once, without retries (the model setup's list and its test). */
+  async listModels(signal?: AbortSignal): Promise<string[]> {
+    const openai = await loadOpenAI();
+    const client = this.createClient(openai);
+    try {
+      const ids: string[] = [];
+      for await (const model of client.models.list(signal === undefined ? {} : { signal })) {
+        ids.push(model.id);
+      }
+      return ids;
+    } catch (error) {
+      throw this.toModelError(openai, error, signal);
+    }
+  }
+
   private retryDelay(openai: OpenAIModule, error: unknown, attempt: number): number | undefined {
     const { APIConnectionError, APIError, APIUserAbortError } = openai;
     if (error instanceof APIUserAbortError) {

@@ -1,0 +1,100 @@
+/**
+ * The chat's model setup: the providers it offers, what the host shows of it (`ModelSetupView`), and what the form
+ * asks of the host (`ModelSetupMessage`). A provider is only a way to fill the form: the settings stay
+ * `toolgate.model.provider` (an OpenAI-compatible endpoint or VS Code's language models), `baseUrl` and `name`.
+ * The API key never crosses this boundary: the host asks for it in VS Code's own password box.
+ */
+import * as z from 'zod';
+
+export const providerIds = ['ollama', 'lmstudio', 'openai', 'openrouter', 'vllm', 'custom', 'vscode-lm'] as const;
+export const ProviderId = z.enum(providerIds);
+export type ProviderId = z.infer<typeof ProviderId>;
+
+export interface ProviderPreset {
+  id: ProviderId;
+  label: string;
+  /** The address it serves at by default ('' when there is none to suggest). */
+  baseUrl: string;
+  /** Whether requests need an API key: `optional` when it depends on how the server was started. */
+  key: 'required' | 'optional' | 'none';
+  /** One line of help under the form: how to get the endpoint going, what a model needs. */
+  hint: string;
+}
+
+/** The providers the form offers, in its order: the local ones first, since they need no account. */
+export const providerPresets: readonly ProviderPreset[] = [
+  { id: 'ollama', label: 'Ollama', baseUrl: 'http://127.0.0.1:11434/v1', key: 'none', hint: 'Models on this machine. Pull one that calls tools first, for example: ollama pull qwen2.5-coder:7b' },
+  { id: 'lmstudio', label: 'LM Studio', baseUrl: 'http://127.0.0.1:1234/v1', key: 'none', hint: 'Start the server in LM Studio (Developer) and load a model that supports tool use.' },
+  { id: 'openai', label: 'OpenAI', baseUrl: 'https://api.openai.com/v1', key: 'required', hint: 'Needs an API key from your OpenAI account.' },
+  { id: 'openrouter', label: 'OpenRouter', baseUrl: 'https://openrouter.ai/api/v1', key: 'required', hint: 'Needs an OpenRouter API key; pick a model that supports tools.' },
+  { id: 'vllm', label: 'vLLM', baseUrl: 'http://127.0.0.1:8000/v1', key: 'optional', hint: 'Start vLLM with --enable-auto-tool-choice and a --tool-call-parser, or tool calls fail.' },
+  { id: 'custom', label: 'Other OpenAI-compatible', baseUrl: '', key: 'optional', hint: 'Any server with /chat/completions and tool calls; the address usually ends in /v1.' },
+  { id: 'vscode-lm', label: 'VS Code language model', baseUrl: '', key: 'none', hint: "A model another extension offers through VS Code's Language Model API (GitHub Copilot Chat, for one)." },
+];
+
+export function presetOf(id: ProviderId): ProviderPreset {
+  const preset = providerPresets.find((candidate) => candidate.id === id);
+  if (preset === undefined) {
+    throw new RangeError(`no provider preset '${id}'`);
+  }
+  return preset;
+}
+
+/** The address without a trailing slash, for comparing two that differ only by it. */
+const trimmed = (url: string): string => url.trim().replace(/\/+$/, '');
+
+/** Which provider the settings name: VS Code's models, a preset whose address they use, else any OpenAI-compatible. */
+export function providerOf(provider: string, baseUrl: string): ProviderId {
+  if (provider === 'vscode-lm') {
+    return 'vscode-lm';
+  }
+  return providerPresets.find((preset) => preset.baseUrl !== '' && trimmed(preset.baseUrl) === trimmed(baseUrl))?.id ?? 'custom';
+}
+
+export const checkKinds = ['address', 'key', 'model', 'tools'] as const;
+/** One line of Test connection: what was checked, how it went, and what to do when it did not. */
+export const ConnectionCheck = z.strictObject({
+  kind: z.enum(checkKinds),
+  result: z.enum(['pass', 'warn', 'fail', 'skip']),
+  text: z.string().max(2000),
+});
+export type ConnectionCheck = z.infer<typeof ConnectionCheck>;
+
+/** What the chat shows of the setup: the stored key's address (never the key), the models loaded, the test's lines. */
+export const ModelSetupView = z.strictObject({
+  /** The origin a stored key is sent to (only there); absent when no key is stored. */
+  keyFor: z.string().max(2048).optional(),
+  /** The endpoint's models, for the address the form named: loading, loaded or why they could not be. */
+  models: z.strictObject({
+    baseUrl: z.string().max(2048),
+    status: z.enum(['loading', 'loaded', 'failed']),
+    ids: z.array(z.string().max(256)).max(2000),
+    error: z.string().max(2000).optional(),
+  }).optional(),
+  /** The last Test connection: for which address and model, whether it still runs, and its lines so far. */
+  test: z.strictObject({
+    /** Counts the tests of this window: a view (and a test driving it) tells a new result from the last one. */
+    id: z.number().int().nonnegative(),
+    baseUrl: z.string().max(2048),
+    model: z.string().max(256),
+    running: z.boolean(),
+    checks: z.array(ConnectionCheck).max(8),
+  }).optional(),
+  /** What the last Save did (where it wrote), or why it did not. */
+  saved: z.strictObject({ ok: z.boolean(), text: z.string().max(2000) }).optional(),
+});
+export type ModelSetupView = z.infer<typeof ModelSetupView>;
+
+/**
+ * What the form asks: the models of an address, a Test connection, Save, or the API key for an address (asked by
+ * the host in VS Code's password box). The values are as typed: the host checks them and says what is wrong.
+ */
+export const ModelSetupMessage = z.strictObject({
+  type: z.literal('modelSetup'),
+  requestId: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/),
+  action: z.enum(['models', 'test', 'save', 'key']),
+  provider: ProviderId,
+  baseUrl: z.string().max(2048),
+  model: z.string().max(256),
+});
+export type ModelSetupMessage = z.infer<typeof ModelSetupMessage>;
