@@ -77,6 +77,12 @@ export const OpenTaskChangeMessage = z.strictObject({
 });
 /** Open what a finished write or edit of the chat changed, as a diff: the tool entry, by id (the host reads the rest). */
 export const OpenCallChangeMessage = z.strictObject({ type: z.literal('openCallChange'), requestId: ChatRequestId, entryId: z.string().min(1).max(80) });
+/**
+ * "Undo this turn" in the transcript: `previewUndo` asks what undoing the model turn of a tool entry would revert and
+ * keep (nothing is written); `undoTurn` undoes it. The entry, by id: the host reads its task and turn from its own entry.
+ */
+export const PreviewUndoMessage = z.strictObject({ type: z.literal('previewUndo'), requestId: ChatRequestId, entryId: z.string().min(1).max(80) });
+export const UndoTurnMessage = z.strictObject({ type: z.literal('undoTurn'), requestId: ChatRequestId, entryId: z.string().min(1).max(80) });
 /** Continue the chat's task that a window reload interrupted, from its last completed turn. */
 export const ResumeMessage = z.strictObject({ type: z.literal('resume'), requestId: ChatRequestId });
 
@@ -96,6 +102,8 @@ export const WebviewToHost = z.discriminatedUnion('type', [
   OpenResultMessage,
   OpenTaskChangeMessage,
   OpenCallChangeMessage,
+  PreviewUndoMessage,
+  UndoTurnMessage,
   FocusCallMessage,
   DecideMessage,
   HunkChoiceMessage,
@@ -121,7 +129,8 @@ export const inboundTypes = {
   // 'decideAll': Allow all / Deny all of the cards the chat shows (the host refuses a call that is not the chat's own).
   // 'openTaskChange': a file of a finished task's changes, opened as its diff; 'openCallChange': a finished write's.
   // 'modelSetup': the model setup form (its models, Test connection, Save, the key for its address).
-  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'retry', 'resume', 'openResult', 'openTaskChange', 'openCallChange', 'decide', 'chooseHunk', 'setEdit', 'decideAll', 'openDiff', 'openArgs', 'loadDiffRows', 'focusCall', 'revokeGrant', 'modelSetup'],
+  // 'previewUndo' / 'undoTurn': a model turn's Undo, previewed then done, from the transcript.
+  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'retry', 'resume', 'openResult', 'openTaskChange', 'openCallChange', 'previewUndo', 'undoTurn', 'decide', 'chooseHunk', 'setEdit', 'decideAll', 'openDiff', 'openArgs', 'loadDiffRows', 'focusCall', 'revokeGrant', 'modelSetup'],
   approvals: ['ready', 'command', 'decide', 'chooseHunk', 'setEdit', 'decideAll', 'openDiff', 'openArgs', 'loadDiffRows', 'revokeGrant', 'focusCall', 'setDiffMode'],
   suggestions: ['ready', 'command', 'acceptSuggestion'],
 } as const satisfies Record<ViewKind, readonly WebviewToHost['type'][]>;
@@ -132,6 +141,10 @@ export type InboundFor<V extends ViewKind> = Extract<WebviewToHost, { type: (typ
 export const ResultRef = z.string().regex(/^[A-Za-z0-9-]{1,80}$/);
 
 export const ToolStatus = z.enum(['waiting', 'running', 'done', 'denied', 'failed', 'interrupted']);
+
+/** A model turn of a task of this chat. */
+export const TurnRef = z.strictObject({ taskId: z.string().min(1).max(80), turn: z.number().int().nonnegative() });
+export type TurnRef = z.infer<typeof TurnRef>;
 
 /** One entry of the transcript. `v` changes whenever the entry does, so the view re-renders only what changed. */
 export const ChatEntry = z.discriminatedUnion('kind', [
@@ -163,6 +176,8 @@ export const ChatEntry = z.discriminatedUnion('kind', [
     fullResult: z.strictObject({ ref: ResultRef, chars: z.number().int().nonnegative() }).optional(),
     /** A write or edit that ran: where its change is kept (the task, the model turn, the file as the call named it). */
     change: z.strictObject({ taskId: z.string().min(1).max(80), turn: z.number().int().nonnegative(), file: z.string() }).optional(),
+    /** The task and model turn (0-based) the call was made in: the turn's Undo sits under its last call. */
+    step: TurnRef.optional(),
   }),
   z.strictObject({
     kind: z.literal('question'),
@@ -210,6 +225,14 @@ export const ChatEntry = z.discriminatedUnion('kind', [
 ]);
 export type ChatEntry = z.infer<typeof ChatEntry>;
 
+/** What undoing a turn would do, said before it is done (`PreviewLine` of the undo runner, for the chat). */
+export const UndoPreviewView = z.strictObject({
+  turn: z.number().int().nonnegative(),
+  lines: z.array(z.strictObject({ group: z.enum(['revert', 'ask', 'keep', 'command']), text: z.string().max(5000) })).max(1000),
+  notes: z.array(z.string().max(2000)).max(50),
+});
+export type UndoPreviewView = z.infer<typeof UndoPreviewView>;
+
 /** What the chat view shows: the current chat's transcript, whether a task runs, and the workspace's other chats. */
 export const ChatState = z.strictObject({
   view: z.literal('chat'),
@@ -224,6 +247,8 @@ export const ChatState = z.strictObject({
   chats: z.array(z.strictObject({ id: z.string(), title: z.string(), updatedAt: z.string() })),
   /** What came of the model setup form: the stored key's address, the models loaded, the last test, the last save. */
   setup: ModelSetupView,
+  /** The model turns of this chat's tasks that changed files (their checkpoints kept), and whether each was undone. */
+  turns: z.array(TurnRef.extend({ undone: z.boolean() })).max(10_000),
 });
 export type ChatState = z.infer<typeof ChatState>;
 
@@ -276,6 +301,8 @@ export const HostToWebview = z.discriminatedUnion('type', [
     error: z.string().optional(),
     /** The answer to `loadDiffRows`: each hunk's rows, in order. */
     diffRows: z.array(DiffRows).optional(),
+    /** The answer to `previewUndo`: what undoing the turn would do, a line per file or command. */
+    undoPreview: UndoPreviewView.optional(),
   }),
 ]);
 export type HostToWebview = z.infer<typeof HostToWebview>;

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { Disposable } from '../core/disposable';
 import type { DiffRow } from '../shared/approvals';
-import type { HostCommand, InboundFor, ViewKind, WebviewToHost } from '../shared/messages';
+import type { HostCommand, InboundFor, UndoPreviewView, ViewKind, WebviewToHost } from '../shared/messages';
 import type { Log } from './log';
 import type { WebviewChannel } from './webviewChannel';
 
@@ -32,7 +32,7 @@ type CommandRequest = Extract<WebviewToHost, { type: 'command' }>;
 const isCommand = (message: { type: string }): message is CommandRequest => message.type === 'command';
 
 /** What a request got: done (with the data it asked for, if any), or refused with why. */
-export type Outcome = { ok: true; diffRows?: DiffRow[][] } | { ok: false; error: string };
+export type Outcome = { ok: true; diffRows?: DiffRow[][]; undoPreview?: UndoPreviewView } | { ok: false; error: string };
 export type ViewRequest<V extends ViewKind> = Exclude<InboundFor<V>, { type: 'ready' | 'command' }>;
 
 /**

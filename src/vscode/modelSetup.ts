@@ -54,9 +54,12 @@ export class ModelSetup implements vscode.Disposable {
 
   constructor(private readonly deps: ModelSetupDeps) {
     this.store.add(deps.apiKeys.onDidChange(() => void this.refreshKey()));
+    // The model chip and the setup follow the settings, wherever they were changed.
     this.store.add(deps.settings.onDidChange((affects) => {
       if (affects('model.baseUrl')) {
         void this.refreshKey();
+      } else if (affects('model.provider') || affects('model.name')) {
+        deps.onDidChange();
       }
     }));
     this.store.add({ dispose: () => {

@@ -145,6 +145,11 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   // Disposed before the chats are saved: a running task is stopped and its waiting calls are denied.
   store.add({ dispose: () => agent.cancel() });
 
+  const undo = createUndoCommands({
+    store: checkpoints.store, audit, activeChatId: () => agent.chatId, log, disposables: store,
+    // In the transcript of the chat it undid, when that is the one shown (another chat's undo is in the log).
+    onUndone: (result) => result.chatId === chats.current.id && chats.notice(result.text, 'info'),
+  });
   // Refreshes the chat once it exists (the setup reports before the chat view is made).
   let refreshChat = (): void => undefined;
   const modelSetup = store.add(new ModelSetup({ settings, apiKeys, log, onDidChange: () => refreshChat() }));
@@ -165,17 +170,15 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
         pending: chatPending().map(forViews),
         chats: chats.list(),
         setup: modelSetup.state,
+        turns: checkpoints.store.tasks(agent.chatId).flatMap(({ taskId, turns }) => turns.map(({ turn, undone }) => ({ taskId, turn, undone }))).slice(0, 10_000),
       }),
-      chatRequests(agent, gate, grants, { proposed, args }, focus, keptResults, taskChanges, modelSetup),
+      chatRequests(agent, gate, grants, { proposed, args }, focus, keptResults, taskChanges, modelSetup, {
+        preview: (request) => undo.preview(request),
+        undoTurn: (ref) => undo.commands['toolgate.undoTurn'](ref),
+      }),
     ),
   );
   refreshChat = () => chat.refresh();
-  // The model chip and the setup follow the settings, wherever they were changed.
-  store.add(settings.onDidChange((affects) => {
-    if (affects('model.provider') || affects('model.baseUrl') || affects('model.name')) {
-      chat.refresh();
-    }
-  }));
 
   const approvals = store.add(
     new ApprovalsPanel(
@@ -224,11 +227,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     api: createApi(tools),
     commands: {
       ...createCommands({ agent, gate, chat, approvals, modelSetup, audit, auditFile, grants, mcp, suggestions, focus, inChat: (callId) => chatPending().some((call) => call.callId === callId) }),
-      ...createUndoCommands({
-        store: checkpoints.store, audit, activeChatId: () => agent.chatId, log, disposables: store,
-        // In the transcript of the chat it undid, when that is the one shown (another chat's undo is in the log).
-        onUndone: (result) => result.chatId === chats.current.id && chats.notice(result.text, 'info'),
-      }),
+      ...undo.commands,
       ...createDiffCommands({ gate, proposed }),
       'toolgate.showStagedChanges': () => stagedSoFar.show(),
       'toolgate.showTaskChanges': () => taskChanges.show(agent.chatId),

@@ -81,7 +81,13 @@ function show(result: UndoResult, log: Log): void {
   void (result.reason === 'nothing-to-undo' || result.reason === 'no-checkpoints' ? vscode.window.showInformationMessage(message) : vscode.window.showWarningMessage(message));
 }
 
-export function createUndoCommands(deps: UndoCommandDeps): Record<UndoCommandId, (arg?: unknown) => Promise<UndoResult>> {
+export interface UndoCommands {
+  commands: Record<UndoCommandId, (arg?: unknown) => Promise<UndoResult>>;
+  /** What an undo would do now, without asking or writing (the chat's "Undo this turn" preview). */
+  preview(request: UndoRequest): ReturnType<UndoRunner['preview']>;
+}
+
+export function createUndoCommands(deps: UndoCommandDeps): UndoCommands {
   const questions = deps.disposables.add(new UndoQuestionsInEditor());
   const runner = new UndoRunner({
     store: deps.store,
@@ -100,5 +106,5 @@ export function createUndoCommands(deps: UndoCommandDeps): Record<UndoCommandId,
       }
       return result;
     };
-  return { 'toolgate.undoTurn': command('turn'), 'toolgate.undoTask': command('task') };
+  return { commands: { 'toolgate.undoTurn': command('turn'), 'toolgate.undoTask': command('task') }, preview: (request) => runner.preview(request) };
 }

@@ -13,6 +13,7 @@ import type { ProposedContentProvider } from './proposedContent';
 import type { ArgsDocuments } from './argsDocuments';
 import type { TaskChangeDocuments } from './taskChangeDocuments';
 import type { ModelSetup } from './modelSetup';
+import type { UndoPreview, UndoRequest, UndoResult } from '../core/checkpoints/undoRunner';
 
 /** What a card opens in an editor: the diff of a write, the whole arguments of any call. */
 export interface CallEditors {
@@ -89,6 +90,32 @@ function cardRequests(view: 'chat' | 'approvals', gate: Gate, grants: GrantStore
   };
 }
 
+/** The undo a chat's turn asks for: its preview, and the undo itself (toolgate.undoTurn, with its questions). */
+export interface TurnUndo {
+  preview(request: UndoRequest): Promise<UndoPreview | Extract<UndoResult, { kind: 'not-undone' }>>;
+  undoTurn(ref: { chatId: string; taskId: string; turn: number }): Promise<UndoResult>;
+}
+
+/** A turn's Undo from the transcript: the turn read from the host's own entry, refused while the chat's task runs. */
+async function undoTurn(agent: AgentSession, undo: TurnUndo, action: 'previewUndo' | 'undoTurn', entryId: string): Promise<Outcome> {
+  const ref = agent.turnOf(entryId);
+  if (ref === undefined) {
+    return { ok: false, error: `entry ${entryId} is not a call of one of this chat's tasks` };
+  }
+  if (agent.isRunning) {
+    return { ok: false, error: 'The task is still running: stop it or wait for it to end, then undo its turn.' };
+  }
+  if (action === 'undoTurn') {
+    const result = await undo.undoTurn(ref);
+    return result.kind === 'undone' ? { ok: true } : { ok: false, error: `Nothing was undone: ${result.message}.` };
+  }
+  const preview = await undo.preview({ scope: 'turn', ...ref });
+  if (preview.kind === 'not-undone') {
+    return { ok: false, error: `Nothing to undo: ${preview.message}.` };
+  }
+  return { ok: true, undoPreview: { turn: ref.turn, lines: preview.lines.map(({ group, text }) => ({ group, text })), notes: preview.notes } };
+}
+
 export function chatRequests(
   agent: AgentSession,
   gate: Gate,
@@ -98,6 +125,7 @@ export function chatRequests(
   results: Pick<KeptResults, 'open'>,
   changes: Pick<TaskChangeDocuments, 'open' | 'openCall'>,
   setup: Pick<ModelSetup, 'handle'>,
+  undo: TurnUndo,
 ): (message: ChatRequest) => Outcome | Promise<Outcome> {
   const card = cardRequests('chat', gate, grants, editors, focus);
   return (message) => {
@@ -148,6 +176,9 @@ export function chatRequests(
       }
       case 'modelSetup':
         return setup.handle(message);
+      case 'previewUndo':
+      case 'undoTurn':
+        return undoTurn(agent, undo, message.type, message.entryId);
     }
   };
 }

@@ -23,6 +23,14 @@ describe("undo the agent's task in the real VS Code: only the agent's changes go
     settings: { ...model.workspaceSettings(), 'toolgate.gatedTools': { write_file: false, edit_file: false } },
   }));
   const file = (relative: string): string => path.join(session.server.workspace, relative);
+  /** The person edits a file on disk, and VS Code has seen it before the test goes on. */
+  const handEdit = async (relative: string, text: string): Promise<void> => {
+    writeFileSync(file(relative), text);
+    for (let tries = 0; (await control.call<{ text: string }>('/documentText', { path: relative })).text !== text; tries++) {
+      assert.ok(tries < 100, 'VS Code did not see the hand edit');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
 
   it('a two-turn task, a hand edit afterwards, then Undo Task: the hand edit survives and the agent edits are gone', async () => {
     const original = 'alpha\nbeta\ngamma\ndelta\nepsilon\n';
@@ -81,12 +89,7 @@ describe("undo the agent's task in the real VS Code: only the agent's changes go
     await created.locator('.tab-actions .action-label').first().click();
 
     // The person edits the same file afterwards, away from the agent's line.
-    const handEdited = original.replace('alpha', 'ALPHA').replace('epsilon', 'epsilon, by hand');
-    writeFileSync(file('app.txt'), handEdited);
-    for (let tries = 0; (await control.call<{ text: string }>('/documentText', { path: 'app.txt' })).text !== handEdited; tries++) {
-      assert.ok(tries < 100, 'VS Code did not see the hand edit');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await handEdit('app.txt', original.replace('alpha', 'ALPHA').replace('epsilon', 'epsilon, by hand'));
 
     const result = await control.call<UndoOutcome>('/command', { command: 'toolgate.undoTask' });
     assert.equal(result.kind, 'undone', JSON.stringify(result));
@@ -105,5 +108,63 @@ describe("undo the agent's task in the real VS Code: only the agent's changes go
     // Undoing again finds nothing left to undo, and says so.
     const again = await control.call<UndoOutcome>('/command', { command: 'toolgate.undoTask' });
     assert.equal(again.kind, 'not-undone', JSON.stringify(again));
+  });
+
+  it('Undo this turn in the transcript, by the keyboard: a preview of what it reverts and keeps, then only that turn goes', async () => {
+    const original = 'one\ntwo\nthree\nfour\nfive\nsix\n';
+    writeFileSync(file('notes.txt'), original);
+    model.fake.script([
+      { toolCalls: [{ id: 'e2', name: 'edit_file', arguments: JSON.stringify({ path: 'notes.txt', edits: [{ old: 'one', new: 'ONE' }] }) }] },
+      { toolCalls: [{ id: 'w2', name: 'write_file', arguments: JSON.stringify({ path: 'later.txt', content: 'from turn 2\n' }) }] },
+      { text: 'Both turns done.' },
+    ]);
+    const chat = new ChatDriver(session.workbench);
+    await chat.newChat();
+    await chat.say('Change notes.txt, then add later.txt');
+    const frame = await chat.frame();
+    await frame.locator('[data-entry="assistant"]', { hasText: 'Both turns done.' }).waitFor({ timeout: 60_000 });
+    await chat.idle();
+    // One Undo under each turn's last call.
+    const footers = frame.locator('[data-field="turn-undo"]');
+    await footers.nth(1).waitFor();
+    assert.deepEqual(await footers.evaluateAll((items) => items.map((item) => item.getAttribute('data-turn'))), ['1', '2']);
+
+    // The person edits notes.txt afterwards, away from the agent's line.
+    await handEdit('notes.txt', original.replace('one', 'ONE').replace('six', 'six, by hand'));
+
+    const page = session.workbench.page;
+    // Escape closes a preview and gives the focus back to its button; nothing is written.
+    const second = footers.nth(1).locator('[data-action="undo-turn-preview"]');
+    await second.focus();
+    await page.keyboard.press('Enter');
+    const secondPreview = footers.nth(1).locator('[data-field="undo-preview"]');
+    await secondPreview.waitFor();
+    assert.match(await secondPreview.innerText(), /Undoing turn 2 would:\s*Put back\s*later\.txt: deleted \(the agent created it, and it is unchanged since\)/);
+    await page.keyboard.press('Escape');
+    await secondPreview.waitFor({ state: 'detached' });
+    assert.equal(await second.evaluate((element) => element === document.activeElement), true, 'the focus is back on Undo this turn');
+
+    const first = footers.nth(0).locator('[data-action="undo-turn-preview"]');
+    await first.focus();
+    await page.keyboard.press('Enter');
+    const preview = footers.nth(0).locator('[data-field="undo-preview"]');
+    await preview.waitFor();
+    assert.match(await preview.innerText(), /Undoing turn 1 would:\s*Put back\s*notes\.txt: the agent's change taken out; your later edits elsewhere in the file kept/);
+    const confirm = preview.locator('[data-action="undo-turn"]');
+    assert.equal(await confirm.evaluate((element) => element === document.activeElement), true, 'the focus is on Undo turn 1');
+    for (const [width, height] of [[1400, 900], [900, 700]] as const) {
+      await page.setViewportSize({ width, height });
+      await preview.scrollIntoViewIfNeeded();
+      await session.workbench.screenshot(`chat-undo-turn-preview-${width}x${height}`);
+    }
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await confirm.focus();
+    await page.keyboard.press('Enter');
+    // The transcript says what the undo did; the turn says it was undone; the other turn keeps its Undo.
+    await frame.locator('[data-entry="notice"]', { hasText: /^Undid turn 1 of / }).waitFor({ timeout: 15_000 });
+    await footers.nth(0).locator('[data-field="turn-undone"]', { hasText: 'Turn 1 was undone.' }).waitFor();
+    assert.equal(await footers.nth(1).locator('[data-action="undo-turn-preview"]').count(), 1);
+    assert.equal(readFileSync(file('notes.txt'), 'utf8'), original.replace('six', 'six, by hand'), "turn 1's edit reverted, the hand edit kept");
+    assert.equal(readFileSync(file('later.txt'), 'utf8'), 'from turn 2\n', "turn 2's file stays");
   });
 });

@@ -195,6 +195,7 @@ describe('the host <-> webview contract', () => {
       chats: [],
       pending: [pendingCall],
       setup: {},
+      turns: [],
       ...extra,
     });
     const stateRows: [string, Record<string, unknown>, boolean][] = [

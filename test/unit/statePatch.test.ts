@@ -30,6 +30,7 @@ const chat = (entries: ChatEntry[], pending: PendingCallView[] = []): ViewState 
   pending,
   chats: [],
   setup: {},
+  turns: [],
 });
 
 describe('views sent as patches of what the webview holds', () => {

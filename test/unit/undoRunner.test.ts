@@ -279,6 +279,30 @@ describe('the undo runner', () => {
     assert.deepEqual(result.left.map((file) => file.why), ['conflict-kept']);
   });
 
+  it("previews a turn's undo without asking or writing: what it would put back, ask about, keep, and cannot undo", async () => {
+    const mine = text({ 1: 'B (mine)' });
+    const { runner, files, asked, audit } = await setup(
+      [[0, '/w/a.ts', O, A1], [1, '/w/b.ts', 'b\n', 'B\n'], [1, '/w/c.ts', null, 'new\n'], [1, '/w/d.ts', O, A1], [1, '/w/e.ts', 'e\n', 'E\n']],
+      { '/w/a.ts': A1, '/w/b.ts': 'B\n', '/w/c.ts': 'new\n', '/w/d.ts': mine, '/w/e.ts': null },
+      {},
+      [[1, 'npm test', { kind: 'not-a-repository' }]],
+    );
+    const preview = await runner.preview({ scope: 'turn', chatId: 'c', taskId: 't', turn: 1 });
+    if (preview.kind !== 'preview') {
+      assert.fail(preview.message);
+    }
+    assert.deepEqual(preview.lines.map((line) => `${line.group} ${line.text}`), [
+      "revert b.ts: put back as it was before the agent's change",
+      'revert c.ts: deleted (the agent created it, and it is unchanged since)',
+      "ask d.ts: your later edits overlap the agent's change: you will be asked to keep yours or write a merge",
+      'keep e.ts: deleted since the agent changed it; left deleted',
+      'command npm test: a terminal command; it ran, and cannot be undone',
+    ]);
+    assert.deepEqual([asked, files.applied, audit], [[], [], []], 'nothing asked, written or logged');
+    const done = await runner.preview({ scope: 'turn', chatId: 'c', taskId: 't', turn: 5 });
+    assert.deepEqual(done.kind === 'not-undone' ? done.reason : done.kind, 'nothing-to-undo');
+  });
+
   it('undoes the last turn, then the one before, then says there is nothing left', async () => {
     const { runner, files } = await setup([[0, '/w/a.ts', O, A1], [1, '/w/a.ts', A1, A2]], { '/w/a.ts': A2 });
     assert.deepEqual(undone(await runner.undo(lastTurn)).turns, [1]);

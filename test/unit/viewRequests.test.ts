@@ -24,7 +24,7 @@ describe("the chat's requests", () => {
       open: (chatId: string, taskId: string, file: string) => (opened.push(`${chatId}/${taskId}/${file}`), Promise.resolve({ ok: true as const })),
       openCall: (call: { chatId: string; taskId: string; turn: number; file: string }) => (opened.push(`${call.chatId}/${call.taskId}/${call.turn}/${call.file}`), Promise.resolve({ ok: true as const })),
     };
-    const handle = chatRequests((agent as unknown) as AgentSession, gate, {} as never, {} as never, {} as never, {} as never, changes, {} as never);
+    const handle = chatRequests((agent as unknown) as AgentSession, gate, {} as never, {} as never, {} as never, {} as never, changes, {} as never, {} as never);
     assert.deepEqual(await handle({ type: 'openTaskChange', requestId: 'r1', entryId: 'c-1', file: 'a.txt' }), { ok: true });
     assert.deepEqual(await handle({ type: 'openTaskChange', requestId: 'r2', entryId: 'c-1', file: '/etc/passwd' }), { ok: false, error: 'entry c-1 lists no /etc/passwd' });
     assert.deepEqual(await handle({ type: 'openTaskChange', requestId: 'r3', entryId: 'c-9', file: 'a.txt' }), { ok: false, error: 'entry c-9 lists no a.txt' });
@@ -34,11 +34,40 @@ describe("the chat's requests", () => {
     assert.deepEqual(opened, ['c/t-1/a.txt', 'c/t-1/0/a.txt']);
   });
 
+  it("a turn's Undo reads the task and turn from the chat's own entry, and waits for the task to end", async () => {
+    const { gate } = createMemoryGate();
+    let running = false;
+    const asked: string[] = [];
+    const agent = {
+      get isRunning() {
+        return running;
+      },
+      turnOf: (entryId: string) => (entryId === 't-1' ? { chatId: 'c', taskId: 'task-1', turn: 2 } : undefined),
+    };
+    const undo = {
+      preview: (request: { taskId?: string; turn?: number }) => {
+        asked.push(`preview ${request.taskId ?? '?'}/${request.turn ?? '?'}`);
+        return Promise.resolve({ kind: 'preview' as const, chatId: 'c', taskId: 'task-1', turns: [2], lines: [{ group: 'revert' as const, file: 'a.txt', text: 'a.txt: put back' }], notes: [] });
+      },
+      undoTurn: (ref: { taskId: string; turn: number }) => {
+        asked.push(`undo ${ref.taskId}/${ref.turn}`);
+        return Promise.resolve({ kind: 'not-undone' as const, reason: 'nothing-to-undo' as const, message: 'turn 3 of task "x" was already undone' });
+      },
+    };
+    const handle = chatRequests((agent as unknown) as AgentSession, gate, {} as never, {} as never, {} as never, {} as never, {} as never, {} as never, undo);
+    assert.deepEqual(await handle({ type: 'previewUndo', requestId: 'r1', entryId: 't-1' }), { ok: true, undoPreview: { turn: 2, lines: [{ group: 'revert', text: 'a.txt: put back' }], notes: [] } });
+    assert.deepEqual(await handle({ type: 'undoTurn', requestId: 'r2', entryId: 't-1' }), { ok: false, error: 'Nothing was undone: turn 3 of task "x" was already undone.' });
+    assert.deepEqual(await handle({ type: 'undoTurn', requestId: 'r3', entryId: 'u-9' }), { ok: false, error: "entry u-9 is not a call of one of this chat's tasks" });
+    running = true;
+    assert.deepEqual(await handle({ type: 'undoTurn', requestId: 'r4', entryId: 't-1' }), { ok: false, error: 'The task is still running: stop it or wait for it to end, then undo its turn.' });
+    assert.deepEqual(asked, ['preview task-1/2', 'undo task-1/2']);
+  });
+
   it("Allow all from the chat settles only the chat's own agent calls: a batch naming another call is refused whole", async () => {
     const { gate } = createMemoryGate();
     const waits = gate.request([write('a.txt', 'agent'), write('b.txt', 'agent'), write('c.txt', 'api')], { chatId: 'c' });
     // Only what decideAll reads of the session and the views' ports: the boundary is faked, the gate is real.
-    const handle = chatRequests(({ chatId: 'c' } as unknown) as AgentSession, gate, {} as never, {} as never, {} as never, {} as never, {} as never, {} as never);
+    const handle = chatRequests(({ chatId: 'c' } as unknown) as AgentSession, gate, {} as never, {} as never, {} as never, {} as never, {} as never, {} as never, {} as never);
     const views = pendingViews(gate, 'c');
     const refs = views.map(({ callId, argsHash }) => ({ callId, argsHash }));
     const api = views.find((view) => view.source === 'api');
@@ -86,7 +115,7 @@ describe('large texts stay in the host', () => {
       // The whole arguments open in an editor, from either view, for a call that waits; not for one that does not.
       const opened: string[] = [];
       const editors = { proposed: { openDiff: () => Promise.resolve() }, args: { open: (callId: string) => (opened.push(callId), Promise.resolve({ ok: true as const })) } };
-      const handle = chatRequests(({ chatId: 'c' } as unknown) as AgentSession, gate, {} as never, editors, {} as never, {} as never, {} as never, {} as never);
+      const handle = chatRequests(({ chatId: 'c' } as unknown) as AgentSession, gate, {} as never, editors, {} as never, {} as never, {} as never, {} as never, {} as never);
       assert.deepEqual(await handle({ type: 'openArgs', requestId: 'r1', callId: view.callId }), { ok: true });
       assert.deepEqual(opened, [view.callId]);
       gate.cancel('test over');
@@ -120,7 +149,7 @@ describe('a long diff goes to the views with its first rows, the rest on request
       assert.deepEqual(shown.preview.hunks.map((hunk) => hunk.rows.length), row.sent);
       assert.deepEqual(shown.preview.hunks.map((hunk) => hunk.rowCount), row.cut);
       assert.equal(PendingCallView.safeParse(shown).success, true);
-      const handle = chatRequests(({ chatId: 'c' } as unknown) as AgentSession, gate, {} as never, {} as never, {} as never, {} as never, {} as never, {} as never);
+      const handle = chatRequests(({ chatId: 'c' } as unknown) as AgentSession, gate, {} as never, {} as never, {} as never, {} as never, {} as never, {} as never, {} as never);
       const answer = await handle({ type: 'loadDiffRows', requestId: 'r1', callId: view.callId, argsHash: view.argsHash });
       assert.deepEqual(answer, { ok: true, diffRows: view.preview.hunks.map((hunk) => hunk.rows) });
       const stale = await handle({ type: 'loadDiffRows', requestId: 'r2', callId: view.callId, argsHash: 'f'.repeat(64) });

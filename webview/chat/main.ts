@@ -5,6 +5,7 @@ import { InlineCards } from './inlineCards';
 import { renderMarkdown } from './markdown';
 import { ModelSetupForm } from './modelSetup';
 import { taskChangesEntry } from './taskChanges';
+import { TurnUndos } from './turnUndo';
 
 const root = requireElement('root');
 let updates = 0;
@@ -224,6 +225,7 @@ const setUp = button({ secondary: true, 'data-action': 'setup-open' }, icon('set
 setUp.addEventListener('click', openSetup);
 
 const welcomeBlock = welcome();
+const turnUndos = new TurnUndos(bridge);
 
 const statusIcons: Record<string, string> = { waiting: 'shield', running: 'loading', done: 'pass', denied: 'circle-slash', failed: 'error', interrupted: 'debug-disconnect' };
 const statusText: Record<string, string> = { waiting: 'waiting for approval', running: 'running', done: 'done', denied: 'denied', failed: 'failed', interrupted: 'interrupted by a window reload' };
@@ -414,6 +416,7 @@ function render(state: ChatState): void {
     }
     previous = element;
   }
+  turnUndos.render(state, new Map([...rendered].map(([id, item]) => [id, item.element])));
   // The empty chat says what it is and offers a start; the first entry replaces it.
   if (state.entries.length === 0 && !state.running) {
     if (!welcomeBlock.isConnected) {

@@ -121,6 +121,12 @@ export class AgentSession {
     return entry?.kind === 'tool' && entry.change !== undefined ? { chatId: this.chatId, ...entry.change } : undefined;
   }
 
+  /** The task and model turn a tool entry of this chat was made in (its Undo): only what the host itself wrote there. */
+  turnOf(entryId: string): { chatId: string; taskId: string; turn: number } | undefined {
+    const entry = this.entry(entryId);
+    return entry?.kind === 'tool' && entry.step !== undefined ? { chatId: this.chatId, ...entry.step } : undefined;
+  }
+
   /** The task a "changes" entry of this chat lists, and whether it lists `file`: only what the host itself wrote there. */
   taskChange(entryId: string, file: string): { chatId: string; taskId: string } | undefined {
     const entry = this.entry(entryId);

@@ -98,7 +98,8 @@ export class TranscriptWriter {
       case 'toolCalls':
         this.endStreaming();
         for (const call of event.calls.filter((candidate) => candidate.name !== 'ask_user')) {
-          const entry = { kind: 'tool' as const, id: `t-${randomUUID()}`, v: 1, name: call.name, summary: summarizeCall(call), status: 'running' as const };
+          const step = this.taskId === undefined ? {} : { step: { taskId: this.taskId, turn: this.turn } };
+          const entry = { kind: 'tool' as const, id: `t-${randomUUID()}`, v: 1, name: call.name, summary: summarizeCall(call), status: 'running' as const, ...step };
           this.tools.set(call.id, this.book.push(entry, this.chat));
           this.turns.set(call.id, this.turn);
         }

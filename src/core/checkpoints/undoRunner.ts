@@ -121,6 +121,47 @@ export type UndoResult =
     }
   | { kind: 'not-undone'; reason: NotUndoneReason; chatId?: string; taskId?: string; message: string };
 
+/** One line of an undo's preview: a file it would put back, one it would ask about, one it would keep, a command it cannot undo. */
+export interface PreviewLine {
+  group: 'revert' | 'ask' | 'keep' | 'command';
+  file?: string;
+  command?: string;
+  text: string;
+}
+
+export interface UndoPreview {
+  kind: 'preview';
+  chatId: string;
+  taskId: string;
+  turns: number[];
+  lines: PreviewLine[];
+  notes: string[];
+}
+
+/** What undoing would do to one file, said before it is done. */
+function previewLine(file: FileUndo): PreviewLine {
+  const name = file.relativePath ?? file.path;
+  const line = (group: PreviewLine['group'], what: string): PreviewLine => ({ group, file: name, text: `${name}: ${what}` });
+  switch (file.kind) {
+    case 'revert':
+      return line('revert', "put back as it was before the agent's change");
+    case 'merge':
+      return line('revert', "the agent's change taken out; your later edits elsewhere in the file kept");
+    case 'restore':
+      return line('revert', 'restored (the agent deleted it)');
+    case 'delete':
+      return line('revert', 'deleted (the agent created it, and it is unchanged since)');
+    case 'conflict':
+      return line('ask', "your later edits overlap the agent's change: you will be asked to keep yours or write a merge");
+    case 'confirm-delete':
+      return line('ask', 'created by the agent and changed since: you will be asked before it is deleted');
+    case 'already-reverted':
+      return line('keep', "already as before the agent's change; nothing to write");
+    case 'deleted-since':
+      return line('keep', 'deleted since the agent changed it; left deleted');
+  }
+}
+
 export interface UndoRunnerDeps {
   store: Pick<CheckpointStore, 'tasks' | 'latestTask' | 'load' | 'markUndone'>;
   files: UndoFiles;
@@ -166,7 +207,36 @@ export class UndoRunner {
     return inChat ?? this.deps.store.tasks().find((task) => task.taskId === request.taskId);
   }
 
-  private async run(request: UndoRequest): Promise<UndoResult> {
+  /**
+   * What the undo would do now, without asking or writing anything: each file's fate and the commands it cannot undo.
+   * The undo itself plans again against the files as they are then (and asks about what needs the person).
+   */
+  async preview(request: UndoRequest): Promise<UndoPreview | Extract<UndoResult, { kind: 'not-undone' }>> {
+    const prepared = await this.prepare(request);
+    if (prepared.kind === 'not-undone') {
+      return prepared;
+    }
+    const { task, turns, paths, plan } = prepared;
+    const current = await this.readCurrent(paths);
+    if (typeof current === 'string') {
+      return { kind: 'not-undone', reason: 'read-failed', chatId: task.chatId, taskId: task.taskId, message: current };
+    }
+    const planned = plan(current);
+    return {
+      kind: 'preview',
+      chatId: task.chatId,
+      taskId: task.taskId,
+      turns,
+      lines: [...planned.files.map(previewLine), ...planned.commands.map((command): PreviewLine => ({ group: 'command', command: command.command, text: `${command.command}: a terminal command; it ran, and cannot be undone` }))],
+      notes: planned.notes,
+    };
+  }
+
+  /** The task, the turns and the paths an undo covers, and how to plan it against the files as they are. */
+  private async prepare(request: UndoRequest): Promise<
+    | { kind: 'ready'; task: TaskRecord; turns: number[]; paths: string[]; plan: (current: ReadonlyMap<string, FileContent>) => UndoPlan }
+    | Extract<UndoResult, { kind: 'not-undone' }>
+  > {
     const found = this.findTask(request);
     if (!found) {
       const message = request.taskId === undefined ? 'this chat has no changes by the agent to undo' : `no checkpoints for task ${request.taskId}`;
@@ -185,29 +255,45 @@ export class UndoRunner {
     const plan = (current: ReadonlyMap<string, FileContent>): UndoPlan =>
       request.scope === 'task' ? planTaskUndo(task, current) : planTurnUndo(task, turns.turns[0] ?? 0, current);
     const paths = undoPaths(task.turns.filter((turn) => turns.turns.includes(turn.turn)));
+    return { kind: 'ready', task, turns: turns.turns, paths, plan };
+  }
+
+  private async run(request: UndoRequest): Promise<UndoResult> {
+    const prepared = await this.prepare(request);
+    if (prepared.kind === 'not-undone') {
+      return prepared;
+    }
+    const { task, paths, plan, turns } = prepared;
     const answers = new Map<string, Answer>();
     const attempts = this.deps.maxAttempts ?? 3;
     let lastChanged = '';
     for (let attempt = 0; attempt < attempts; attempt++) {
-      let current: Map<string, FileContent>;
-      try {
-        current = new Map(await Promise.all(paths.map(async (path) => [path, await this.deps.files.read(path)] as const)));
-      } catch (error) {
-        return this.fail(request.scope, task, turns.turns, 'read-failed', `could not read a file to undo: ${error instanceof Error ? error.message : String(error)}; nothing was written`);
+      const current = await this.readCurrent(paths);
+      if (typeof current === 'string') {
+        return this.fail(request.scope, task, turns, 'read-failed', `${current}; nothing was written`);
       }
       const planned = plan(current);
       const decided = await this.decide(planned, answers);
       const applied = decided.writes.length > 0 ? await this.deps.files.apply(decided.writes) : ({ kind: 'applied' } as const);
       if (applied.kind === 'refused') {
-        return this.fail(request.scope, task, turns.turns, 'apply-refused', `the undo could not be written (${applied.message}); nothing was changed`);
+        return this.fail(request.scope, task, turns, 'apply-refused', `the undo could not be written (${applied.message}); nothing was changed`);
       }
       if (applied.kind === 'changed') {
         lastChanged = applied.path;
         continue;
       }
-      return this.finish(request.scope, task, turns.turns, planned, decided);
+      return this.finish(request.scope, task, turns, planned, decided);
     }
-    return this.fail(request.scope, task, turns.turns, 'kept-changing', `${lastChanged} kept changing while the undo was prepared; nothing was written, try again`);
+    return this.fail(request.scope, task, turns, 'kept-changing', `${lastChanged} kept changing while the undo was prepared; nothing was written, try again`);
+  }
+
+  /** The files as they are now, by path; or why one could not be read. */
+  private async readCurrent(paths: readonly string[]): Promise<Map<string, FileContent> | string> {
+    try {
+      return new Map(await Promise.all(paths.map(async (path) => [path, await this.deps.files.read(path)] as const)));
+    } catch (error) {
+      return `could not read a file to undo: ${error instanceof Error ? error.message : String(error)}`;
+    }
   }
 
   private turnsOf(task: TaskRecord, request: UndoRequest): { kind: 'some'; turns: number[] } | { kind: 'none'; message: string } {
