@@ -56,7 +56,8 @@ async function showAuditTable(audit: AuditLog, auditFile: string): Promise<numbe
     void vscode.window.showInformationMessage('Toolgate: no decision has been logged in this workspace yet.');
     return 0;
   }
-  const table = auditTable(text, 1000, auditFile);
+  // In the person's time zone (the extension host's: in a remote window, the remote machine's); the log keeps UTC.
+  const table = auditTable(text, 1000, auditFile, Intl.DateTimeFormat().resolvedOptions().timeZone);
   const tableFile = vscode.Uri.file(path.join(path.dirname(auditFile), 'audit.md'));
   await vscode.workspace.fs.writeFile(tableFile, new TextEncoder().encode(table.markdown));
   try {

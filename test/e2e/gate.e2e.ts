@@ -218,18 +218,20 @@ describe('the gate, through the real approvals panel', function () {
     const { execFileSync } = await import('node:child_process');
     const files = execFileSync('find', [storage, '-name', 'audit.jsonl'], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
     assert.equal(files.length, 1, `audit files: ${files.join(', ')}`);
-    const entries = readFileSync(files[0]!, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { verdict: string; decidedBy: string; tool: string; target?: string });
+    const entries = readFileSync(files[0]!, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { callId: string; verdict: string; decidedBy: string; tool: string; target?: string });
     const kinds = new Set(entries.map((entry) => `${entry.verdict}/${entry.decidedBy}`));
     for (const kind of ['ask/policy', 'deny/person', 'allow/person', 'allow/grant']) {
       assert.ok(kinds.has(kind), `no ${kind} entry in ${[...kinds].join(', ')}`);
     }
     assert.ok(entries.some((entry) => entry.target === 'src/greet.ts'), 'entries name their target');
-    // The table: every decision a row, newest first, shown in the Markdown preview.
-    assert.equal(rows, entries.length);
+    // The table: one row per call (the policy's question and the answer together), newest first, in the Markdown preview.
+    assert.equal(rows, new Set(entries.map((entry) => entry.callId)).size);
+    assert.ok(rows < entries.length, 'asked calls are one row, not two');
     const table = readFileSync(path.join(path.dirname(files[0]!), 'audit.md'), 'utf8');
     assert.match(table, /^# Toolgate audit log/);
     assert.match(table, /\| Time \| Tool \| Target \| Verdict \| Who \| Why \|/);
-    assert.match(table, /\| write_file \(from api\) \| src\/greet\.ts \| allow \| person \(once\) \| allowed once by the person \|/);
+    assert.match(table, /\| write_file \(from api\) \| src\/greet\.ts \| allow after asking \| person \(once\) \| [^|]+; then allowed once by the person \|/);
+    assert.match(table, /Times are local \([A-Za-z_/]+\)\./);
     await session.workbench.page.locator('.tabs-container .tab', { hasText: 'Preview audit.md' }).waitFor();
     await session.workbench.webviewFrame('table');
     await session.workbench.screenshot('audit-table');

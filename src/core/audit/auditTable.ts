@@ -1,6 +1,7 @@
 /**
- * The audit log as a person reads it: a Markdown table, newest first (time, tool, target, verdict, who, why). The
- * JSON lines stay the record; lines that do not parse are counted, never guessed at.
+ * The audit log as a person reads it: a Markdown table, newest first, one row per call (time, tool, target, verdict,
+ * who, why) in the person's time zone. The JSON lines stay the record; lines that do not parse are counted, never
+ * guessed at.
  */
 import { AuditLine } from './auditLog';
 
@@ -17,46 +18,95 @@ function cell(text: string, max = 160): string {
   return cut.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/`/g, "'") || ' ';
 }
 
-/** `2026-11-22T21:48:42.123Z` -> `2026-11-22 21:48:42` (UTC, as logged). */
-function shortTime(iso: string): string {
-  return iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, '');
+/** `2026-11-22T21:48:42.123Z` -> `2026-11-22 21:48:42`, in `timeZone` (an IANA name) or, without one, UTC as logged. */
+export function shortTime(iso: string, timeZone?: string): string {
+  const date = new Date(iso);
+  if (timeZone === undefined || Number.isNaN(date.getTime())) {
+    return iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, '');
+  }
+  const parts = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' }).formatToParts(date);
+  const part = (type: Intl.DateTimeFormatPartTypes): string => parts.find((candidate) => candidate.type === type)?.value ?? '';
+  return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}:${part('second')}`;
 }
 
-export function auditTable(text: string, limit = 1000, rawPath?: string): AuditTable {
-  const rows: string[] = [];
+type Decision = Extract<AuditLine, { callId: string }>;
+
+/** One row per call: when it came, and how it ended (the policy's "ask", then the person's answer, are one call). */
+function callRow(entries: readonly Decision[], timeZone: string | undefined): string {
+  const first = entries[0];
+  const last = entries[entries.length - 1];
+  if (first === undefined || last === undefined) {
+    return '';
+  }
+  const asked = entries.find((entry) => entry.verdict === 'ask');
+  const who = last.scope !== undefined ? `${last.decidedBy} (${last.scope})` : last.decidedBy;
+  const tool = last.source === 'agent' ? last.tool : `${last.tool} (from ${last.source})`;
+  const verdict = last.notRun !== undefined
+    ? 'not run'
+    : last.verdict === 'ask'
+      ? 'ask (no answer yet)'
+      : `${last.verdict}${asked !== undefined ? ' after asking' : ''}${last.edited === true ? ' (edited)' : ''}`;
+  const why = asked !== undefined && asked !== last ? `${asked.reason}; then ${last.reason}` : last.reason;
+  return `| ${shortTime(first.time, timeZone)} | ${cell(tool, 60)} | ${cell(last.target ?? first.target ?? '')} | ${verdict} | ${who} | ${cell(why, 240)} |`;
+}
+
+/**
+ * The table, newest call first, one row per call (its "ask" and its answer together) and one per undo. Times are in
+ * `timeZone` (the person's, in VS Code) or UTC; the JSON lines keep UTC.
+ */
+export function auditTable(text: string, limit = 1000, rawPath?: string, timeZone?: string): AuditTable {
   let unreadable = 0;
-  const lines = text.split('\n').filter((line) => line.trim() !== '');
-  for (const line of lines.reverse()) {
+  const lines: AuditLine[] = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') {
+      continue;
+    }
     let parsed;
     try {
       parsed = AuditLine.safeParse(JSON.parse(line));
     } catch {
       parsed = undefined;
     }
-    if (!parsed?.success) {
+    if (parsed?.success === true) {
+      lines.push(parsed.data);
+    } else {
       unreadable++;
-      continue;
     }
-    if (rows.length >= limit) {
-      continue;
-    }
-    const entry = parsed.data;
-    if ('kind' in entry) {
-      const target = [...entry.reverted.map((file) => file.path), ...entry.left.map((file) => file.path)].join(', ');
-      rows.push(`| ${shortTime(entry.time)} | undo (${entry.scope}) | ${cell(target)} | ${entry.outcome} | person | ${cell(entry.reason)} |`);
-      continue;
-    }
-    const who = entry.scope !== undefined ? `${entry.decidedBy} (${entry.scope})` : entry.decidedBy;
-    const tool = entry.source === 'agent' ? entry.tool : `${entry.tool} (from ${entry.source})`;
-    rows.push(`| ${shortTime(entry.time)} | ${cell(tool, 60)} | ${cell(entry.target ?? '')} | ${entry.verdict}${entry.edited === true ? ' (edited)' : ''} | ${who} | ${cell(entry.reason)} |`);
   }
-  const total = lines.length - unreadable;
+  const byCall = new Map<string, Decision[]>();
+  for (const entry of lines) {
+    if (!('kind' in entry)) {
+      byCall.set(entry.callId, [...(byCall.get(entry.callId) ?? []), entry]);
+    }
+  }
+  const rows: string[] = [];
+  const shown = new Set<string>();
+  let calls = 0;
+  for (const entry of [...lines].reverse()) {
+    if ('kind' in entry) {
+      calls++;
+      if (rows.length < limit) {
+        const target = [...entry.reverted.map((file) => file.path), ...entry.left.map((file) => file.path)].join(', ');
+        rows.push(`| ${shortTime(entry.time, timeZone)} | undo (${entry.scope}) | ${cell(target)} | ${entry.outcome} | person | ${cell(entry.reason)} |`);
+      }
+      continue;
+    }
+    if (shown.has(entry.callId)) {
+      continue;
+    }
+    shown.add(entry.callId);
+    calls++;
+    if (rows.length < limit) {
+      rows.push(callRow(byCall.get(entry.callId) ?? [entry], timeZone));
+    }
+  }
   const heading = [
     '# Toolgate audit log',
     '',
-    `${total} decision${total === 1 ? '' : 's'}, newest first${total > limit ? ` (the newest ${limit} shown)` : ''}. Times are UTC.` +
+    `${calls} row${calls === 1 ? '' : 's'}, newest first: one per call (the question and its answer together) and one per undo${calls > limit ? ` (the newest ${limit} shown)` : ''}. ` +
+      `Times are ${timeZone === undefined ? 'UTC' : `local (${timeZone})`}.` +
       (unreadable > 0 ? ` ${unreadable} line${unreadable === 1 ? '' : 's'} could not be read.` : '') +
-      (rawPath !== undefined ? ` The record itself is the JSON lines in \`${rawPath}\` (Toolgate: Show Audit Log as JSON Lines).` : ''),
+      (rawPath !== undefined ? ` The record itself is the JSON lines in \`${rawPath}\` (Toolgate: Show Audit Log as JSON Lines), in UTC.` : ''),
     '',
     '| Time | Tool | Target | Verdict | Who | Why |',
     '| --- | --- | --- | --- | --- | --- |',
