@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ChatDriver, sentMessages, sentToolResult, useFakeModel } from './harness/chat';
 import { useCodeServer } from './harness/session';
@@ -129,5 +129,74 @@ describe('the chat shows that the model is working, counts down its retries, and
     assert.match(sent.at(-1)?.content ?? '', /^The VS Code window was reloaded while you were working on this task/);
     assert.equal(existsSync(path.join(session.server.workspace, 'reloaded.txt')), false, 'the interrupted write never ran');
     assert.equal(await notice.locator('[data-action="resume"]').count(), 0, 'Resume is offered once');
+  });
+
+  it('429 on every attempt: each retry is counted down, then the last error says retries did not help and offers Retry', async () => {
+    model.fake.script([
+      { error: { status: 429, message: 'Rate limit reached', retryAfterMs: 1000 } },
+      { error: { status: 429, message: 'Rate limit reached', retryAfterMs: 1000 } },
+      { error: { status: 429, message: 'Rate limit reached', retryAfterMs: 1000 } },
+    ]);
+    const chat = new ChatDriver(session.workbench);
+    await chat.task('Say hello');
+    const frame = await chat.frame();
+    await frame.locator('[data-entry="notice"]', { hasText: 'answered 429 (Rate limit reached); trying again (attempt 2 of 3)' }).waitFor();
+    await frame.locator('[data-entry="notice"]', { hasText: 'answered 429 (Rate limit reached); trying again (attempt 3 of 3)' }).waitFor({ timeout: 30_000 });
+    const failed = frame.locator('[data-entry="notice"]', { hasText: 'is rate limiting requests and retries did not help (Rate limit reached): wait and try again' });
+    await failed.waitFor({ timeout: 30_000 });
+    await chat.idle();
+    assert.equal(model.fake.requests.length >= 3, true);
+    assert.equal(await failed.locator('[data-action="retry"]').count(), 1, 'a passing failure offers Retry');
+    assert.equal(await failed.locator('[data-action="host-command"]').count(), 0, 'and no setting to change');
+    model.fake.script([{ text: 'Through at last.' }]);
+    await failed.locator('[data-action="retry"]').click();
+    await frame.locator('[data-entry="assistant"]', { hasText: 'Through at last.' }).waitFor({ timeout: 30_000 });
+    await chat.idle();
+  });
+
+  it('Stop while "Working…" ends the wait at once: the request is cut, the task stops, nothing hangs', async () => {
+    model.fake.script([{ text: 'Too late.', delayMs: 60_000 }]);
+    const chat = new ChatDriver(session.workbench);
+    await chat.task('Think for a long time');
+    const frame = await chat.frame();
+    await frame.locator('[data-field="working"]', { hasText: /Working… waiting for the model, \d+ s/ }).waitFor({ timeout: 30_000 });
+    const stop = frame.locator('[data-action="stop"]');
+    assert.equal(await stop.isVisible(), true, 'Stop shows while the model works');
+    await stop.click();
+    await frame.locator('[data-entry="notice"]', { hasText: 'Stopped. Waiting calls were denied and nothing else will run.' }).last().waitFor({ timeout: 15_000 });
+    await chat.idle();
+    assert.equal(await frame.locator('[data-field="working"]').count(), 0, '"Working…" is gone');
+    assert.equal(await frame.locator('[data-entry="assistant"]', { hasText: 'Too late.' }).count(), 0, 'the cut answer never shows');
+    assert.equal(await stop.isVisible(), false);
+  });
+
+  it('"Allow for session: this file" on a write covers the edit of that file that follows, and no other file', async () => {
+    model.fake.script([
+      { toolCalls: [{ id: 's1', name: 'write_file', arguments: JSON.stringify({ path: 'granted.txt', content: 'one\n' }) }] },
+      { toolCalls: [{ id: 's2', name: 'edit_file', arguments: JSON.stringify({ path: 'granted.txt', edits: [{ old: 'one', new: 'two' }] }) }] },
+      { toolCalls: [{ id: 's3', name: 'write_file', arguments: JSON.stringify({ path: 'other.txt', content: 'x\n' }) }] },
+      { text: 'All written.' },
+    ]);
+    const chat = new ChatDriver(session.workbench);
+    await chat.task('Write granted.txt, then edit it');
+    const frame = await chat.frame();
+    const card = frame.locator('article[data-call-id]', { hasText: 'granted.txt' });
+    await card.waitFor({ timeout: 30_000 });
+    const scope = card.locator('[data-field="grant-scope"]');
+    const fileOption = await scope.locator('option', { hasText: 'this file: granted.txt' }).getAttribute('value');
+    await scope.selectOption(fileOption ?? 'path');
+    await card.locator('[data-action="allow-session"]').click();
+    // The edit of the same file runs without asking, naming the grant; the write of another file asks.
+    const edit = frame.locator('[data-entry="tool"][data-tool="edit_file"]', { hasText: 'granted.txt' });
+    await edit.locator('[data-field="allowed-by"]').waitFor({ timeout: 30_000 });
+    assert.match(await edit.innerText(), /Ran without asking: allowed by your session grant \(this chat only\), write_file: granted\.txt/);
+    const other = frame.locator('article[data-call-id]', { hasText: 'other.txt' });
+    await other.waitFor({ timeout: 30_000 });
+    await other.locator('[data-action="deny"]').click();
+    await other.locator('[data-field="reason"]').fill('not this one');
+    await other.locator('[data-action="deny"]').click();
+    await frame.locator('[data-entry="assistant"]', { hasText: 'All written.' }).waitFor({ timeout: 30_000 });
+    assert.equal(readFileSync(path.join(session.server.workspace, 'granted.txt'), 'utf8'), 'two\n');
+    assert.equal(existsSync(path.join(session.server.workspace, 'other.txt')), false);
   });
 });
