@@ -35,6 +35,8 @@ export class McpServers implements vscode.Disposable {
     dist: string,
     /** The commands' sandbox: stdio servers from the workspace (and any whose config asks) run in it. */
     sandbox: CommandSandbox,
+    /** The `mcp.json` of the VS Code profile (User/mcp.json): the servers VS Code users already have. */
+    private readonly profileFile?: vscode.Uri,
   ) {
     this.manager = new McpManager({
       log: (server, line) => this.output.appendLine(`[${server}] ${line}`),
@@ -65,10 +67,16 @@ export class McpServers implements vscode.Disposable {
     ]) {
       this.store.add(subscription);
     }
-    const watcher = this.store.add(vscode.workspace.createFileSystemWatcher('**/.vscode/mcp.json'));
-    this.store.add(watcher.onDidChange(() => void this.reload()));
-    this.store.add(watcher.onDidCreate(() => void this.reload()));
-    this.store.add(watcher.onDidDelete(() => void this.reload()));
+    const patterns: vscode.GlobPattern[] = ['**/.vscode/mcp.json'];
+    if (profileFile !== undefined) {
+      patterns.push(new vscode.RelativePattern(vscode.Uri.joinPath(profileFile, '..'), 'mcp.json'));
+    }
+    for (const pattern of patterns) {
+      const watcher = this.store.add(vscode.workspace.createFileSystemWatcher(pattern));
+      this.store.add(watcher.onDidChange(() => void this.reload()));
+      this.store.add(watcher.onDidCreate(() => void this.reload()));
+      this.store.add(watcher.onDidDelete(() => void this.reload()));
+    }
   }
 
   /** The MCP tools the model may call right now. */
@@ -121,8 +129,9 @@ export class McpServers implements vscode.Disposable {
   private async readServers(): Promise<McpServerConfig[]> {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const fileText = folder === undefined ? undefined : await readFile(path.join(folder, '.vscode', 'mcp.json'), 'utf8').catch(() => undefined);
+    const profileFileText = this.profileFile === undefined ? undefined : await vscode.workspace.fs.readFile(this.profileFile).then((bytes) => new TextDecoder().decode(bytes), () => undefined);
     const inspected = vscode.workspace.getConfiguration('toolgate').inspect<unknown>('mcp.servers');
-    const list = readMcpSources({ fileText, userSetting: inspected?.globalValue, workspaceSetting: inspected?.workspaceValue, folder, home: os.homedir() });
+    const list = readMcpSources({ profileFileText, fileText, userSetting: inspected?.globalValue, workspaceSetting: inspected?.workspaceValue, folder, home: os.homedir() });
     for (const error of list.errors) {
       this.report(error);
     }

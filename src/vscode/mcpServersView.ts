@@ -4,6 +4,8 @@ import type { McpServerStatus, McpToolInfo } from '../core/mcp/manager';
 import { DisposableStore } from '../core/disposable';
 import type { McpServers } from './mcpServers';
 
+const originLabels: Record<McpServerStatus['origin'], string> = { workspace: 'defined in this workspace', user: 'user settings', profile: 'your VS Code profile\'s mcp.json' };
+
 export type McpServersNode = { kind: 'server'; status: McpServerStatus; server: string } | { kind: 'tool'; server: string; tool: McpToolInfo; asks: boolean };
 type Node = McpServersNode;
 
@@ -50,7 +52,7 @@ export class McpServersView implements vscode.TreeDataProvider<Node>, vscode.Dis
     const { status } = node;
     const item = new vscode.TreeItem(status.name, status.tools.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.description = status.state === 'failed' ? `failed: ${status.error ?? 'unknown reason'}` : `${status.state} · ${status.tools.length} tools`;
-    item.tooltip = `${status.name} (${status.origin === 'workspace' ? 'defined in this workspace' : 'user settings'}): ${status.state}${status.error !== undefined ? `\n${status.error}` : ''}`;
+    item.tooltip = `${status.name} (${originLabels[status.origin]}): ${status.state}${status.error !== undefined ? `\n${status.error}` : ''}`;
     item.iconPath = new vscode.ThemeIcon(stateIcons[status.state]);
     item.contextValue = `mcpServer.${status.state}`;
     return item;

@@ -85,7 +85,8 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   const sandbox = createCommandSandbox(context, settings, log, paths);
   const { gate, grants, audit, auditFile, state, policy } = createGateParts(context, settings, log, paths, sandbox);
   store.add(gate);
-  const mcp = new McpServers(context.workspaceState, log, path.join(context.extensionPath, 'dist'), sandbox);
+  // The profile's mcp.json sits two folders above this extension's global storage (User/globalStorage/<id>).
+  const mcp = new McpServers(context.workspaceState, log, path.join(context.extensionPath, 'dist'), sandbox, vscode.Uri.joinPath(context.globalStorageUri, '..', '..', 'mcp.json'));
   const chats = store.add(new ChatBook(state, log));
   const terminal = store.add(new TerminalRunner((chatId) => (chatId === apiChatId ? 'API calls' : chats.list().find((chat) => chat.id === chatId)?.title), sandbox));
   const stagedSoFar = store.add(new StagedSoFar(() => terminal.runningStages(), () => paths.resolver.roots));

@@ -169,3 +169,27 @@ describe('an MCP server defined in the workspace', function () {
     assert.equal(await session.workbench.page.locator('.monaco-dialog-box').count(), 0);
   });
 });
+
+describe("the MCP servers a VS Code user already has: the profile's mcp.json", function () {
+  this.timeout(180_000);
+  const session = useCodeServer({
+    userFiles: {
+      // VS Code's own file and format (User/mcp.json), as its MCP: Add Server command writes it.
+      'mcp.json': JSON.stringify({ servers: { fxp: { type: 'stdio', command: tsx, args: [fixtureServer, '--stdio'] } }, inputs: [] }, null, 2),
+    },
+  });
+
+  it('are read, and a stdio one starts only after the person allowed its exact launch', async () => {
+    await new ChatDriver(session.workbench).frame();
+    const dialog = session.workbench.page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ timeout: 60_000 });
+    const text = await dialog.innerText();
+    assert.match(text, /Start the MCP server "fxp" from the mcp\.json of your VS Code profile\?/);
+    assert.ok(text.includes(fixtureServer), 'the arguments are shown');
+    assert.match(text, /Sandbox: none/);
+    await dialog.locator('.monaco-button', { hasText: 'Allow and start' }).click();
+    const row = await session.workbench.mcpServerRow('fxp', ': running');
+    await row.waitFor({ state: 'attached', timeout: 60_000 });
+    assert.match((await row.getAttribute('aria-label')) ?? '', /fxp \(your VS Code profile's mcp\.json\): running/);
+  });
+});

@@ -20,6 +20,28 @@ describe('MCP servers read from the file and the setting', () => {
     },
     { name: '${userHome} in a user server', sources: { userSetting: { h: { command: '${userHome}/bin/server' } } }, servers: ['h /home/me/bin/server  user'] },
     { name: 'a server with an unknown type is left out, saying why', sources: { userSetting: { x: { type: 'carrier-pigeon', command: 'c' } } }, servers: [], errors: /x/ },
+    {
+      name: "the VS Code profile's mcp.json (the servers VS Code users already have), in VS Code's own format",
+      sources: { profileFileText: '{ "servers": { "gh": { "type": "stdio", "command": "gh-mcp" } }, "inputs": [] }' },
+      servers: ['gh gh-mcp  profile'],
+    },
+    {
+      name: 'the workspace file, then the setting, replace a profile server of the same name',
+      sources: {
+        profileFileText: '{ "servers": { "a": { "command": "profile-a" }, "b": { "command": "profile-b" }, "c": { "command": "profile-c" } } }',
+        fileText: '{ "servers": { "a": { "command": "file-a" } } }',
+        userSetting: { b: { command: 'setting-b' } },
+      },
+      servers: ['c profile-c  profile', 'a file-a  workspace', 'b setting-b  user'],
+      notes: /server "a" is defined in mcp\.json of your VS Code profile and in \.vscode\/mcp\.json; using \.vscode\/mcp\.json/,
+    },
+    {
+      name: "a profile file cannot relax approval (it is VS Code's file, others write it too)",
+      sources: { profileFileText: '{ "servers": { "r": { "command": "r", "requireApproval": "none" } } }' },
+      servers: ['r r  profile'],
+      notes: /"requireApproval" is ignored in an mcp\.json; every tool asks/,
+    },
+    { name: 'a profile file that is not JSON', sources: { profileFileText: 'nope' }, servers: [], errors: /^mcp\.json of your VS Code profile: not valid JSON/ },
   ];
   for (const row of rows) {
     it(row.name, () => {
@@ -33,6 +55,12 @@ describe('MCP servers read from the file and the setting', () => {
       } else {
         assert.deepEqual(list.errors, []);
       }
+      if (row.notes) {
+        assert.match(list.notes.join('\n'), row.notes);
+      }
+      if (row.name.includes('relax')) {
+        assert.equal(list.servers[0]?.requireApproval, 'all');
+      }
     });
   }
 });
@@ -45,6 +73,14 @@ describe('whether an MCP server may start', () => {
   assert.ok(workspaceServer.type === 'stdio');
   const networkedServer: McpStdioServerConfig = { ...workspaceServer, sandbox: { network: true } };
 
+  it("asks once before a stdio server of the profile's mcp.json starts, trusted or not, naming where it comes from", () => {
+    const [profileServer] = readMcpSources({ ...none, profileFileText: '{ "servers": { "p": { "command": "node", "args": ["p.js"] } } }' }).servers;
+    assert.ok(profileServer);
+    const first = launchDecision(profileServer, false, []);
+    assert.ok(first.kind === 'ask');
+    assert.equal(first.question, 'Start the MCP server "p" from the mcp.json of your VS Code profile?');
+    assert.deepEqual(launchDecision(profileServer, false, [first.hash]), { kind: 'start' });
+  });
   it('starts a user server, trusted or not', () => {
     assert.deepEqual(launchDecision(userServer, false, []), { kind: 'start' });
   });

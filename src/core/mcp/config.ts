@@ -6,7 +6,8 @@
 import * as jsonc from 'jsonc-parser';
 import * as z from 'zod';
 
-export type McpServerOrigin = 'workspace' | 'user';
+/** Who defined a server: the workspace, the user's settings, or the user's VS Code profile (its `mcp.json`). */
+export type McpServerOrigin = 'workspace' | 'user' | 'profile';
 export type McpRequireApproval = 'all' | 'none' | readonly string[];
 
 interface McpServerConfigBase {
@@ -44,7 +45,8 @@ export interface McpRemoteServerConfig extends McpServerConfigBase {
 export type McpServerConfig = McpStdioServerConfig | McpRemoteServerConfig;
 
 export interface McpConfigSource {
-  kind: 'workspace-file' | 'setting';
+  /** A `{ servers }` document (the workspace's `.vscode/mcp.json`, the profile's `mcp.json`), or the setting's object. */
+  kind: 'workspace-file' | 'profile-file' | 'setting';
   /** File path or setting name, used in every message. */
   label: string;
   /** Defaults to 'workspace' for a workspace file and 'user' for the setting. */
@@ -65,9 +67,9 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 /** Parses the servers of one source. `raw` is the parsed document (`{ servers }`) or, for the setting, the servers object. */
 export function parseMcpConfig(raw: unknown, source: McpConfigSource): McpConfigParseResult {
   const result: McpConfigParseResult = { servers: [], errors: [], notes: [] };
-  const origin = source.origin ?? (source.kind === 'workspace-file' ? 'workspace' : 'user');
+  const origin = source.origin ?? (source.kind === 'workspace-file' ? 'workspace' : source.kind === 'profile-file' ? 'profile' : 'user');
   let servers: unknown = raw;
-  if (source.kind === 'workspace-file') {
+  if (source.kind !== 'setting') {
     if (raw === undefined || raw === null) {
       return result;
     }
@@ -166,9 +168,9 @@ function parseServer(name: string, value: unknown, origin: McpServerOrigin, sour
   }
   let requireApproval: McpRequireApproval = parsed.data.requireApproval ?? 'all';
   let note: string | undefined;
-  if (source.kind === 'workspace-file' && requireApproval !== 'all') {
-    // A workspace file may never relax approval.
-    note = `${source.label}: server "${name}": "requireApproval" is ignored in a workspace file; every tool asks (set it in toolgate.mcp.servers instead)`;
+  if (source.kind !== 'setting' && requireApproval !== 'all') {
+    // An mcp.json may never relax approval: it is VS Code's file (other tools write it too), not Toolgate's policy.
+    note = `${source.label}: server "${name}": "requireApproval" is ignored in an mcp.json; every tool asks (set it in toolgate.mcp.servers instead)`;
     requireApproval = 'all';
   }
   const base = {

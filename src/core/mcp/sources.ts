@@ -1,13 +1,17 @@
 /**
- * Where MCP servers come from, read into one list: `.vscode/mcp.json` (JSONC), and the `toolgate.mcp.servers` setting
- * at user and workspace level (a workspace server replaces the user's of the same name); then the file and the setting
- * merged, and `${workspaceFolder}` / `${userHome}` substituted. And whether a server may start: one the workspace
- * defines starts only in a trusted workspace, and a stdio one only once the person allowed its exact launch.
+ * Where MCP servers come from, read into one list: the `mcp.json` of the user's VS Code profile (the servers VS Code
+ * users already have), `.vscode/mcp.json` (JSONC), and the `toolgate.mcp.servers` setting at user and workspace level
+ * (a workspace server replaces the user's of the same name); later sources replace earlier ones of the same name, and
+ * `${workspaceFolder}` / `${userHome}` are substituted. And whether a server may start: one the workspace defines
+ * starts only in a trusted workspace; a stdio one from the workspace or the profile only once the person allowed its
+ * exact launch (the profile's file is written by other tools too).
  */
 import { canonicalJson, sha256 } from '../approval/hash';
 import { mergeMcpConfigs, parseJsonc, parseMcpConfig, type McpServerConfig } from './config';
 
 export interface McpSources {
+  /** The text of the VS Code profile's `mcp.json`, if there is one. */
+  profileFileText?: string | undefined;
   /** The text of `.vscode/mcp.json`, if the workspace has one. */
   fileText: string | undefined;
   /** The setting's value at user and at workspace level. */
@@ -26,15 +30,25 @@ export interface McpServerList {
   notes: string[];
 }
 
-export function readMcpSources(sources: McpSources): McpServerList {
-  const fromFile: McpServerList = { servers: [], errors: [], notes: [] };
-  if (sources.fileText !== undefined) {
-    try {
-      Object.assign(fromFile, parseMcpConfig(parseJsonc(sources.fileText), { kind: 'workspace-file', label: '.vscode/mcp.json' }));
-    } catch (error) {
-      fromFile.errors = [`.vscode/mcp.json: not valid JSON (${error instanceof Error ? error.message : String(error)})`];
-    }
+export const profileFileLabel = "mcp.json of your VS Code profile";
+
+/** One `{ servers }` file's servers, or why it could not be read. */
+function readFile(text: string | undefined, kind: 'workspace-file' | 'profile-file', label: string): McpServerList {
+  if (text === undefined) {
+    return { servers: [], errors: [], notes: [] };
   }
+  try {
+    return parseMcpConfig(parseJsonc(text), { kind, label });
+  } catch (error) {
+    return { servers: [], errors: [`${label}: not valid JSON (${error instanceof Error ? error.message : String(error)})`], notes: [] };
+  }
+}
+
+export function readMcpSources(sources: McpSources): McpServerList {
+  const profile = readFile(sources.profileFileText, 'profile-file', profileFileLabel);
+  const workspaceFile = readFile(sources.fileText, 'workspace-file', '.vscode/mcp.json');
+  const files = mergeMcpConfigs(profile.servers, workspaceFile.servers);
+  const fromFile: McpServerList = { servers: files.servers, errors: [...profile.errors, ...workspaceFile.errors], notes: [...profile.notes, ...workspaceFile.notes, ...files.notes] };
   const user = parseMcpConfig(sources.userSetting ?? {}, { kind: 'setting', label: 'toolgate.mcp.servers (user)', origin: 'user' });
   const workspace = parseMcpConfig(sources.workspaceSetting ?? {}, { kind: 'setting', label: 'toolgate.mcp.servers (workspace)', origin: 'workspace' });
   const fromSetting = [...user.servers.filter((server) => !workspace.servers.some((other) => other.name === server.name)), ...workspace.servers];
@@ -76,10 +90,10 @@ export type LaunchDecision =
   | { kind: 'ask'; question: string; detail: string; hash: string };
 
 export function launchDecision(config: McpServerConfig, trusted: boolean, approvedHashes: readonly string[]): LaunchDecision {
-  if (config.origin !== 'workspace') {
+  if (config.origin === 'user') {
     return { kind: 'start' };
   }
-  if (!trusted) {
+  if (config.origin === 'workspace' && !trusted) {
     return { kind: 'refuse', note: `server "${config.name}" is defined in this workspace, which is not trusted: it was not started` };
   }
   if (config.type !== 'stdio') {
@@ -101,5 +115,6 @@ export function launchDecision(config: McpServerConfig, trusted: boolean, approv
       ? 'It will run with your permissions. Its tool calls still go through the approval panel.'
       : `It runs in the sandbox: it may write only in the workspace, cannot read your credentials${config.sandbox.network ? '' : ' and cannot reach the network'}. Its tool calls still go through the approval panel.`,
   ].join('\n');
-  return { kind: 'ask', question: `Start the MCP server "${config.name}" defined in this workspace?`, detail, hash };
+  const where = config.origin === 'workspace' ? 'defined in this workspace' : `from the ${profileFileLabel}`;
+  return { kind: 'ask', question: `Start the MCP server "${config.name}" ${where}?`, detail, hash };
 }

@@ -20,6 +20,8 @@ export interface CodeServerOptions {
   files?: Record<string, string>;
   /** More user settings (User/settings.json), for example MCP servers of origin 'user'. */
   userSettings?: Record<string, unknown>;
+  /** Files of the VS Code profile (relative to User/), for example `mcp.json`. */
+  userFiles?: Record<string, string>;
   /**
    * Settings of the machine code-server runs on (Machine/settings.json, "Remote" in the Settings editor). A setting of
    * scope `machine-overridable`, such as `toolgate.model.baseUrl`, is read from here and not from the user settings.
@@ -148,6 +150,10 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
       2,
     ),
   );
+
+  for (const [relative, text] of Object.entries(options.userFiles ?? {})) {
+    writeFileSync(path.join(userDataDir, 'User', relative), text);
+  }
 
   if (options.machineSettings) {
     mkdirSync(path.join(userDataDir, 'Machine'), { recursive: true });
