@@ -59,12 +59,16 @@ export interface CommandVerdict {
 }
 
 /**
- * The default `toolgate.autoApprove.terminal`: read-only git and listing allowed, dangerous commands never.
- * The git regex refuses `--output` (and its abbreviations: it writes a file), `--no-index` (reads any file),
- * `--ext-diff`/`--textconv` (run programs); `git branch` only lists.
+ * The default `toolgate.autoApprove.terminal`: read-only git and listing allowed, dangerous commands never. Plain
+ * prefixes a person can read in the Settings editor: what would make a git read write or run something (`--output`
+ * and its abbreviations, `--no-index`, `--ext-diff`, `--textconv`, a pager or editor) is the command table's to catch
+ * (commandTable.ts), and it asks whatever a rule allows; `git branch` only lists, so its rule stays a regex.
  */
 export const defaultTerminalRules: Readonly<Record<string, boolean>> = {
-  '/^(?![\\s\\S]* --(ou|no-i|ext|textc))git (status|diff|log|show)(?: |$)/': true,
+  'git status': true,
+  'git diff': true,
+  'git log': true,
+  'git show': true,
   '/^git branch( (-a|-r|-v|-vv|--all|--remotes|--verbose|--list|--show-current))*$/': true,
   ls: true,
   pwd: true,
