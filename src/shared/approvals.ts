@@ -131,7 +131,13 @@ export const PendingCallView = z.strictObject({
    * `text` while edited, with where; `revision`, which a decision names so it applies only the edit its view showed.
    * Present for a call that can be edited once it was edited (revision 0: never).
    */
-  edit: z.strictObject({ revision: z.number().int().nonnegative(), text: z.string().max(50_000_000).optional(), where: z.enum(['panel', 'chat', 'diff-editor']).optional() }).optional(),
+  edit: z.strictObject({
+    revision: z.number().int().nonnegative(),
+    text: z.string().max(50_000_000).optional(),
+    where: z.enum(['panel', 'chat', 'diff-editor']).optional(),
+    /** An edited command, analysed as the proposal was: what the rules would say of it, and its findings. */
+    analysis: z.strictObject({ plain: z.string(), lines: CommandPreview.shape.analysis }).optional(),
+  }).optional(),
   /** The actions that are off now, with why (absent: all on). */
   off: ActionsOffView.optional(),
   waitingSince: z.string(),

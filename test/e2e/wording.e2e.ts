@@ -227,8 +227,19 @@ describe('what the person reads and sees: plain reasons, contrast, grant control
     await modelCalls([call('call_e2', 'run_in_terminal', { command: 'echo original' })]);
     const commandCard = await panel().waitForCall('run_in_terminal', 'echo original');
     await commandCard.locator('[data-action="edit"]').click();
+    // An edited command is analysed as the proposal was: the card says what the rules make of it before it runs.
+    await commandCard.locator('[data-field="edited"]').fill('git status > status.txt; rm -rf build');
+    const editVerdict = commandCard.locator('[data-field="edit-verdict"]');
+    await editVerdict.waitFor({ timeout: 30_000 });
+    assert.equal(await editVerdict.innerText(), 'The edited command, as your rules read it: Runs `rm`, which `rm` in toolgate.autoApprove.terminal sets to always ask.');
+    assert.match(
+      await commandCard.locator('[data-field="edit-analysis"]').innerText(),
+      /git status: allowed by `git status`\s*rm -rf build: asks \(the reason above\)\s*redirect > status\.txt -> \S+\/workspace\/status\.txt/,
+    );
+    // Typed again: the analysis follows the text (an older one is never shown for a newer text).
     await commandCard.locator('[data-field="edited"]').fill('echo edited-instead');
     await commandCard.locator('[data-field="edited-command"]').waitFor({ timeout: 30_000 });
+    await commandCard.locator('[data-field="edit-verdict"]', { hasText: 'Runs `echo`, which no rule allows yet.' }).waitFor();
     await commandCard.locator('[data-action="allow-once"][data-edited="true"]', { hasText: 'Run edited' }).waitFor();
     await commandCard.locator('[data-action="allow-edited"]').click();
     await driver().idle();

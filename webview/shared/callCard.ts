@@ -15,7 +15,7 @@ import { loadWholeDiff, renderDiff, type DiffView } from '../approvals/diffView'
 import { hunkReviewOf, type HunkReview } from '../approvals/hunkReview';
 import { h, type Bridge } from './bridge';
 import { actionButton, allowButton, commandPreview, denyWithReason, grantControls, isTextEntry, reasonLine, reportFocus, warningNotes } from './callParts';
-import { EditNote, labelAllowForEdit, shownEditRevision } from './heldEdit';
+import { EditNote, editAnalysis, labelAllowForEdit, shownEditRevision } from './heldEdit';
 
 export type CardLayout = 'full' | 'dense';
 
@@ -272,6 +272,12 @@ export class CallCard {
     const allowEdited = actionButton('allow-edited', editable.kind === 'command' ? 'Run edited command' : 'Write edited content', 'check');
     allowEdited.addEventListener('click', () => this.decide({ action: 'allow-edited', edited: editor.value }));
     const shown = h('div', { class: 'edit-diff', 'data-field': 'edit-diff', 'aria-live': 'polite' });
+    // The host's analysis of the command as typed, once it has it (a stale one, of an earlier text, is not shown).
+    const analysed = h('div', { class: 'edit-analysis', 'aria-live': 'polite' });
+    const showAnalysis = (next: PendingCallView): void => {
+      const current = next.edit?.text !== undefined && next.edit.text === editor.value ? next.edit.analysis : undefined;
+      analysed.replaceChildren(...editAnalysis(current));
+    };
     const area = h('div', { class: 'edit-area', hidden: true });
     const showEdit = (text: string): void => {
       shown.replaceChildren(...(text !== editable.text ? [editOfProposal(call, editable, text, openDiff)] : []));
@@ -291,7 +297,7 @@ export class CallCard {
     });
     area.append(h('p', { class: 'muted' }, editable.kind === 'command'
       ? 'Edit the command. What runs is your version, and the model is told so.'
-      : 'Edit the content to write. What is written is your version, and the model is told so.'), editor, shown, allowEdited);
+      : 'Edit the content to write. What is written is your version, and the model is told so.'), editor, shown, analysed, allowEdited);
     const button = actionButton('edit', 'Edit then allow', 'edit', { secondary: true, 'aria-label': `Edit, then allow: ${which}`, 'aria-expanded': 'false' });
     button.addEventListener('click', () => {
       area.hidden = !area.hidden;
@@ -305,6 +311,7 @@ export class CallCard {
     this.edit = {
       area,
       follow: (next) => {
+        showAnalysis(next);
         const held = next.edit?.text ?? editable.text;
         if (editor.ownerDocument.activeElement === editor || editor.value === held) {
           return;

@@ -55,9 +55,13 @@ export function commandPreview(preview: CommandPreview): HTMLElement {
     h('pre', { class: 'command-text' }, preview.command),
     h('div', { class: 'label' }, 'Working folder'),
     h('pre', { class: 'cwd' }, preview.cwd),
-    h('ul', { class: 'analysis', 'data-field': 'analysis' },
-      ...preview.analysis.map((line) => h('li', { class: `verdict-${line.verdict}` },
-        icon(verdictIcons[line.verdict]), ' ', line.text))));
+    analysisList(preview.analysis, 'analysis'));
+}
+
+/** One line per finding of a command's analysis, each with its verdict's icon. */
+export function analysisList(lines: CommandPreview['analysis'], field: string): HTMLElement {
+  return h('ul', { class: 'analysis', 'data-field': field },
+    ...lines.map((line) => h('li', { class: `verdict-${line.verdict}` }, icon(verdictIcons[line.verdict]), ' ', line.text)));
 }
 
 /**

@@ -6,6 +6,7 @@
 import type { PendingCallView } from '../../src/shared/approvals';
 import { editOfProposal } from '../approvals/editPreview';
 import { h, icon } from './bridge';
+import { analysisList } from './callParts';
 
 const whereNames: Record<NonNullable<NonNullable<PendingCallView['edit']>['where']>, string> = {
   panel: 'the Approvals panel',
@@ -47,11 +48,21 @@ export class EditNote {
     const where = call.edit?.where === undefined ? '' : ` in ${whereNames[call.edit.where]}`;
     const what = call.editable.kind === 'command' ? 'Allow runs this command instead of the proposed one' : 'Allow writes this version, not the proposal';
     this.element.hidden = false;
+    const analysis = call.edit?.analysis;
     this.element.replaceChildren(
       h('p', { class: 'notice info' }, icon('edit'), ` Edited${where}: ${what}. The model is told.`),
       editOfProposal(call, call.editable, text, this.onOpenDiff),
+      ...editAnalysis(analysis),
     );
   }
+}
+
+/** The edited command read as the proposal was (the host's analysis): what it does, before the person runs it. */
+export function editAnalysis(analysis: NonNullable<PendingCallView['edit']>['analysis']): HTMLElement[] {
+  return analysis === undefined ? [] : [
+    h('p', { class: 'edit-verdict', 'data-field': 'edit-verdict' }, `The edited command, as your rules read it: ${analysis.plain}`),
+    analysisList(analysis.lines, 'edit-analysis'),
+  ];
 }
 
 /** An Allow button that says when it allows the edit rather than the proposal. */

@@ -41,6 +41,8 @@ export interface GateInput {
   source: string;
   /** What "Edit then allow" edits, if the call supports it. */
   editable?: { kind: 'content' | 'command'; text: string };
+  /** For an editable command: the call the edited command makes, so the cards can show its analysis as it is typed. */
+  editedCall?: (command: string) => GateCall;
   /** Why this call is shown again, or anything else the person must read first. */
   notices?: string[];
   /**

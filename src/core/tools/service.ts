@@ -8,7 +8,7 @@ import pLimit from 'p-limit';
 import type { Gate, GateInput, GateResult } from '../approval/gate';
 import { newCallId } from '../approval/broker';
 import type { PathResolver } from '../approval/paths';
-import type { Judgement } from '../approval/policy';
+import type { GateCall, Judgement } from '../approval/policy';
 import { describeCommandChanges, type CommandGitEffect } from '../checkpoints/gitStatus';
 import type { TerminalCommandResult } from '../terminal/commandTerminal';
 import { diffText } from '../diff/lineDiff';
@@ -188,7 +188,9 @@ export class ToolService {
           const call = gateCall(parsed.tool, parsed.args, resolver, home);
           // The analysis lines are filled by the gate from the decision it makes, so the panel shows exactly why it asks.
           const preview: Preview = { kind: 'command', command: parsed.args.command, cwd: commandFolder(call, resolver), analysis: [] };
-          return { kind: 'ready', parsed, request, input: { callId: newCallId(), call, preview, source, editable: { kind: 'command', text: parsed.args.command } } };
+          // An edit is analysed as the proposal was (same folder): the cards show what the edited command does.
+          const editedCall = (command: string): GateCall => gateCall(parsed.tool, { ...parsed.args, command }, resolver, home);
+          return { kind: 'ready', parsed, request, input: { callId: newCallId(), call, preview, source, editable: { kind: 'command', text: parsed.args.command }, editedCall } };
         }
         default:
           return { kind: 'ready', parsed, request, input: { callId: newCallId(), call: gateCall(parsed.tool, parsed.args, resolver, home), preview: { kind: 'none' }, source } };

@@ -11,7 +11,7 @@ import { actionsOff, type ActionsOff } from '../review/choiceRules';
 import type { SubVerdict } from '../shell/rules';
 
 /** What the views read of the gate. */
-export type GateState = Pick<Gate, 'waitingCalls' | 'liveRevision' | 'liveState'>;
+export type GateState = Pick<Gate, 'waitingCalls' | 'liveRevision' | 'liveState' | 'evaluate'>;
 
 /** A waiting call's views: the one built when it started waiting, and the last one with its live state. */
 interface CachedViews {
@@ -46,15 +46,34 @@ export function pendingViews(gate: GateState, chatId?: string): PendingCallView[
     }
     const { hunkChoices, edit, facts } = gate.liveState(call);
     const { off: _initialOff, ...rest } = views.initial; // the live facts decide what is off now
+    const analysis = edit?.text === undefined ? undefined : editedCommandAnalysis(gate, call, edit.text);
     const view: PendingCallView = {
       ...rest,
       ...(hunkChoices !== undefined ? { hunkChoices } : {}),
-      ...(edit !== undefined ? { edit } : {}),
+      ...(edit !== undefined ? { edit: analysis === undefined ? edit : { ...edit, analysis } } : {}),
       ...offView(actionsOff(facts)),
     };
     views.live = { revision, view };
     return view;
   });
+}
+
+/**
+ * An edited command judged as the proposal was (its chat's rules and grants), for the cards: the same lines as the
+ * proposal's analysis, and the sentence. Allow runs it whatever this says (the person chose it, in the sandbox); this
+ * is what the person reads before choosing. Undefined for anything but a command, or a command that cannot be read.
+ */
+function editedCommandAnalysis(gate: Pick<Gate, 'evaluate'>, call: WaitingCall, text: string): NonNullable<PendingCallView['edit']>['analysis'] {
+  if (call.input.editedCall === undefined) {
+    return undefined;
+  }
+  try {
+    const edited = call.input.editedCall(text);
+    const judgement = gate.evaluate(edited, call.chatId);
+    return { plain: judgement.plain, lines: commandAnalysisLines(edited, judgement) };
+  } catch {
+    return undefined;
+  }
 }
 
 /** Everything the panel shows of a call that starts waiting, before the person touches it. */
