@@ -1,6 +1,6 @@
 /**
  * The extension entry. Activation only registers what VS Code calls into (the contributed commands, the chat view,
- * the approvals panel's serializer, the MCP Servers view) and returns the API. The rest of Toolgate
+ * the approvals panel's serializer, the MCP Servers view, the language-model tools) and returns the API. The rest of Toolgate
  * (src/vscode/toolgate.ts: the gate, the tools, the agent, MCP) is its own bundle, loaded on first use: when VS Code
  * resolves a view or runs a command, or another extension calls the API. Each of those waits for it, so the API answers
  * correctly from the moment `activate()` resolves.
@@ -8,6 +8,7 @@
 import * as vscode from 'vscode';
 import type { AuditEntry } from './core/audit/auditLog';
 import type { ToolgateApi } from './vscode/api';
+import { lmInvocationMessage, lmToolName, lmToolSources } from './core/tools/lmToolNames';
 import { commandIds } from './vscode/commandIds';
 import type { Toolgate } from './vscode/toolgate';
 import type { McpServersNode } from './vscode/mcpServersView';
@@ -50,6 +51,14 @@ export function activate(context: vscode.ExtensionContext): ToolgateApi {
       getChildren: async (node) => (await loadHost()).mcpServers.getChildren(node),
       getTreeItem: async (node) => (await loadHost()).mcpServers.getTreeItem(node),
     }),
+    // Toolgate's tools for other agents (Copilot agent mode, other extensions): no confirmation of VS Code's own on
+    // top of the gate's, which is the confirmation.
+    ...lmToolSources.map((tool) =>
+      vscode.lm.registerTool<unknown>(lmToolName(tool), {
+        prepareInvocation: (options) => ({ invocationMessage: lmInvocationMessage(tool, options.input) }),
+        invoke: async (options, token) => (await loadHost()).lmTools.invoke(tool, options.input, token),
+      }),
+    ),
   );
   return {
     requestApproval: async (call) => (await loadHost()).api.requestApproval(call),

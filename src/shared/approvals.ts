@@ -298,3 +298,4 @@ export const RevokeGrantMessage = z.strictObject({
   requestId: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/),
   grantId: z.string().min(1).max(64),
 });
+

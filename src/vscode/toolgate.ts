@@ -33,6 +33,7 @@ import { createProposedDiffs, DiffTabs } from './proposedDiffs';
 import { watchTerminalRules } from './ruleWarnings';
 import { ApiKeyStore } from './secrets';
 import { ModelSetup } from './modelSetup';
+import { createLmTools, lmToolsChatId, type LmTools } from './lmTools';
 import { Settings } from './settings';
 import { SuggestionsPanel } from './suggestionsPanel';
 import { createCommandSandbox } from './sandbox';
@@ -54,6 +55,7 @@ const diffModeKey = 'toolgate.view.diffMode';
 export interface Toolgate {
   /** The API of the public contract, except `onDidDecide`, which the entry owns (see `onDecide`). */
   api: Omit<ToolgateApi, 'onDidDecide'>;
+  lmTools: LmTools; // for other agents (registered by the entry at activation)
   /** The handler of each contributed command. */
   commands: CommandHandlers;
   /** What VS Code asks of the views, through the providers the entry registered at activation. */
@@ -88,7 +90,8 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   // The profile's mcp.json sits two folders above this extension's global storage (User/globalStorage/<id>).
   const mcp = new McpServers(context.workspaceState, log, path.join(context.extensionPath, 'dist'), sandbox, vscode.Uri.joinPath(context.globalStorageUri, '..', '..', 'mcp.json'));
   const chats = store.add(new ChatBook(state, log));
-  const terminal = store.add(new TerminalRunner((chatId) => (chatId === apiChatId ? 'API calls' : chats.list().find((chat) => chat.id === chatId)?.title), sandbox));
+  const callers: Record<string, string> = { [apiChatId]: 'API calls', [lmToolsChatId]: 'VS Code tool calls' }; // terminal names
+  const terminal = store.add(new TerminalRunner((chatId) => callers[chatId] ?? chats.list().find((chat) => chat.id === chatId)?.title, sandbox));
   const stagedSoFar = store.add(new StagedSoFar(() => terminal.runningStages(), () => paths.resolver.roots));
   // Checkpoints of what the agent's allowed calls change; a note when old ones are dropped goes to the chat.
   const checkpoints = createCheckpoints({ state, settings, log, disposables: store, onNote: (note) => chats.notice(`Checkpoints: ${note.message}`) });
@@ -143,16 +146,13 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     taskChanges: (task) => taskChanges.changes(task),
     log,
   });
-  // Disposed before the chats are saved: a running task is stopped and its waiting calls are denied.
-  store.add({ dispose: () => agent.cancel() });
-
+  store.add({ dispose: () => agent.cancel() }); // before the chats are saved: the task stops, its waiting calls are denied
   const undo = createUndoCommands({
     store: checkpoints.store, audit, activeChatId: () => agent.chatId, log, disposables: store,
     // In the transcript of the chat it undid, when that is the one shown (another chat's undo is in the log).
     onUndone: (result) => result.chatId === chats.current.id && chats.notice(result.text, 'info'),
   });
-  // Refreshes the chat once it exists (the setup reports before the chat view is made).
-  let refreshChat = (): void => undefined;
+  let refreshChat = (): void => undefined; // the chat, once it exists (the setup reports before it is made)
   const modelSetup = store.add(new ModelSetup({ settings, apiKeys, log, onDidChange: () => refreshChat() }));
   // The agent's calls of this chat only: API and other chats' calls are reviewed in the panel.
   const chatPending = (): PendingCallView[] => pendingViews(gate, agent.chatId).filter(chatShowsCall);
@@ -214,7 +214,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     chats.onDidChange(() => {
       chat.refresh();
       attention.refresh();
-      terminal.retainChats(new Set([apiChatId, ...chats.list().map(({ id }) => id)]));
+      terminal.retainChats(new Set([...Object.keys(callers), ...chats.list().map(({ id }) => id)]));
     }),
   );
   store.add(audit.onDidRecord(onDecide));
@@ -226,6 +226,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
 
   return {
     api: createApi(tools),
+    lmTools: createLmTools(tools, log),
     commands: {
       ...createCommands({ agent, gate, chat, approvals, modelSetup, audit, auditFile, grants, mcp, suggestions, focus, inChat: (callId) => chatPending().some((call) => call.callId === callId) }),
       ...undo.commands,

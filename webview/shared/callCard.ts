@@ -10,6 +10,7 @@
  * `off` (the host's rules of a person's choice); every click is a message the host checks again.
  */
 import type { DecideMessage, DiffMode, PendingCallView } from '../../src/shared/approvals';
+import { callerLabel } from '../../src/shared/callers';
 import { editOfProposal } from '../approvals/editPreview';
 import { loadWholeDiff, renderDiff, type DiffView } from '../approvals/diffView';
 import { hunkReviewOf, type HunkReview } from '../approvals/hunkReview';
@@ -198,7 +199,7 @@ export class CallCard {
     }
     return h('header', { class: 'call-header' },
       h('span', { class: 'tool' }, call.tool),
-      h('span', { class: 'source' }, `from ${call.source}`),
+      h('span', { class: 'source' }, `from ${callerLabel(call.source)}`),
       h('span', { class: 'spacer' }),
       h('time', { dateTime: call.waitingSince }, `waiting since ${new Date(call.waitingSince).toLocaleTimeString()}`),
       call.timesOutAt !== undefined ? h('span', { class: 'muted' }, ` · denied at ${new Date(call.timesOutAt).toLocaleTimeString()} if unanswered`) : '');

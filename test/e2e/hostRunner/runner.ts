@@ -166,6 +166,20 @@ async function startControl(controlFile: string, context: vscode.ExtensionContex
     '/invoke': (input) => api.invokeTool(input as { tool: string; args: unknown }),
     '/approval': (input) => api.requestApproval(input as { tool: string; args: unknown }),
     '/evaluate': (input) => api.evaluate(input as { tool: string; args: unknown }),
+    // Another extension using VS Code's language-model tool API, as Copilot agent mode does: the tools it sees, and a call.
+    '/lmTools': () => Promise.resolve(vscode.lm.tools.filter((tool) => tool.name.startsWith('toolgate_')).map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema ?? null, tags: tool.tags }))),
+    '/lmInvoke': async (input) => {
+      const source = new vscode.CancellationTokenSource();
+      const cancelAfterMs = Number(input['cancelAfterMs'] ?? 0);
+      const timer = cancelAfterMs > 0 ? setTimeout(() => source.cancel(), cancelAfterMs) : undefined;
+      try {
+        const result = await vscode.lm.invokeTool(String(input['name']), { input: input['input'] as object, toolInvocationToken: undefined }, source.token);
+        return { text: result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('') };
+      } finally {
+        clearTimeout(timer);
+        source.dispose();
+      }
+    },
     '/command': async (input) =>
       (await vscode.commands.executeCommand(String(input['command']), ...((input['args'] as unknown[] | undefined) ?? []))) ?? null,
     // Types into an open editor without saving, to test that edits of dirty documents stay in the buffer.

@@ -1,0 +1,51 @@
+/**
+ * Toolgate's tools as VS Code language-model tools (`vscode.lm.registerTool`), for the agents people already use in
+ * VS Code (Copilot agent mode, other extensions): named `toolgate_<tool>`, with the built-in tools' arguments, and
+ * described and shaped from the same zod schemas the agent's tools are. Their calls go through the gate as the agent's
+ * do. `ask_user` is not offered: a caller has its own way to ask.
+ */
+import { lmToolName, lmToolSources, type LmToolSource } from './lmToolNames';
+import { builtinToolSpecs } from './specs';
+
+export { lmToolName, lmToolSources, type LmToolSource } from './lmToolNames';
+
+/** The built-in tool a language-model tool name stands for, if it is one of Toolgate's. */
+export function lmToolSource(name: string): LmToolSource | undefined {
+  return lmToolSources.find((tool) => lmToolName(tool) === name);
+}
+
+const displayNames: Record<LmToolSource, string> = {
+  write_file: 'Toolgate: Write File',
+  edit_file: 'Toolgate: Edit File',
+  run_in_terminal: 'Toolgate: Run in Terminal',
+  read_file: 'Toolgate: Read File',
+  list_files: 'Toolgate: List Files',
+  search_text: 'Toolgate: Search Text',
+};
+
+export { lmToolCaller } from '../../shared/callers';
+
+/**
+ * The `contributes.languageModelTools` entries of package.json: a test checks that package.json says exactly this,
+ * and `node --import tsx scripts/languageModelTools.ts` writes it there.
+ */
+export function lmToolContributions(): Record<string, unknown>[] {
+  const specs = new Map(builtinToolSpecs(lmToolSources).map((spec) => [spec.name, spec]));
+  return lmToolSources.map((tool) => {
+    const spec = specs.get(tool);
+    if (spec === undefined) {
+      throw new RangeError(`no spec for ${tool}`);
+    }
+    return {
+      name: lmToolName(tool),
+      toolReferenceName: lmToolName(tool),
+      displayName: displayNames[tool],
+      canBeReferencedInPrompt: true,
+      icon: '$(shield)',
+      tags: ['toolgate'],
+      userDescription: `${displayNames[tool].replace('Toolgate: ', '')} through Toolgate's gate: ${tool === 'read_file' || tool === 'list_files' || tool === 'search_text' ? 'runs without asking unless a rule says otherwise' : 'waits for your approval, with the exact diff or command'}.`,
+      modelDescription: `${spec.description} Goes through Toolgate's approval gate: a person may allow, edit, review hunk by hunk or deny it (with a reason, returned here).`,
+      inputSchema: spec.parameters,
+    };
+  });
+}
