@@ -43,12 +43,24 @@ export function presetOf(id: ProviderId): ProviderPreset {
 /** The address without a trailing slash, for comparing two that differ only by it. */
 const trimmed = (url: string): string => url.trim().replace(/\/+$/, '');
 
+/** Whether two addresses are the same but for spaces and a trailing slash. */
+export const sameAddress = (a: string, b: string): boolean => trimmed(a) === trimmed(b);
+
+/** The origin an address sends to (scheme, host and port), or undefined when it is not an address. */
+export function originOf(address: string): string | undefined {
+  try {
+    return new URL(address.trim()).origin;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Which provider the settings name: VS Code's models, a preset whose address they use, else any OpenAI-compatible. */
 export function providerOf(provider: string, baseUrl: string): ProviderId {
   if (provider === 'vscode-lm') {
     return 'vscode-lm';
   }
-  return providerPresets.find((preset) => preset.baseUrl !== '' && trimmed(preset.baseUrl) === trimmed(baseUrl))?.id ?? 'custom';
+  return providerPresets.find((preset) => preset.baseUrl !== '' && sameAddress(preset.baseUrl, baseUrl))?.id ?? 'custom';
 }
 
 export const checkKinds = ['address', 'key', 'model', 'tools'] as const;

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { keyFor, keyOrigin, originOf, parseStoredKey, serializeKey, type HeldKey } from '../core/llm/setup';
+import { keyFor, keyOrigin, parseStoredKey, serializeKey, type HeldKey } from '../core/llm/setup';
+import { originOf } from '../shared/modelSetup';
 
 const apiKeySecret = 'toolgate.apiKey';
 

@@ -416,7 +416,7 @@ function render(state: ChatState): void {
     }
     previous = element;
   }
-  turnUndos.render(state, new Map([...rendered].map(([id, item]) => [id, item.element])));
+  turnUndos.render(state, rendered);
   // The empty chat says what it is and offers a start; the first entry replaces it.
   if (state.entries.length === 0 && !state.running) {
     if (!welcomeBlock.isConnected) {

@@ -4,21 +4,13 @@
  * sends what came of it (`ModelSetupView`) and only those parts are redrawn, so nothing typed is lost to an update.
  */
 import type { ChatState } from '../../src/shared/messages';
-import { presetOf, providerOf, providerPresets, ProviderId, type ConnectionCheck, type ModelSetupView } from '../../src/shared/modelSetup';
+import { originOf, presetOf, providerOf, providerPresets, ProviderId, sameAddress, type ConnectionCheck, type ModelSetupView } from '../../src/shared/modelSetup';
 import { button, h, icon, type Bridge } from '../shared/bridge';
 
 const resultIcons: Record<ConnectionCheck['result'], string> = { pass: 'pass', warn: 'warning', fail: 'error', skip: 'circle-slash' };
 const resultWords: Record<ConnectionCheck['result'], string> = { pass: 'Works', warn: 'Warning', fail: 'Failed', skip: 'Not checked' };
 const vscodeModels = "VS Code's Language Model API";
 
-const originOf = (address: string): string | undefined => {
-  try {
-    return new URL(address.trim()).origin;
-  } catch {
-    return undefined;
-  }
-};
-const trimmed = (address: string): string => address.trim().replace(/\/+$/, '');
 
 /** A labelled field: the label names it for a screen reader and a click on it focuses the field. */
 function field(label: string, id: string, control: HTMLElement, ...after: HTMLElement[]): HTMLElement {
@@ -183,7 +175,7 @@ export class ModelSetupForm {
   private showModels(): void {
     const models = this.view.models;
     const local = this.providerId === 'vscode-lm';
-    const here = models !== undefined && (local ? models.baseUrl === vscodeModels : trimmed(models.baseUrl) === trimmed(this.baseUrl.value));
+    const here = models !== undefined && (local ? models.baseUrl === vscodeModels : sameAddress(models.baseUrl, this.baseUrl.value));
     const ids = here && models.status === 'loaded' ? models.ids : [];
     this.modelList.replaceChildren(
       h('option', { value: '' }, ids.length === 0 ? 'No list' : `Pick one of ${ids.length}`),

@@ -23,8 +23,8 @@ export class TurnUndos {
 
   constructor(private readonly bridge: Bridge) {}
 
-  /** Puts each turn's footer under its last call (`elements`: the rendered entries by id). */
-  render(state: ChatState, elements: ReadonlyMap<string, HTMLElement>): void {
+  /** Puts each turn's footer under its last call (`rendered`: the transcript's entries by id, as drawn). */
+  render(state: ChatState, rendered: ReadonlyMap<string, { element: HTMLElement }>): void {
     const lastOfTurn = new Map<string, string>();
     for (const entry of state.entries) {
       if (entry.kind === 'tool' && entry.step !== undefined) {
@@ -35,7 +35,7 @@ export class TurnUndos {
     const live = new Set<string>();
     for (const [key, entryId] of lastOfTurn) {
       const turn = recorded.get(key);
-      const host = elements.get(entryId);
+      const host = rendered.get(entryId)?.element;
       if (turn === undefined || host === undefined) {
         continue;
       }

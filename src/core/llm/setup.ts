@@ -4,7 +4,7 @@
  * each line saying what to do when it fails.
  */
 import * as z from 'zod';
-import { checkKinds, type ConnectionCheck } from '../../shared/modelSetup';
+import { checkKinds, originOf, type ConnectionCheck } from '../../shared/modelSetup';
 import { ModelError, type ToolSpec } from './client';
 
 export type AddressCheck = { ok: true; baseUrl: string } | { ok: false; problem: string };
@@ -33,14 +33,6 @@ export function checkAddress(raw: string): AddressCheck {
   return { ok: true, baseUrl: text.replace(/\/+$/, '') };
 }
 
-/** The origin an address sends to (scheme, host and port), or undefined when it is not an address. */
-export function originOf(address: string): string | undefined {
-  try {
-    return new URL(address).origin;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Whether requests to this address stay on this machine (a key sent there over http is not on the network). */
 export function isLoopback(address: string): boolean {
