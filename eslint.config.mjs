@@ -42,9 +42,10 @@ const contractImports = {
   group: ['**/shared/approvals'],
   message: 'Only src/core/views builds the webview contract\'s views: use the core\'s own types (see src/core/views/contract.ts).',
 };
-// The gate, the policy and the grants speak no contract at all.
+// The gate, the policy and the grants speak no contract at all. They do name callers (src/shared/callers.ts: who asks,
+// made by the entry points, read by the grants and named by the cards), which is one idea with one home.
 const approvalImports = {
-  group: ['**/shared/*'],
+  group: ['**/shared/*', '!**/shared/callers'],
   message: 'src/core/approval speaks no webview contract: its views are built in src/core/views.',
 };
 

@@ -2,6 +2,7 @@ import type * as vscode from 'vscode';
 import type { GateResult } from '../core/approval/gate';
 import type { AuditEntry } from '../core/audit/auditLog';
 import type { ToolCallRequest, ToolCallResult, ToolService } from '../core/tools/service';
+import { apiSource } from '../shared/callers';
 
 /** A call as other extensions describe it: a tool name of the public contract (or their own), its arguments. */
 export type ToolgateCall = ToolCallRequest;
@@ -43,7 +44,7 @@ export function createApi(tools: Pick<ToolService, 'requestApproval' | 'evaluate
     },
     evaluate: (call) => tools.evaluate(call),
     invokeTool: async (call) => {
-      const [result] = await tools.runBatch([{ source: 'api', ...call }], { chatId: apiChatId });
+      const [result] = await tools.runBatch([{ ...call, source: apiSource(call.source) }], { chatId: apiChatId });
       if (!result) {
         throw new Error('no result');
       }

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { GateInput, GateResult } from '../../src/core/approval/gate';
-import { GrantStore, readWorkspaceGrants, workspaceGrantsKey } from '../../src/core/approval/grants';
+import { describeGrant, GrantStore, readWorkspaceGrants, workspaceGrantsKey } from '../../src/core/approval/grants';
+import { apiSource, callerLabel, grantCaller, lmToolCaller, mcpClientSource } from '../../src/shared/callers';
 import { PathResolver } from '../../src/core/approval/paths';
 import type { GateCall } from '../../src/core/approval/policy';
 import { gateCall } from '../../src/core/tools/gateCall';
@@ -218,10 +219,97 @@ describe('the gate', () => {
 
   it('evaluate() gives the verdict without asking or logging anything', async () => {
     const { gate, entries, audit } = setup();
-    assert.equal(gate.evaluate(writeCall('a.txt', 'x')).verdict, 'ask');
+    assert.equal(gate.evaluate(writeCall('a.txt', 'x'), { chatId: 'api', source: 'test' }).verdict, 'ask');
     await audit.flush();
     assert.equal(gate.waitingCount, 0);
     assert.equal(entries.length, 0);
+  });
+});
+
+describe('grants are limited to the caller they were given to', () => {
+  const claude = mcpClientSource('claude-code', '1.0.3');
+  const fromCaller = (source: string, call: GateCall): GateInput => ({ call, preview: { kind: 'none' }, source });
+
+  async function grantOn(source: string, chatId: string, store = new MemoryStore()): Promise<ReturnType<typeof setup>> {
+    const made = setup({}, store);
+    const wait = only(made.gate.request([fromCaller(source, writeCall('a.txt', 'x'))], { chatId }));
+    const [pending] = pendingViews(made.gate);
+    assert.ok(pending);
+    made.gate.settle(pending, { action: 'allow-workspace', grantOption: 'tool' });
+    assert.equal((await wait).verdict, 'allow');
+    return made;
+  }
+
+  const table: { given: string; asks: string; covered: boolean }[] = [
+    { given: claude, asks: mcpClientSource('claude-code', '1.1.0'), covered: true },
+    { given: claude, asks: mcpClientSource('codex', '0.9'), covered: false },
+    { given: claude, asks: 'agent', covered: false },
+    { given: claude, asks: lmToolCaller, covered: false },
+    { given: claude, asks: apiSource(claude), covered: false },
+    { given: 'agent', asks: 'agent', covered: true },
+    { given: 'agent', asks: lmToolCaller, covered: false },
+    { given: 'agent', asks: claude, covered: false },
+    { given: 'agent', asks: apiSource('agent'), covered: false },
+    { given: lmToolCaller, asks: lmToolCaller, covered: true },
+    { given: lmToolCaller, asks: apiSource(lmToolCaller), covered: false },
+    { given: 'other.extension', asks: 'other.extension', covered: true },
+    { given: 'other.extension', asks: 'third.extension', covered: false },
+  ];
+  for (const row of table) {
+    it(`a workspace grant given on a call from ${row.given} ${row.covered ? 'covers' : 'does not cover'} one from ${row.asks}`, async () => {
+      const { gate, grants } = await grantOn(row.given, 'c');
+      const [grant] = grants.workspaceGrants();
+      assert.equal(grant?.caller, grantCaller(row.given));
+      assert.equal(gate.evaluate(writeCall('b.txt', 'y'), { chatId: 'c', source: row.asks }).verdict, row.covered ? 'allow' : 'ask');
+    });
+  }
+
+  it('a session grant of one caller is not read by another in the same chat, and its reason never names it', async () => {
+    const { gate } = await grantOn(claude, 'shared');
+    const judged = gate.evaluate(writeCall('b.txt', 'y'), { chatId: 'shared', source: mcpClientSource('codex', '1') });
+    assert.equal(judged.verdict, 'ask');
+    assert.doesNotMatch(judged.reason, /claude/);
+  });
+
+  it('a grant stored before callers were recorded covers the agent and the API, never an outside agent', () => {
+    const store = new MemoryStore();
+    void store.update(workspaceGrantsKey, {
+      version: 1,
+      grants: [{ id: 'g-old', tool: 'write_file', matcher: { kind: 'tool' }, scope: 'workspace', createdAt: '2026-01-01T00:00:00.000Z' }],
+    });
+    const { gate } = setup({}, store);
+    const verdicts = ['agent', 'other.extension', lmToolCaller, claude].map((source) => gate.evaluate(writeCall('b.txt', 'y'), { chatId: 'c', source }).verdict);
+    assert.deepEqual(verdicts, ['allow', 'allow', 'ask', 'ask']);
+  });
+
+  it('the grant list says whom a grant is for', async () => {
+    const { grants } = await grantOn(claude, 'c');
+    const [grant] = grants.workspaceGrants();
+    assert.ok(grant);
+    assert.equal(describeGrant(grant), 'workspace grant for write_file: every call (for the MCP client claude-code only)');
+  });
+});
+
+describe('callers', () => {
+  const sources: [string, string | undefined, string][] = [
+    ['no name', undefined, 'api'],
+    ['its own name', 'my.extension', 'my.extension'],
+    ["the agent's", 'agent', 'api'],
+    ["the language-model tools'", lmToolCaller, 'api'],
+    ["an MCP client's", 'mcp-client:claude-code@1', 'api'],
+    ['one with a line break and an @', 'a\nb@c', 'a_b_c'],
+  ];
+  for (const [what, given, expected] of sources) {
+    it(`an API call naming ${what} is recorded as ${expected}`, () => {
+      assert.equal(apiSource(given), expected);
+    });
+  }
+
+  it('an MCP client is named by what it said in initialize, tidied, and its grants outlive its version', () => {
+    const source = mcpClientSource('evil@client\n', '2.0');
+    assert.equal(source, 'mcp-client:evil_client_@2.0');
+    assert.equal(grantCaller(source), 'mcp-client:evil_client_');
+    assert.equal(callerLabel(source), 'the MCP client evil_client_ 2.0');
   });
 });
 

@@ -15,6 +15,7 @@ import { checkHunkDecisions, type HunkDecision } from '../review/hunks';
 import { judge, type AllowedBy, type Judgement, type GateCall, type PolicyContext } from './policy';
 import { whyOff, type ChoiceFacts } from '../review/choiceRules';
 import type { Preview } from '../review/preview';
+import { grantCaller } from '../../shared/callers';
 
 /**
  * What a person can do with a waiting call: `allow-task`, a grant for the agent's current task; `allow-minutes`, a
@@ -37,7 +38,7 @@ export interface GateInput {
   callId?: string;
   call: GateCall;
   preview: Preview;
-  /** Who asks: 'agent', an extension id, 'mcp:<server>'. */
+  /** Who asks, as src/shared/callers.ts makes it: 'agent', the API's caller, a language-model tool call, an MCP client. */
   source: string;
   /** What "Edit then allow" edits, if the call supports it. */
   editable?: { kind: 'content' | 'command'; text: string };
@@ -51,6 +52,13 @@ export interface GateInput {
    * Deny of any member settles them all.
    */
   group?: CallGroup;
+}
+
+/** Where a call is judged: the chat, who asks, and the agent's task it belongs to (none for other callers). */
+export interface CallPlace {
+  chatId: string;
+  source: string;
+  taskId?: string | undefined;
 }
 
 export type GateResult =
@@ -90,6 +98,8 @@ export interface WaitingCall {
   batchId: string;
   chatId: string;
   input: GateInput;
+  /** The agent's task the call belongs to (none for other callers). */
+  readonly taskId?: string;
   judgement: Judgement & { cap?: string };
   readonly options: readonly GrantOption[];
   readonly waitingSince: Date;
@@ -185,14 +195,17 @@ export class Gate implements Disposable {
     return this.deps.now?.() ?? new Date();
   }
 
-  /** The verdict and reason the policy gives right now (for a call of `taskId`); nothing is asked, run or logged. */
-  evaluate(call: GateCall, chatId = 'api', taskId?: string): Judgement {
-    return judge(call, { ...this.deps.policy(), grants: this.activeGrants(chatId, taskId) });
+  /**
+   * The verdict and reason the policy gives right now to a caller's call in a chat (of the agent's task `taskId`), by
+   * the grants given to that caller alone; nothing is asked, run or logged.
+   */
+  evaluate(call: GateCall, at: CallPlace): Judgement {
+    return judge(call, { ...this.deps.policy(), grants: this.activeGrants(at) });
   }
 
-  /** The grants in force now in a chat (for a call of `taskId`): expiry is checked here, against the gate's clock. */
-  private activeGrants(chatId: string, taskId: string | undefined): Grant[] {
-    return this.deps.grants.active(chatId, { now: this.now(), taskId });
+  /** The grants in force now for a caller in a chat: expiry is checked here, against the gate's clock. */
+  private activeGrants(at: CallPlace): Grant[] {
+    return this.deps.grants.active(at.chatId, { now: this.now(), taskId: at.taskId }, at.source);
   }
 
   /** Decides a batch of calls (one model turn); those that ask wait together. One promise per input, in order. */
@@ -213,7 +226,7 @@ export class Gate implements Disposable {
     const timeoutSeconds = this.deps.timeoutSeconds();
     inputs.forEach((input, index) => {
       const callId = input.callId ?? newCallId();
-      const decision = this.caps.apply(capsTask, input.call.argsHash, this.evaluate(input.call, options.chatId, taskId), this.deps.maxConsecutive?.() ?? 0);
+      const decision = this.caps.apply(capsTask, input.call.argsHash, this.evaluate(input.call, { chatId: options.chatId, source: input.source, taskId }), this.deps.maxConsecutive?.() ?? 0);
       this.caps.decided(capsTask, decision);
       if (decision.verdict !== 'ask') {
         const result: GateResult =
@@ -237,7 +250,7 @@ export class Gate implements Disposable {
         options: grantOptionsForCall,
         waitingSince,
         timeoutSeconds,
-        activeGrants: this.activeGrants(options.chatId, taskId),
+        activeGrants: this.activeGrants({ chatId: options.chatId, source: input.source, taskId }),
       };
       this.deps.audit.record({
         time: waitingSince.toISOString(),
@@ -295,7 +308,7 @@ export class Gate implements Disposable {
         break;
       case 'auto': {
         // A grant made meanwhile covers it: name that grant, as for a call allowed without waiting.
-        const allowedBy = this.evaluate(input.call, entry.chatId).allowedBy;
+        const allowedBy = this.evaluate(input.call, { chatId: entry.chatId, source: input.source, taskId: entry.taskId }).allowedBy;
         result = { verdict: 'allow', callId, decidedBy: 'grant', reason: resolution.reason, ...(allowedBy ? { allowedBy } : {}) };
         break;
       }
@@ -354,6 +367,7 @@ export class Gate implements Disposable {
               createdAt: now.toISOString(),
               ...(grantScope === 'task' && entry.taskId !== undefined ? { taskId: entry.taskId } : {}),
               ...(grantScope === 'timed' ? { expiresAt: new Date(now.getTime() + (decision.minutes ?? grantMinutes.default) * 60_000).toISOString() } : {}),
+              caller: grantCaller(input.source),
               ...(input.call.external?.definitionHash !== undefined
                 ? { definitionHash: input.call.external.definitionHash }
                 : {}),
@@ -386,7 +400,7 @@ export class Gate implements Disposable {
       if (waiting.chatId !== chatId || waiting.judgement.cap !== undefined) {
         continue;
       }
-      const decision = this.evaluate(waiting.input.call, chatId, waiting.taskId);
+      const decision = this.evaluate(waiting.input.call, { chatId, source: waiting.input.source, taskId: waiting.taskId });
       if (decision.verdict === 'allow') {
         this.broker.resolveAuto(waiting.callId, decision.reason);
       }

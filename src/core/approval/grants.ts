@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { globMatches } from './glob';
 import type { KeyValueStore } from '../storage/keyValueStore';
+import { callerLabel, grantCaller, isOutsideCaller } from '../../shared/callers';
 
 export const GrantMatcher = z.discriminatedUnion('kind', [
   /** Exactly this call: the tool and its canonical arguments hash. */
@@ -44,8 +45,18 @@ export const Grant = z.strictObject({
   taskId: z.string().optional(),
   /** Scope `timed`: when it ends (ISO time). */
   expiresAt: z.string().optional(),
+  /**
+   * The one caller it covers (`grantCaller` of the source it was given on). Absent on grants made before callers
+   * were recorded: those cover Toolgate's agent and the API, the only callers there were, never an outside agent.
+   */
+  caller: z.string().min(1).max(200).optional(),
 });
 export type Grant = z.infer<typeof Grant>;
+
+/** Whether a grant covers calls of a caller: only the one it was given to (see `Grant.caller`). */
+export function grantForCaller(grant: Grant, source: string): boolean {
+  return grant.caller === undefined ? !isOutsideCaller(source) : grant.caller === grantCaller(source);
+}
 
 /** Minutes a "for the next N minutes" grant may last (the scope menu's choice, checked again by the host). */
 export const grantMinutes = { default: 15, min: 1, max: 24 * 60 } as const;
@@ -99,7 +110,7 @@ export function describeMatcher(tool: string, matcher: GrantMatcher): string {
 export function describeGrant(grant: Grant): string {
   const scope =
     grant.scope === 'task' ? 'task' : grant.scope === 'timed' ? `timed (until ${grant.expiresAt?.slice(11, 16) ?? '?'} UTC)` : grant.scope;
-  return `${scope} grant for ${describeMatcher(grant.tool, grant.matcher)}`;
+  return `${scope} grant for ${describeMatcher(grant.tool, grant.matcher)}${grant.caller !== undefined && grant.caller !== 'agent' ? ` (for ${callerLabel(grant.caller)} only)` : ''}`;
 }
 
 export interface GrantSubject {
@@ -206,11 +217,11 @@ export class GrantStore {
   }
 
   /**
-   * The grants that apply in a chat at a moment: its session grants, its task grants for that task, its timed grants
-   * that have not ended, and the workspace's.
+   * The grants that apply to a caller's call in a chat at a moment: its session grants, its task grants for that task,
+   * its timed grants that have not ended, and the workspace's; each only if given to that caller.
    */
-  active(chatId: string, moment: GrantMoment): Grant[] {
-    return [...(this.session.get(chatId) ?? []).filter((grant) => grantInForce(grant, moment)), ...this.workspace];
+  active(chatId: string, moment: GrantMoment, source: string): Grant[] {
+    return [...(this.session.get(chatId) ?? []).filter((grant) => grantInForce(grant, moment)), ...this.workspace].filter((grant) => grantForCaller(grant, source));
   }
 
   workspaceGrants(): readonly Grant[] {

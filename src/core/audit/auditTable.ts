@@ -3,6 +3,7 @@
  * who, why) in the person's time zone. The JSON lines stay the record; lines that do not parse are counted, never
  * guessed at.
  */
+import { agentCaller, callerLabel } from '../../shared/callers';
 import { AuditLine } from './auditLog';
 
 export interface AuditTable {
@@ -40,7 +41,7 @@ function callRow(entries: readonly Decision[], timeZone: string | undefined): st
   }
   const asked = entries.find((entry) => entry.verdict === 'ask');
   const who = last.scope !== undefined ? `${last.decidedBy} (${last.scope})` : last.decidedBy;
-  const tool = last.source === 'agent' ? last.tool : `${last.tool} (from ${last.source})`;
+  const tool = last.source === agentCaller ? last.tool : `${last.tool} (from ${callerLabel(last.source)})`;
   const verdict = last.notRun !== undefined
     ? 'not run'
     : last.verdict === 'ask'

@@ -25,6 +25,7 @@ import { commandFolder, gateCall } from './gateCall';
 import { mcpArgs, mcpGateCall, mcpPreview, mcpText } from './mcpCalls';
 import { ToolError, type CommandRunner, type LogPort, type McpBridge, type ResultKeeper, type RunHow, type WorkspaceFiles } from './ports';
 import { sandboxFailure } from '../sandbox/failures';
+import { agentCaller, apiSource } from '../../shared/callers';
 import { boundedForModel, deniedMessage, writtenMessage } from './results';
 import { StagedLanding, textToWrite, type StagedLandingDeps } from './stagedChanges';
 import { discardStage, type Stage } from '../sandbox/staging';
@@ -151,7 +152,7 @@ export class ToolService {
   }
 
   private async prepareNow(request: ToolCallRequest): Promise<Prepared> {
-    const source = request.source ?? 'agent';
+    const source = request.source ?? agentCaller;
     if (isMcpModelName(request.tool)) {
       return this.prepareMcp(request, source);
     }
@@ -202,20 +203,20 @@ export class ToolService {
 
   /** The verdict the policy gives right now (nothing asked, run or logged). */
   async evaluate(request: ToolCallRequest): Promise<Pick<Judgement, 'verdict' | 'reason' | 'warnings'>> {
-    const prepared = await this.prepare({ source: 'api', ...request });
+    const prepared = await this.prepare({ ...request, source: apiSource(request.source) });
     if (prepared.kind === 'error') {
       return { verdict: 'deny', reason: `denied: ${prepared.message}`, warnings: [] };
     }
     if (prepared.kind === 'answered') {
       return { verdict: 'allow', reason: `allowed: ${prepared.output}`, warnings: [] };
     }
-    const { verdict, reason, warnings } = this.deps.gate.evaluate(prepared.input.call);
+    const { verdict, reason, warnings } = this.deps.gate.evaluate(prepared.input.call, { chatId: 'api', source: prepared.input.source });
     return { verdict, reason, warnings };
   }
 
   /** Waits for the gate's decision on one call; runs nothing. */
   async requestApproval(request: ToolCallRequest, options: RunOptions): Promise<GateResult | ApiDenial> {
-    const prepared = await this.prepare({ source: 'api', ...request });
+    const prepared = await this.prepare({ ...request, source: apiSource(request.source) });
     if (prepared.kind === 'error') {
       return { verdict: 'deny', decidedBy: 'policy', reason: `denied: ${prepared.message}`, callId: '' };
     }

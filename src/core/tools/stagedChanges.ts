@@ -16,7 +16,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { Gate, GateInput, GateResult } from '../approval/gate';
+import type { CallPlace, Gate, GateInput, GateResult } from '../approval/gate';
 import type { GateCall } from '../approval/policy';
 import { newCallId } from '../approval/broker';
 import type { PathResolver } from '../approval/paths';
@@ -57,6 +57,11 @@ export interface LandingContext {
   chatId: string;
   signal?: AbortSignal;
   turn?: TurnRef;
+}
+
+/** Where the command's changes are judged: its chat, its caller's grants, its task. */
+function placeOf(context: LandingContext): CallPlace {
+  return { chatId: context.chatId, source: context.source, taskId: context.turn?.taskId };
 }
 
 /** What became of one change, for the summary. */
@@ -234,7 +239,7 @@ export class StagedLanding {
 
     const git: StagedChange[] = leaves.filter((change) => gitInternal(change.path));
     const rest = leaves.filter((change) => !gitInternal(change.path));
-    const ignored = await this.ignoredOf(rest, context.chatId);
+    const ignored = await this.ignoredOf(rest, placeOf(context));
     // A new folder with files, all of which land directly, goes with them, and so do the folders inside it (moved
     // whole: an `npm install` is one rename).
     const directFiles = new Set<StagedChange>([...git, ...ignored]);
@@ -302,7 +307,7 @@ export class StagedLanding {
       }
     }
     await this.removeEmptied(deletedFolders);
-    outcomes.push(...(await this.makeEmptyFolders(set.changes, underAll, context.chatId)));
+    outcomes.push(...(await this.makeEmptyFolders(set.changes, underAll, placeOf(context))));
     return landingSummary(outcomes, set.complete);
   }
 
@@ -321,7 +326,7 @@ export class StagedLanding {
    * only when a change would otherwise wait for the person, or when so many are allowed that moving the ignored ones
    * in as they are beats writing each through the editor.
    */
-  private async ignoredOf(changes: readonly StagedChange[], chatId: string): Promise<StagedChange[]> {
+  private async ignoredOf(changes: readonly StagedChange[], place: CallPlace): Promise<StagedChange[]> {
     if (!this.deps.landIgnored || this.deps.ignored === undefined || changes.length === 0) {
       return [];
     }
@@ -331,7 +336,7 @@ export class StagedLanding {
       // The target as the command wrote it (links on the way are checked again when it lands).
       const absolute = path.join(change.folder, change.path);
       const call: GateCall = { tool: 'write_file', args: { path: absolute }, argsHash: '', target: { input: absolute, absolute, real: absolute, root: change.folder, relative: change.path } };
-      const judgement = this.deps.gate.evaluate(call, chatId);
+      const judgement = this.deps.gate.evaluate(call, place);
       if (judgement.kind === 'gated' || judgement.verdict === 'allow') {
         wouldAsk += judgement.verdict === 'allow' ? 0 : 1;
         const inFolder = byFolder.get(change.folder) ?? [];
@@ -468,18 +473,18 @@ export class StagedLanding {
    * New folders the command left empty (nothing in them to judge): made where a write there would be allowed, or git
    * ignores them; otherwise left out and said, so a Deny of everything leaves no folder behind either.
    */
-  private async makeEmptyFolders(changes: readonly StagedChange[], underAll: ReadonlyMap<StagedChange, number>, chatId: string): Promise<Outcome[]> {
+  private async makeEmptyFolders(changes: readonly StagedChange[], underAll: ReadonlyMap<StagedChange, number>, place: CallPlace): Promise<Outcome[]> {
     const empty: StagedChange[] = [];
     for (const change of changes) {
       if (change.kind === 'folder' && (underAll.get(change) ?? 0) === 0 && (await fs.lstat(path.join(change.folder, change.path)).catch(() => undefined)) === undefined) {
         empty.push(change);
       }
     }
-    const ignored = new Set(await this.ignoredOf(empty, chatId));
+    const ignored = new Set(await this.ignoredOf(empty, place));
     const outcomes: Outcome[] = [];
     for (const change of empty) {
       const absolute = path.join(change.folder, change.path);
-      const allowed = ignored.has(change) || this.deps.gate.evaluate(gateCall('write_file', { path: absolute }, this.deps.resolver), chatId).verdict === 'allow';
+      const allowed = ignored.has(change) || this.deps.gate.evaluate(gateCall('write_file', { path: absolute }, this.deps.resolver), place).verdict === 'allow';
       if (allowed && !(await reachedThroughLink(absolute))) {
         await fs.mkdir(absolute, { recursive: true });
       } else {

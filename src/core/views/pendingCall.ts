@@ -69,7 +69,7 @@ function editedCommandAnalysis(gate: Pick<Gate, 'evaluate'>, call: WaitingCall, 
   }
   try {
     const edited = call.input.editedCall(text);
-    const judgement = gate.evaluate(edited, call.chatId);
+    const judgement = gate.evaluate(edited, { chatId: call.chatId, source: call.input.source, taskId: call.taskId });
     return { plain: judgement.plain, lines: commandAnalysisLines(edited, judgement) };
   } catch {
     return undefined;
