@@ -26,14 +26,15 @@ const base = {
  *   dist/extension.js         activation: registers the commands, returns the API
  *   dist/toolgate.js          the rest of Toolgate (src/vscode/toolgate.ts), loaded on first use
  *   dist/lazy/openai.js       the model client's package, on the first model request
- *   dist/lazy/mcp-sdk.js      the MCP SDK (with ajv and the protocol's schemas), when the first MCP server starts
+ *   dist/lazy/mcp-sdk.js      the MCP SDK (with ajv and the protocol's schemas), when the first MCP server or the
+ *                             MCP endpoint starts
  *   dist/lazy/tree-sitter.js  tree-sitter's runtime, when the first terminal command is analysed
  *   dist/lazy/iconv.js        iconv-lite's encodings, when the first file that is not UTF-8 is read or written
  */
 const splitPoints = [
   { out: 'toolgate', specifier: './vscode/toolgate', importer: /src[\\/]extension\.ts$/, entry: 'src/vscode/toolgate.ts' },
   { out: 'lazy/openai', specifier: 'openai', entry: 'openai' },
-  { out: 'lazy/mcp-sdk', specifier: './sdk', importer: /src[\\/]core[\\/]mcp[\\/]manager\.ts$/, entry: 'src/core/mcp/sdk.ts' },
+  { out: 'lazy/mcp-sdk', specifier: /^(\.\/|\.\.\/mcp\/)sdk$/, importer: /src[\\/]core[\\/](mcp[\\/]manager|endpoint[\\/]mcpEndpoint)\.ts$/, entry: 'src/core/mcp/sdk.ts' },
   { out: 'lazy/tree-sitter', specifier: '@vscode/tree-sitter-wasm', entry: '@vscode/tree-sitter-wasm' },
   { out: 'lazy/iconv', specifier: 'iconv-lite', entry: 'iconv-lite' },
 ];
@@ -49,7 +50,9 @@ const splitImports = {
         return undefined;
       }
       const point = splitPoints.find(
-        (candidate) => candidate.specifier === args.path && (candidate.importer === undefined || candidate.importer.test(args.importer)),
+        (candidate) =>
+          (typeof candidate.specifier === 'string' ? candidate.specifier === args.path : candidate.specifier.test(args.path)) &&
+          (candidate.importer === undefined || candidate.importer.test(args.importer)),
       );
       return point === undefined ? undefined : { path: splitPath(point), external: true };
     });

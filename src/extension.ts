@@ -1,6 +1,6 @@
 /**
  * The extension entry. Activation only registers what VS Code calls into (the contributed commands, the chat view,
- * the approvals panel's serializer, the MCP Servers view, the language-model tools) and returns the API. The rest of Toolgate
+ * the approvals panel's serializer, the MCP Servers view, the language-model tools, the MCP server definition) and returns the API. The rest of Toolgate
  * (src/vscode/toolgate.ts: the gate, the tools, the agent, MCP) is its own bundle, loaded on first use: when VS Code
  * resolves a view or runs a command, or another extension calls the API. Each of those waits for it, so the API answers
  * correctly from the moment `activate()` resolves.
@@ -14,6 +14,9 @@ import type { Toolgate } from './vscode/toolgate';
 import type { McpServersNode } from './vscode/mcpServersView';
 
 let host: Promise<Toolgate> | undefined;
+
+/** The id of the MCP server definition provider (package.json `mcpServerDefinitionProviders`). */
+const mcpProviderId = 'toolgate.gate';
 
 export function activate(context: vscode.ExtensionContext): ToolgateApi {
   const onDidDecide = new vscode.EventEmitter<AuditEntry>();
@@ -59,11 +62,21 @@ export function activate(context: vscode.ExtensionContext): ToolgateApi {
         invoke: async (options, token) => (await loadHost()).lmTools.invoke(tool, options.input, token),
       }),
     ),
+    // The same tools over MCP, for VS Code's own MCP client: the endpoint starts (and its address and secret are known)
+    // only when VS Code starts the server, not when it lists servers.
+    vscode.lm.registerMcpServerDefinitionProvider(mcpProviderId, {
+      provideMcpServerDefinitions: () => [new vscode.McpHttpServerDefinition('Toolgate', vscode.Uri.parse('http://127.0.0.1/mcp'), {}, String((context.extension.packageJSON as { version?: unknown }).version))],
+      resolveMcpServerDefinition: async (server) => {
+        const { url, headers } = await (await loadHost()).api.mcpEndpoint();
+        return Object.assign(server, { uri: vscode.Uri.parse(url), headers });
+      },
+    }),
   );
   return {
     requestApproval: async (call) => (await loadHost()).api.requestApproval(call),
     evaluate: async (call) => (await loadHost()).api.evaluate(call),
     invokeTool: async (call) => (await loadHost()).api.invokeTool(call),
+    mcpEndpoint: async () => (await loadHost()).api.mcpEndpoint(),
     onDidDecide: onDidDecide.event,
   };
 }

@@ -23,6 +23,11 @@ export interface ToolgateApi {
   evaluate(call: ToolgateCall): Promise<{ verdict: 'allow' | 'ask' | 'deny'; reason: string; warnings: string[] }>;
   /** Runs one of Toolgate's built-in tools through the gate, exactly as the agent would. */
   invokeTool(call: ToolgateCall): Promise<ToolCallResult>;
+  /**
+   * Where MCP clients reach the same gate in this window: the URL on the loopback address and the header with this
+   * window's secret (what `Toolgate: Copy the MCP Endpoint's Config` shows). Starts the endpoint on first use.
+   */
+  mcpEndpoint(): Promise<{ url: string; headers: Record<string, string> }>;
   /** Fires for every decision written to the audit log. */
   onDidDecide: vscode.Event<AuditEntry>;
 }
@@ -31,8 +36,9 @@ export interface ToolgateApi {
 export const apiChatId = 'api';
 
 /** The API over the tool service, except `onDidDecide` (the extension entry owns that event). */
-export function createApi(tools: Pick<ToolService, 'requestApproval' | 'evaluate' | 'runBatch'>): Omit<ToolgateApi, 'onDidDecide'> {
+export function createApi(tools: Pick<ToolService, 'requestApproval' | 'evaluate' | 'runBatch'>, endpoint: { info(): Promise<{ url: string; headers: Record<string, string> }> }): Omit<ToolgateApi, 'onDidDecide'> {
   return {
+    mcpEndpoint: () => endpoint.info(),
     requestApproval: async (call) => {
       const result = await tools.requestApproval(call, { chatId: apiChatId });
       return {

@@ -20,6 +20,7 @@ export const commandIds = [
   'toolgate.mcp.restart',
   'toolgate.mcp.stop',
   'toolgate.mcp.showOutput',
+  'toolgate.copyMcpEndpointConfig',
   'toolgate.allowOnce',
   'toolgate.deny',
   'toolgate.focusPrompt',

@@ -13,6 +13,7 @@ import { auditTable } from '../core/audit/auditTable';
 import type { ApprovalsPanel } from './approvalsPanel';
 import type { ChatViewProvider } from './chatViewProvider';
 import type { CommandId, DiffCommandId, UndoCommandId } from './commandIds';
+import type { McpEndpointHost } from './mcpEndpoint';
 import type { McpServers } from './mcpServers';
 import type { ModelSetup } from './modelSetup';
 import type { SuggestionsPanel } from './suggestionsPanel';
@@ -30,6 +31,7 @@ export interface CommandDeps {
   auditFile: string;
   grants: GrantStore;
   mcp: McpServers;
+  endpoint: Pick<McpEndpointHost, 'copyConfig'>;
   suggestions: Pick<SuggestionsPanel, 'show'>;
   /** Which waiting call the keyboard decides: the focused card's (an Allow never decides a call out of view). */
   focus: Pick<FocusedCalls, 'target' | 'focusedCall'>;
@@ -154,7 +156,7 @@ async function focusChatField(chat: CommandDeps['chat'], field: 'prompt' | 'mode
   }
 }
 
-export function createCommands({ agent, gate, chat, approvals, modelSetup, audit, auditFile, grants, mcp, suggestions, focus, inChat }: CommandDeps): Record<CoreCommandId, (...args: unknown[]) => unknown> {
+export function createCommands({ agent, gate, chat, approvals, modelSetup, audit, auditFile, grants, mcp, endpoint, suggestions, focus, inChat }: CommandDeps): Record<CoreCommandId, (...args: unknown[]) => unknown> {
   return {
     'toolgate.mcp.restart': (item?: unknown) => {
       const server = serverOf(item);
@@ -165,6 +167,7 @@ export function createCommands({ agent, gate, chat, approvals, modelSetup, audit
       return server !== undefined ? mcp.manager.stop(server) : undefined;
     },
     'toolgate.mcp.showOutput': () => mcp.showOutput(),
+    'toolgate.copyMcpEndpointConfig': () => endpoint.copyConfig(),
     'toolgate.openApprovals': () => approvals.show(),
     'toolgate.runTask': async (prompt?: unknown) => {
       let task = typeof prompt === 'string' ? prompt : undefined;

@@ -14,9 +14,7 @@ import { DisposableStore } from '../core/disposable';
 import { initShellParser } from '../core/shell/analysis';
 import { ToolService } from '../core/tools/service';
 import { chatShowsCall, PanelHold } from '../core/views/panelReveal';
-import type { PendingCallView } from '../shared/approvals';
-import { apiChatId, createApi, type ToolgateApi } from './api';
-import { DiffMode } from '../shared/approvals';
+import { DiffMode, type PendingCallView } from '../shared/approvals';
 import { ApprovalsPanel } from './approvalsPanel';
 import { ChatViewProvider } from './chatViewProvider';
 import { createCommands, type CommandHandlers } from './commands';
@@ -33,7 +31,7 @@ import { createProposedDiffs, DiffTabs } from './proposedDiffs';
 import { watchTerminalRules } from './ruleWarnings';
 import { ApiKeyStore } from './secrets';
 import { ModelSetup } from './modelSetup';
-import { createLmTools, lmToolsChatId, type LmTools } from './lmTools';
+import { createOtherAgents, outsideChats, type OtherAgents } from './otherAgents';
 import { Settings } from './settings';
 import { SuggestionsPanel } from './suggestionsPanel';
 import { createCommandSandbox } from './sandbox';
@@ -52,10 +50,7 @@ import { grantViews } from '../core/views/grants';
 /** Workspace state: the person's last choice of unified or side-by-side diffs in the panel. */
 const diffModeKey = 'toolgate.view.diffMode';
 
-export interface Toolgate {
-  /** The API of the public contract, except `onDidDecide`, which the entry owns (see `onDecide`). */
-  api: Omit<ToolgateApi, 'onDidDecide'>;
-  lmTools: LmTools; // for other agents (registered by the entry at activation)
+export interface Toolgate extends Omit<OtherAgents, 'mcpEndpoint'> {
   /** The handler of each contributed command. */
   commands: CommandHandlers;
   /** What VS Code asks of the views, through the providers the entry registered at activation. */
@@ -90,7 +85,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   // The profile's mcp.json sits two folders above this extension's global storage (User/globalStorage/<id>).
   const mcp = new McpServers(context.workspaceState, log, path.join(context.extensionPath, 'dist'), sandbox, vscode.Uri.joinPath(context.globalStorageUri, '..', '..', 'mcp.json'));
   const chats = store.add(new ChatBook(state, log));
-  const callers: Record<string, string> = { [apiChatId]: 'API calls', [lmToolsChatId]: 'VS Code tool calls' }; // terminal names
+  const callers = outsideChats; // terminal names
   const terminal = store.add(new TerminalRunner((chatId) => callers[chatId] ?? chats.list().find((chat) => chat.id === chatId)?.title, sandbox));
   const stagedSoFar = store.add(new StagedSoFar(() => terminal.runningStages(), () => paths.resolver.roots));
   // Checkpoints of what the agent's allowed calls change; a note when old ones are dropped goes to the chat.
@@ -186,7 +181,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
       context.extensionUri,
       log,
       () => ({
-        view: 'approvals', waitingCalls: gate.waitingCount, trusted: vscode.workspace.isTrusted, pending: pendingViews(gate).map(forViews), grants: grantViews(gate, agent.chatId),
+        view: 'approvals', waitingCalls: gate.waitingCount, trusted: vscode.workspace.isTrusted, pending: pendingViews(gate).map(forViews), grants: grantViews(gate, [agent.chatId, ...Object.keys(callers)]),
         diffMode: DiffMode.catch('unified').parse(context.workspaceState.get(diffModeKey)),
       }),
       panelRequests(gate, grants, { proposed, args }, focus, (mode) => context.workspaceState.update(diffModeKey, mode)),
@@ -221,14 +216,14 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   store.add(watchTerminalRules(settings, log, shellParserReady));
   views.refresh();
   void mcp.reload().catch((error: unknown) => log.error(`MCP: ${String(error)}`));
-  const manifest = context.extension.packageJSON as { version?: unknown };
-  log.info(`Toolgate ${String(manifest.version)} started`);
+  const version = String((context.extension.packageJSON as { version?: unknown }).version);
+  log.info(`Toolgate ${version} started`);
+  const others = createOtherAgents(tools, log, version, store);
 
   return {
-    api: createApi(tools),
-    lmTools: createLmTools(tools, log),
+    ...others,
     commands: {
-      ...createCommands({ agent, gate, chat, approvals, modelSetup, audit, auditFile, grants, mcp, suggestions, focus, inChat: (callId) => chatPending().some((call) => call.callId === callId) }),
+      ...createCommands({ agent, gate, chat, approvals, modelSetup, audit, auditFile, grants, mcp, endpoint: others.mcpEndpoint, suggestions, focus, inChat: (callId) => chatPending().some((call) => call.callId === callId) }),
       ...undo.commands,
       ...createDiffCommands({ gate, proposed }),
       'toolgate.showStagedChanges': () => stagedSoFar.show(),

@@ -57,13 +57,13 @@ describe('time-boxed grants', () => {
   it('"for the next 15 minutes" covers the file until the clock passes its end, then asks again; the panel lists it with its end', async () => {
     const { gate, advance, entries, audit } = clockedGate();
     assert.equal(await ask(gate, write('a.txt'), 't1', { action: 'allow-minutes', grantOption: 'path', minutes: 15 }), 'asked, then allow-minutes');
-    const [listed] = grantViews(gate, 'c');
+    const [listed] = grantViews(gate, ['c']);
     assert.deepEqual([listed?.scope, listed?.expiresAt], ['timed', '2026-11-22T12:15:00.000Z']);
     advance(14);
     assert.equal(await ask(gate, write('a.txt'), 't2'), 'allow', 'another task, 14 minutes later');
     advance(1);
     assert.equal(await ask(gate, write('a.txt'), 't2'), 'asked', 'at 15 minutes it has ended');
-    assert.deepEqual(grantViews(gate, 'c'), [], 'an ended grant is not listed');
+    assert.deepEqual(grantViews(gate, ['c']), [], 'an ended grant is not listed');
     await audit.flush();
     assert.equal(entries.find((entry) => entry.scope === 'timed')?.reason, 'allowed by the person: new timed (until 12:15 UTC) grant for write_file: a.txt');
   });
@@ -72,9 +72,9 @@ describe('time-boxed grants', () => {
     const { gate } = clockedGate();
     assert.equal(await ask(gate, write('b.txt'), 't1', { action: 'allow-task', grantOption: 'path' }), 'asked, then allow-task');
     assert.equal(await ask(gate, write('b.txt'), 't1'), 'allow');
-    assert.equal(grantViews(gate, 'c')[0]?.scope, 'task');
+    assert.equal(grantViews(gate, ['c'])[0]?.scope, 'task');
     assert.equal(await ask(gate, write('b.txt'), 't2'), 'asked', 'the next task asks again');
-    assert.deepEqual(grantViews(gate, 'c'), [], 'the old task grant is no longer listed');
+    assert.deepEqual(grantViews(gate, ['c']), [], 'the old task grant is no longer listed');
     assert.equal(await ask(gate, write('b.txt'), undefined), 'asked', 'an API call is in no task');
   });
 

@@ -686,12 +686,14 @@ export class Gate implements Disposable {
   }
 
   /**
-   * The grants a person can revoke: this chat's session grants, its grants for its current task and its timed grants
-   * that have not ended, then the workspace's.
+   * The grants a person can revoke: the session grants of these chats (the agent's, and those of other agents' calls),
+   * their grants for their current task and their timed grants that have not ended, then the workspace's.
    */
-  revocableGrants(chatId: string): Grant[] {
-    const moment = { now: this.now(), taskId: this.currentTask.get(chatId) };
-    const inForce = this.deps.grants.sessionGrants(chatId).filter((grant) => grantInForce(grant, moment));
+  revocableGrants(chatIds: readonly string[]): Grant[] {
+    const inForce = chatIds.flatMap((chatId) => {
+      const moment = { now: this.now(), taskId: this.currentTask.get(chatId) };
+      return this.deps.grants.sessionGrants(chatId).filter((grant) => grantInForce(grant, moment));
+    });
     return [...inForce, ...this.deps.grants.workspaceGrants()];
   }
 

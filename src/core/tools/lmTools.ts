@@ -25,6 +25,23 @@ const displayNames: Record<LmToolSource, string> = {
 
 export { lmToolCaller } from '../../shared/callers';
 
+/** What a tool says it does to the model of another agent: the built-in description, and what the gate may do. */
+function modelDescription(description: string): string {
+  return `${description} Goes through Toolgate's approval gate: a person may allow, edit, review hunk by hunk or deny it (with a reason, returned here).`;
+}
+
+/** The tools of Toolgate's MCP endpoint: the built-in tools' names and arguments, described as the language-model tools are. */
+export function gateToolListing(): { name: LmToolSource; description: string; inputSchema: { type: 'object'; [key: string]: unknown } }[] {
+  const specs = new Map(builtinToolSpecs(lmToolSources).map((spec) => [spec.name, spec]));
+  return lmToolSources.map((tool) => {
+    const spec = specs.get(tool);
+    if (spec === undefined) {
+      throw new RangeError(`no spec for ${tool}`);
+    }
+    return { name: tool, description: modelDescription(spec.description), inputSchema: { ...spec.parameters, type: 'object' } };
+  });
+}
+
 /**
  * The `contributes.languageModelTools` entries of package.json: a test checks that package.json says exactly this,
  * and `node --import tsx scripts/languageModelTools.ts` writes it there.
@@ -44,7 +61,7 @@ export function lmToolContributions(): Record<string, unknown>[] {
       icon: '$(shield)',
       tags: ['toolgate'],
       userDescription: `${displayNames[tool].replace('Toolgate: ', '')} through Toolgate's gate: ${tool === 'read_file' || tool === 'list_files' || tool === 'search_text' ? 'runs without asking unless a rule says otherwise' : 'waits for your approval, with the exact diff or command'}.`,
-      modelDescription: `${spec.description} Goes through Toolgate's approval gate: a person may allow, edit, review hunk by hunk or deny it (with a reason, returned here).`,
+      modelDescription: modelDescription(spec.description),
       inputSchema: spec.parameters,
     };
   });

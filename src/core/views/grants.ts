@@ -7,9 +7,9 @@ import type { Gate } from '../approval/gate';
 import { describeGrant, describeMatcher, type Grant } from '../approval/grants';
 import type { AllowedBy } from '../approval/policy';
 
-/** The grants a person can revoke in a chat, as the panel lists them (which ones: Gate.revocableGrants). */
-export function grantViews(gate: Pick<Gate, 'revocableGrants'>, chatId: string): GrantView[] {
-  return gate.revocableGrants(chatId).map(grantView);
+/** The grants a person can revoke in these chats, as the panel lists them (which ones: Gate.revocableGrants). */
+export function grantViews(gate: Pick<Gate, 'revocableGrants'>, chatIds: readonly string[]): GrantView[] {
+  return gate.revocableGrants(chatIds).map(grantView);
 }
 
 /** What let a call run without asking, as the chat names it. */

@@ -112,6 +112,7 @@ interface ToolgateApi {
   invokeTool(call: { tool: string; args: unknown; source?: string }): Promise<unknown>;
   requestApproval(call: { tool: string; args: unknown; source?: string }): Promise<unknown>;
   evaluate(call: { tool: string; args: unknown; source?: string }): Promise<unknown>;
+  mcpEndpoint(): Promise<{ url: string; headers: Record<string, string> }>;
 }
 
 async function body(request: IncomingMessage): Promise<Record<string, unknown>> {
@@ -166,6 +167,8 @@ async function startControl(controlFile: string, context: vscode.ExtensionContex
     '/invoke': (input) => api.invokeTool(input as { tool: string; args: unknown }),
     '/approval': (input) => api.requestApproval(input as { tool: string; args: unknown }),
     '/evaluate': (input) => api.evaluate(input as { tool: string; args: unknown }),
+    // Where MCP clients reach the gate (the API's mcpEndpoint(): URL and header).
+    '/mcpEndpoint': () => api.mcpEndpoint(),
     // Another extension using VS Code's language-model tool API, as Copilot agent mode does: the tools it sees, and a call.
     '/lmTools': () => Promise.resolve(vscode.lm.tools.filter((tool) => tool.name.startsWith('toolgate_')).map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema ?? null, tags: tool.tags }))),
     '/lmInvoke': async (input) => {

@@ -1,0 +1,266 @@
+/**
+ * Toolgate's MCP endpoint: the gate's tools (write_file, edit_file, run_in_terminal, read_file, list_files,
+ * search_text, named and shaped as the built-in tools) served over streamable HTTP for MCP clients (VS Code's own,
+ * Cline, Roo, Claude Code, Codex…), built on the MCP SDK's server side.
+ *
+ * Who can reach it: it listens on 127.0.0.1 alone, and every request must carry the window's secret
+ * (`Authorization: Bearer …`, compared in constant time). A request from a web page (it has an `Origin`) or naming
+ * another host (DNS rebinding) is refused before the secret is looked at. Each client's calls go through the gate as the
+ * agent's do, recorded under the name and version it gave in `initialize` (src/shared/callers.ts).
+ */
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { mcpClientSource } from '../../shared/callers';
+import { gateToolListing } from '../tools/lmTools';
+import { lmToolSources, type LmToolSource } from '../tools/lmToolNames';
+import type { LogPort } from '../tools/ports';
+import type * as SdkModule from '../mcp/sdk';
+
+type Sdk = typeof SdkModule;
+type SessionServer = InstanceType<Sdk['Server']>;
+type SessionTransport = InstanceType<Sdk['StreamableHTTPServerTransport']>;
+
+/** What the endpoint needs of Toolgate: one call through the gate, as `source`, cancelled by `signal`. */
+export interface EndpointPorts {
+  run(tool: LmToolSource, args: unknown, source: string, signal: AbortSignal): Promise<{ ok: boolean; output: string }>;
+  log: LogPort;
+}
+
+/** What a client needs to connect (the API's `mcpEndpoint()`, the command's configs). */
+export interface McpEndpointInfo {
+  url: string;
+  headers: Record<string, string>;
+}
+
+/** Open sessions kept at most; a new one past this closes the one used longest ago (clients often never say goodbye). */
+const maxSessions = 32;
+/** The largest request body read (a write_file of a big file fits; more is refused, never buffered). */
+const maxBodyBytes = 16 * 2 ** 20;
+/** While a call waits for the person, a client that asked for progress hears every this often, so it does not time out. */
+const progressEveryMs = 10_000;
+
+interface Session {
+  transport: SessionTransport;
+  server: SessionServer;
+  lastUsed: number;
+}
+
+export class McpEndpoint {
+  private readonly sessions = new Map<string, Session>();
+  private readonly secret = randomBytes(32).toString('base64url');
+
+  private constructor(
+    private readonly sdk: Sdk,
+    private readonly http: HttpServer,
+    private readonly ports: EndpointPorts,
+    private readonly version: string,
+  ) {}
+
+  /** Listens on 127.0.0.1 at a port the system picks, with a new secret. */
+  static async start(ports: EndpointPorts, version: string): Promise<McpEndpoint> {
+    const sdk = await import('../mcp/sdk');
+    const http = createServer();
+    const endpoint = new McpEndpoint(sdk, http, ports, version);
+    http.on('request', (request, response) => {
+      endpoint.handle(request, response).catch((error: unknown) => {
+        ports.log.error(`[mcp-endpoint] ${error instanceof Error ? error.message : String(error)}`);
+        if (!response.headersSent) {
+          reply(response, error instanceof BodyTooLarge ? 413 : 500, error instanceof BodyTooLarge ? error.message : 'internal error');
+        }
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      http.once('error', reject);
+      http.listen(0, '127.0.0.1', () => {
+        http.off('error', reject);
+        resolve();
+      });
+    });
+    return endpoint;
+  }
+
+  private get port(): number {
+    return (this.http.address() as AddressInfo).port;
+  }
+
+  info(): McpEndpointInfo {
+    return { url: `http://127.0.0.1:${this.port}/mcp`, headers: { Authorization: `Bearer ${this.secret}` } };
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const refused = this.refusal(request);
+    if (refused !== undefined) {
+      reply(response, refused.status, refused.message);
+      request.resume();
+      return;
+    }
+    const sessionId = request.headers['mcp-session-id'];
+    if (typeof sessionId === 'string') {
+      const session = this.sessions.get(sessionId);
+      if (session === undefined) {
+        reply(response, 404, 'unknown or ended session: initialize again');
+        request.resume();
+        return;
+      }
+      session.lastUsed = Date.now();
+      if (request.method !== 'POST') {
+        await session.transport.handleRequest(request, response);
+        return;
+      }
+      const body = await readJson(request);
+      if (body === undefined) {
+        reply(response, 400, 'the body is not JSON', -32700);
+        return;
+      }
+      await session.transport.handleRequest(request, response, body);
+      return;
+    }
+    if (request.method !== 'POST') {
+      reply(response, 400, 'no session: POST an initialize request first');
+      request.resume();
+      return;
+    }
+    const body = await readJson(request);
+    if (!this.sdk.isInitializeRequest(body)) {
+      reply(response, 400, 'no session: the first request must be initialize');
+      return;
+    }
+    const session = this.newSession();
+    await session.transport.handleRequest(request, response, body);
+  }
+
+  /** Why a request is refused before anything else is read, if it is. */
+  private refusal(request: IncomingMessage): { status: number; message: string } | undefined {
+    const remote = request.socket.remoteAddress ?? '';
+    if (remote !== '127.0.0.1' && remote !== '::ffff:127.0.0.1') {
+      return { status: 403, message: 'only this machine may connect' };
+    }
+    const host = request.headers.host ?? '';
+    if (host !== `127.0.0.1:${this.port}` && host !== `localhost:${this.port}`) {
+      return { status: 403, message: `refused host "${host}": connect to 127.0.0.1:${this.port}` };
+    }
+    if (request.headers.origin !== undefined) {
+      return { status: 403, message: 'refused: requests from web pages are not served' };
+    }
+    if ((request.url ?? '').split('?')[0] !== '/mcp') {
+      return { status: 404, message: 'not found: the endpoint is /mcp' };
+    }
+    if (!sameSecret(request.headers.authorization, `Bearer ${this.secret}`)) {
+      return { status: 401, message: "missing or wrong secret: use the Authorization header of this window's Toolgate MCP endpoint (Toolgate: Show the MCP Endpoint)" };
+    }
+    return undefined;
+  }
+
+  private newSession(): Session {
+    if (this.sessions.size >= maxSessions) {
+      const oldest = [...this.sessions.entries()].sort(([, a], [, b]) => a.lastUsed - b.lastUsed)[0];
+      if (oldest) {
+        this.sessions.delete(oldest[0]);
+        void oldest[1].transport.close();
+      }
+    }
+    // The low-level server: the tools are listed with the very JSON schemas the agent's model gets, and their
+    // arguments are checked by the tool service as the agent's are (McpServer would check them with its own words).
+    // eslint-disable-next-line @typescript-eslint/no-deprecated
+    const server = new this.sdk.Server(
+      { name: 'toolgate', version: this.version },
+      {
+        capabilities: { tools: {} },
+        instructions:
+          "Toolgate's tools go through its approval gate in VS Code: a person may allow a call, edit it first, accept a diff hunk by hunk or deny it with a reason. The result says which.",
+      },
+    );
+    const transport: SessionTransport = new this.sdk.StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (id) => {
+        this.sessions.set(id, session);
+      },
+      onsessionclosed: (id) => {
+        this.sessions.delete(id);
+      },
+    });
+    const session: Session = { transport, server, lastUsed: Date.now() };
+    server.setRequestHandler(this.sdk.ListToolsRequestSchema, () => ({ tools: gateToolListing() }));
+    server.setRequestHandler(this.sdk.CallToolRequestSchema, (request, extra) => {
+      const client = server.getClientVersion();
+      const source = mcpClientSource(client?.name ?? 'unnamed', client?.version ?? '?');
+      const progressToken = request.params._meta?.progressToken;
+      let beat = 0;
+      const progress =
+        progressToken === undefined
+          ? undefined
+          : setInterval(() => {
+              beat += 1;
+              void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: beat, message: 'waiting for the decision in VS Code' } }).catch(() => undefined);
+            }, progressEveryMs);
+      return this.call(request.params.name, request.params.arguments ?? {}, source, extra.signal).finally(() => {
+        clearInterval(progress);
+      });
+    });
+    transport.onclose = () => {
+      for (const [id, open] of this.sessions) {
+        if (open === session) {
+          this.sessions.delete(id);
+        }
+      }
+    };
+    void server.connect(transport);
+    return session;
+  }
+
+  private async call(name: string, args: Record<string, unknown>, source: string, signal: AbortSignal): Promise<CallToolResult> {
+    const tool = lmToolSources.find((candidate) => candidate === name);
+    if (tool === undefined) {
+      return { content: [{ type: 'text', text: `unknown tool "${name}": Toolgate serves ${lmToolSources.join(', ')}` }], isError: true };
+    }
+    const result = await this.ports.run(tool, args, source, signal);
+    this.ports.log.info(`[mcp-endpoint] ${tool} from ${source}: ${result.ok ? 'done' : 'not done'}`);
+    return { content: [{ type: 'text', text: result.output }], isError: !result.ok };
+  }
+
+  /** Closes every session and stops listening. */
+  async dispose(): Promise<void> {
+    const open = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.allSettled(open.map((session) => session.transport.close()));
+    await new Promise<void>((resolve) => {
+      this.http.close(() => {
+        resolve();
+      });
+      this.http.closeAllConnections();
+    });
+  }
+}
+
+function reply(response: ServerResponse, status: number, message: string, code = -32000): void {
+  response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+/** A body past `maxBodyBytes`: refused with 413, never buffered whole. */
+class BodyTooLarge extends RangeError {}
+
+function sameSecret(given: string | undefined, expected: string): boolean {
+  const a = Buffer.from(given ?? '');
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** The request's JSON body, refused past `maxBodyBytes`; undefined when it is not JSON (the transport says why). */
+async function readJson(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBodyBytes) {
+      throw new BodyTooLarge(`the request body is over ${maxBodyBytes} bytes`);
+    }
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * The ways other agents reach Toolgate's gate, made together: the exported API (other extensions), the language-model
+ * tools (Copilot agent mode and any extension calling `vscode.lm.invokeTool`) and the MCP endpoint (MCP clients). Each
+ * has its own chat for session grants and a terminal, and every call carries its caller (src/shared/callers.ts).
+ */
+import type { DisposableStore } from '../core/disposable';
+import type { ToolService } from '../core/tools/service';
+import { apiChatId, createApi, type ToolgateApi } from './api';
+import { createLmTools, lmToolsChatId, type LmTools } from './lmTools';
+import type { Log } from './log';
+import { createMcpEndpointHost, mcpEndpointChatId, type McpEndpointHost } from './mcpEndpoint';
+
+export interface OtherAgents {
+  /** The API of the public contract, except `onDidDecide`, which the entry owns. */
+  api: Omit<ToolgateApi, 'onDidDecide'>;
+  /** Registered by the entry at activation. */
+  lmTools: LmTools;
+  mcpEndpoint: Pick<McpEndpointHost, 'info' | 'copyConfig'>;
+}
+
+/** The chats of other agents' calls, with the names their terminals and grant lists go by. */
+export const outsideChats: Readonly<Record<string, string>> = { [apiChatId]: 'API calls', [lmToolsChatId]: 'VS Code tool calls', [mcpEndpointChatId]: 'MCP clients' };
+
+export function createOtherAgents(tools: Pick<ToolService, 'requestApproval' | 'evaluate' | 'runBatch'>, log: Log, version: string, disposables: DisposableStore): OtherAgents {
+  const mcpEndpoint = disposables.add(createMcpEndpointHost(tools, log, version));
+  return { api: createApi(tools, mcpEndpoint), lmTools: createLmTools(tools, log), mcpEndpoint };
+}

@@ -1,0 +1,183 @@
+import * as assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { networkInterfaces } from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Locator } from 'playwright-core';
+import { repoRoot } from './harness/codeServer';
+import { Control } from './harness/control';
+import { ApprovalsPanelDriver } from './harness/panel';
+import { useCodeServer } from './harness/session';
+
+/** 30 lines; changing lines 5 and 25 makes two hunks far apart. */
+const base = Array.from({ length: 30 }, (_, i) => `line ${i + 1}\n`).join('');
+
+interface ToolText {
+  isError: boolean;
+  text: string;
+}
+
+/**
+ * The published MCP Inspector's command-line client (not ours), run as a person would from a terminal. Its build
+ * looks for ../package.json from the working folder, so it runs from its own build folder.
+ */
+function inspector(url: string, header: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const cli = path.join(repoRoot, 'node_modules', '@modelcontextprotocol', 'inspector-cli', 'build');
+  return new Promise((resolve) => {
+    execFile(process.execPath, [path.join(cli, 'index.js'), url, '--transport', 'http', ...args, '--header', header], { cwd: cli, timeout: 120_000 }, (error, stdout, stderr) => {
+      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr });
+    });
+  });
+}
+
+/**
+ * Toolgate's MCP endpoint in the real VS Code, reached by MCP clients that are not Toolgate: the MCP SDK's own client
+ * and the published MCP Inspector CLI. Each call waits on the same card as the agent's, says which client asks, and
+ * the person's answer (deny, allow once, edit then allow, hunk by hunk) reaches the client.
+ */
+describe("Toolgate's MCP endpoint, for MCP clients, in the real VS Code", function () {
+  this.timeout(180_000);
+  const control = new Control();
+  const session = useCodeServer({ env: control.env, extraExtensions: [control.vsix], files: { 'two-hunks.txt': base } });
+  const file = (relative: string): string => path.join(session.server.workspace, relative);
+  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
+  let client: Client | undefined;
+  let endpoint: { url: string; headers: Record<string, string> } | undefined;
+
+  async function sdkClient(): Promise<Client> {
+    if (client === undefined) {
+      endpoint = await control.call<{ url: string; headers: Record<string, string> }>('/mcpEndpoint');
+      client = new Client({ name: 'e2e-sdk-client', version: '2.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(endpoint.url), { requestInit: { headers: endpoint.headers } }));
+    }
+    return client;
+  }
+
+  async function call(name: string, args: Record<string, unknown>): Promise<ToolText> {
+    const result = await (await sdkClient()).callTool({ name, arguments: args }, undefined, { timeout: 150_000 });
+    const content = result.content as { type: string; text?: string }[];
+    return { isError: result.isError === true, text: content.map((part) => part.text ?? '').join('') };
+  }
+
+  after(async () => {
+    await client?.close();
+  });
+
+  it('the API gives a loopback URL and a secret header; the SDK client lists the built-in tools by name', async () => {
+    const tools = (await (await sdkClient()).listTools()).tools;
+    assert.match(endpoint?.url ?? '', /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    assert.match(endpoint?.headers['Authorization'] ?? '', /^Bearer [\w-]{40,}$/);
+    assert.deepEqual(tools.map((tool) => tool.name), ['write_file', 'edit_file', 'run_in_terminal', 'read_file', 'list_files', 'search_text']);
+  });
+
+  it('deny with a reason: the card names the client, nothing is written, and the reason reaches it as an error result', async () => {
+    const result = call('write_file', { path: 'denied.txt', content: 'x\n' });
+    const card = await panel().waitForCall('write_file', 'denied.txt');
+    assert.match(await card.locator('.source').innerText(), /from the MCP client e2e-sdk-client 2\.0\.0/);
+    await panel().deny(card, 'not this file');
+    const answer = await result;
+    assert.equal(answer.isError, true);
+    assert.match(answer.text, /The person denied this call and said: "not this file"\. Nothing was changed\./);
+    assert.equal(existsSync(file('denied.txt')), false);
+  });
+
+  it('allow once writes the file and tells the client', async () => {
+    const result = call('write_file', { path: 'allowed.txt', content: 'from an MCP client\n' });
+    const card = await panel().waitForCall('write_file', 'allowed.txt');
+    await session.workbench.screenshot('mcp-endpoint-card');
+    await panel().act(card, 'allow-once');
+    const answer = await result;
+    assert.equal(answer.isError, false);
+    assert.match(answer.text, /allowed\.txt/);
+    assert.equal(readFileSync(file('allowed.txt'), 'utf8'), 'from an MCP client\n');
+  });
+
+  it("edit then allow: the person's text is written, and the client is told it was edited", async () => {
+    const result = call('write_file', { path: 'edited.txt', content: 'the model wrote this\n' });
+    const card = await panel().waitForCall('write_file', 'edited.txt');
+    await panel().act(card, 'edit');
+    await card.locator('[data-field="edited"]').fill('the person wrote this\n');
+    await panel().act(card, 'allow-edited');
+    const answer = await result;
+    assert.equal(readFileSync(file('edited.txt'), 'utf8'), 'the person wrote this\n');
+    assert.match(answer.text, /edit/i);
+  });
+
+  it('hunk by hunk: one of two hunks accepted is what lands, and the client hears which was rejected', async () => {
+    const result = call('edit_file', { path: 'two-hunks.txt', edits: [{ old: 'line 5\n', new: 'line five\n' }, { old: 'line 25\n', new: 'line twenty-five\n' }] });
+    const card = await panel().waitForCall('edit_file', 'two-hunks.txt');
+    const hunk = (index: number): Locator => card.locator(`[data-hunk-index="${index}"]`);
+    await hunk(1).locator('[data-action="reject-hunk"]').click();
+    await card.locator('[data-hunk-index="1"][data-state="rejected"]').waitFor({ timeout: 5_000 });
+    await panel().act(card, 'allow-once');
+    const answer = await result;
+    const text = readFileSync(file('two-hunks.txt'), 'utf8');
+    assert.match(text, /^line five$/m);
+    assert.match(text, /^line 25$/m);
+    assert.match(answer.text, /1 of 2 hunks/);
+  });
+
+  it('a grant given to this client covers its next call, not the published Inspector CLI, and the grant list says whose it is', async () => {
+    const first = call('write_file', { path: 'granted/one.txt', content: '1\n' });
+    const card = await panel().waitForCall('write_file', 'granted/one.txt');
+    await card.locator('[data-field="grant-scope"]').selectOption('tool');
+    await panel().act(card, 'allow-session');
+    assert.equal((await first).isError, false);
+    const frame = await session.workbench.webviewFrame('[data-field="grants"] li');
+    assert.match(await frame.locator('[data-field="grants"] li').first().innerText(), /write_file: every call \(for the MCP client e2e-sdk-client only\)/);
+    // Covered: no card.
+    const second = await call('write_file', { path: 'granted/two.txt', content: '2\n' });
+    assert.equal(second.isError, false);
+    assert.equal(readFileSync(file('granted/two.txt'), 'utf8'), '2\n');
+    // Another client, with the same secret, is asked.
+    const header = `Authorization: ${endpoint?.headers['Authorization'] ?? ''}`;
+    const byInspector = inspector(endpoint?.url ?? '', header, ['--method', 'tools/call', '--tool-name', 'write_file', '--tool-arg', 'path=granted/three.txt', 'content=three']);
+    const asked = await panel().waitForCall('write_file', 'granted/three.txt');
+    assert.match(await asked.locator('.source').innerText(), /from the MCP client inspector-cli [\d.]+/);
+    await panel().act(asked, 'allow-once');
+    const cli = await byInspector;
+    assert.equal(cli.code, 0, cli.stderr);
+    const printed = JSON.parse(cli.stdout) as { content: { text: string }[]; isError?: boolean };
+    assert.notEqual(printed.isError, true);
+    assert.match(printed.content[0]?.text ?? '', /granted\/three\.txt/);
+    assert.equal(readFileSync(file('granted/three.txt'), 'utf8'), 'three');
+  });
+
+  it('the Inspector CLI lists the tools with the secret, and is refused without it or with a wrong one', async () => {
+    const url = endpoint?.url ?? '';
+    const listed = await inspector(url, `Authorization: ${endpoint?.headers['Authorization'] ?? ''}`, ['--method', 'tools/list']);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.deepEqual((JSON.parse(listed.stdout) as { tools: { name: string }[] }).tools.map((tool) => tool.name).slice(0, 3), ['write_file', 'edit_file', 'run_in_terminal']);
+    for (const header of ['Authorization: Bearer wrong-secret', 'X-Nothing: here']) {
+      const refused = await inspector(url, header, ['--method', 'tools/list']);
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /missing or wrong secret/);
+    }
+  });
+
+  it('is not served on any other address of this machine', async () => {
+    const port = new URL(endpoint?.url ?? '').port;
+    const others = Object.values(networkInterfaces()).flat().filter((address) => address !== undefined && address.family === 'IPv4' && !address.internal);
+    for (const address of others) {
+      const outcome = await new Promise<string>((resolve) => {
+        const outgoing = httpRequest({ host: address?.address, port, path: '/mcp', method: 'POST', headers: { authorization: endpoint?.headers['Authorization'] ?? '' } }, (response) => resolve(`answered ${response.statusCode ?? 0}`));
+        outgoing.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+        outgoing.end('{}');
+      });
+      assert.equal(outcome, 'ECONNREFUSED', `${address?.address ?? ''}:${port}`);
+    }
+  });
+
+  it('the audit log names the client of each call', async () => {
+    await control.call('/command', { command: 'toolgate.showAuditLog' });
+    const storage = path.join(session.server.userDataDir, 'User', 'workspaceStorage');
+    const { execFileSync } = await import('node:child_process');
+    const [audit] = execFileSync('find', [storage, '-name', 'audit.md'], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+    const table = readFileSync(audit ?? '', 'utf8');
+    assert.match(table, /\| write_file \(from the MCP client e2e-sdk-client 2\.0\.0\) \| denied\.txt \| deny after asking \|/);
+    assert.match(table, /\| write_file \(from the MCP client inspector-cli [\d.]+\) \| granted\/three\.txt \|/);
+  });
+});
