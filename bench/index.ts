@@ -1,6 +1,7 @@
 /** `npm run bench`: prints every benchmark table. Nothing here is asserted; read the ratios. */
 import { agentBench } from './agent';
 import { burstBench } from './burst';
+import { callersBench } from './callers';
 import { diffBench } from './diff';
 import { foundationBench } from './foundation';
 import { gateBench } from './gate';
@@ -20,6 +21,7 @@ async function main(): Promise<void> {
   printTable('Sandbox: cost per command against the same command unconfined', await sandboxBench());
   printTable('Agent: loop overhead and streaming', await agentBench());
   printTable('MCP: calls through the manager and the gate', await mcpBench());
+  printTable('Other agents: a gated call allowed by a grant, per caller', await callersBench());
   printTable('Foundation: activation and sizes', await foundationBench());
 }
 

@@ -123,6 +123,7 @@ describe("Toolgate's MCP endpoint, for MCP clients, in the real VS Code", functi
   it('a grant given to this client covers its next call, not the published Inspector CLI, and the grant list says whose it is', async () => {
     const first = call('write_file', { path: 'granted/one.txt', content: '1\n' });
     const card = await panel().waitForCall('write_file', 'granted/one.txt');
+    assert.equal(await card.locator('[data-field="grant-caller"]').innerText(), 'Grants cover the MCP client e2e-sdk-client 2.0.0 only.');
     await card.locator('[data-field="grant-scope"]').selectOption('tool');
     await panel().act(card, 'allow-session');
     assert.equal((await first).isError, false);
@@ -169,6 +170,25 @@ describe("Toolgate's MCP endpoint, for MCP clients, in the real VS Code", functi
       });
       assert.equal(outcome, 'ECONNREFUSED', `${address?.address ?? ''}:${port}`);
     }
+  });
+
+  it("Copy the MCP Endpoint's Config, by the keyboard: the pick says where each goes, and Claude Code's command is copied", async () => {
+    const page = session.workbench.page;
+    await session.workbench.runCommand("Toolgate: Copy the MCP Endpoint's Config for a Client");
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible' });
+    const listed = await page.locator('.quick-input-list .monaco-list-row').allInnerTexts();
+    for (const client of ['The URL and the header', 'Claude Code', 'Codex CLI', 'Cline', 'Roo Code', 'Gemini CLI']) {
+      assert.ok(listed.some((row) => row.includes(client)), `${client} in ${listed.join(' | ')}`);
+    }
+    await session.workbench.screenshot('mcp-endpoint-configs');
+    await page.keyboard.type('Claude');
+    await page.keyboard.press('Enter');
+    await page.locator('.notifications-toasts', { hasText: 'Copied the config for Claude Code' }).waitFor();
+    // The browser's clipboard, where code-server's VS Code writes (reading it needs the page's permission).
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(page.url()).origin });
+    const text = await page.evaluate(() => navigator.clipboard.readText());
+    assert.equal(text, `claude mcp add --transport http toolgate ${endpoint?.url ?? ''} --header "Authorization: ${endpoint?.headers['Authorization'] ?? ''}"`);
   });
 
   it('the audit log names the client of each call', async () => {

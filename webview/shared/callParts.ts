@@ -4,6 +4,7 @@
  */
 import type { CommandPreview, PendingCallView } from '../../src/shared/approvals';
 import { button, h, icon, type Bridge } from './bridge';
+import { agentCaller, callerLabel } from '../../src/shared/callers';
 
 /** A button of the contract: `data-action` on it, an icon before its label. */
 export function actionButton(action: string, label: string, iconName: string, attrs: Record<string, string | boolean> = {}): HTMLElement {
@@ -115,7 +116,7 @@ export type GrantAction = 'allow-session' | 'allow-workspace' | 'allow-task' | '
  * also grants that end by themselves: for the agent's current task (`task`), and for the next N minutes.
  */
 export function grantControls(
-  call: Pick<PendingCallView, 'grantOptions' | 'grantable'>,
+  call: Pick<PendingCallView, 'grantOptions' | 'grantable' | 'source'>,
   which: string,
   grant: (action: GrantAction, grantOption: string, minutes?: number) => void,
   timeBoxed?: { task: boolean },
@@ -144,7 +145,9 @@ export function grantControls(
     timed.push(minutes, forMinutes);
   }
   const element = h('div', { class: 'grant-group', role: 'group', 'aria-label': `Grant for ${which}` },
-    h('label', { class: 'scope-label' }, 'Allow for: ', scope), session, ...timed, workspace);
+    h('label', { class: 'scope-label' }, 'Allow for: ', scope), session, ...timed, workspace,
+    // A grant covers the caller it is given to, and no other agent: said where it is given.
+    call.source === agentCaller ? '' : h('span', { class: 'muted', 'data-field': 'grant-caller' }, `Grants cover ${callerLabel(call.source)} only.`));
   return { element, buttons: [session, ...timed, workspace] };
 }
 
