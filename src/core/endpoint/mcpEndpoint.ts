@@ -148,7 +148,7 @@ export class McpEndpoint {
       return { status: 404, message: 'not found: the endpoint is /mcp' };
     }
     if (!sameSecret(request.headers.authorization, `Bearer ${this.secret}`)) {
-      return { status: 401, message: "missing or wrong secret: use the Authorization header of this window's Toolgate MCP endpoint (Toolgate: Show the MCP Endpoint)" };
+      return { status: 401, message: "missing or wrong secret: use the Authorization header of this window's Toolgate MCP endpoint (Toolgate: Copy the MCP Endpoint's Config for a Client)" };
     }
     return undefined;
   }
