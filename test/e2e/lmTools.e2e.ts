@@ -5,6 +5,9 @@ import { Control } from './harness/control';
 import { ApprovalsPanelDriver } from './harness/panel';
 import { useCodeServer } from './harness/session';
 
+/** 30 lines; changing lines 5 and 25 makes two hunks far apart. */
+const twoHunks = Array.from({ length: 30 }, (_, i) => `line ${i + 1}\n`).join('');
+
 interface LmTool {
   name: string;
   description: string;
@@ -19,7 +22,7 @@ interface LmTool {
 describe("Toolgate's tools for other agents: VS Code's language-model tool API, in the real VS Code", function () {
   this.timeout(180_000);
   const control = new Control();
-  const session = useCodeServer({ env: control.env, extraExtensions: [control.vsix] });
+  const session = useCodeServer({ env: control.env, extraExtensions: [control.vsix], files: { 'two-hunks.txt': twoHunks } });
   const file = (relative: string): string => path.join(session.server.workspace, relative);
   const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
   const invoke = (name: string, input: Record<string, unknown>, cancelAfterMs?: number): Promise<{ text: string }> =>
@@ -58,6 +61,28 @@ describe("Toolgate's tools for other agents: VS Code's language-model tool API, 
     const outcome = await result.then((value) => value.text, (error: unknown) => `rejected: ${String(error)}`);
     await panel().waitForNoCalls();
     assert.equal(existsSync(file('cancelled.txt')), false, outcome);
+  });
+
+  it("edit then allow: the person's text is written, and the caller is told it was edited", async () => {
+    const result = invoke('toolgate_write_file', { path: 'edited.txt', content: 'the model wrote this\n' });
+    const card = await panel().waitForCall('write_file', 'edited.txt');
+    await panel().act(card, 'edit');
+    await card.locator('[data-field="edited"]').fill('the person wrote this\n');
+    await panel().act(card, 'allow-edited');
+    assert.match((await result).text, /edit/i);
+    assert.equal(readFileSync(file('edited.txt'), 'utf8'), 'the person wrote this\n');
+  });
+
+  it('hunk by hunk: the accepted hunk lands, and the caller hears which was rejected', async () => {
+    const result = invoke('toolgate_edit_file', { path: 'two-hunks.txt', edits: [{ old: 'line 5\n', new: 'line five\n' }, { old: 'line 25\n', new: 'line twenty-five\n' }] });
+    const card = await panel().waitForCall('edit_file', 'two-hunks.txt');
+    await card.locator('[data-hunk-index="1"] [data-action="reject-hunk"]').click();
+    await card.locator('[data-hunk-index="1"][data-state="rejected"]').waitFor({ timeout: 5_000 });
+    await panel().act(card, 'allow-once');
+    assert.match((await result).text, /1 of 2 hunks/);
+    const text = readFileSync(file('two-hunks.txt'), 'utf8');
+    assert.match(text, /^line five$/m);
+    assert.match(text, /^line 25$/m);
   });
 
   it('malformed arguments get a precise error, and nothing waits', async () => {

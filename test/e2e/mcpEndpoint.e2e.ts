@@ -41,7 +41,8 @@ function inspector(url: string, header: string, args: string[]): Promise<{ code:
 describe("Toolgate's MCP endpoint, for MCP clients, in the real VS Code", function () {
   this.timeout(180_000);
   const control = new Control();
-  const session = useCodeServer({ env: control.env, extraExtensions: [control.vsix], files: { 'two-hunks.txt': base } });
+  // VS Code's own MCP client is part of its chat features, which the harness turns off elsewhere.
+  const session = useCodeServer({ env: control.env, extraExtensions: [control.vsix], files: { 'two-hunks.txt': base }, settings: { 'chat.disableAIFeatures': false } });
   const file = (relative: string): string => path.join(session.server.workspace, relative);
   const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
   let client: Client | undefined;
@@ -175,8 +176,8 @@ describe("Toolgate's MCP endpoint, for MCP clients, in the real VS Code", functi
   it("Copy the MCP Endpoint's Config, by the keyboard: the pick says where each goes, and Claude Code's command is copied", async () => {
     const page = session.workbench.page;
     await session.workbench.runCommand("Toolgate: Copy the MCP Endpoint's Config for a Client");
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor({ state: 'visible' });
+    // The command palette gives way to the configs' pick.
+    await page.locator('.quick-input-widget', { hasText: "Copy the config of Toolgate's MCP endpoint for" }).waitFor();
     const listed = await page.locator('.quick-input-list .monaco-list-row').allInnerTexts();
     for (const client of ['The URL and the header', 'Claude Code', 'Codex CLI', 'Cline', 'Roo Code', 'Gemini CLI']) {
       assert.ok(listed.some((row) => row.includes(client)), `${client} in ${listed.join(' | ')}`);
@@ -189,6 +190,34 @@ describe("Toolgate's MCP endpoint, for MCP clients, in the real VS Code", functi
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(page.url()).origin });
     const text = await page.evaluate(() => navigator.clipboard.readText());
     assert.equal(text, `claude mcp add --transport http toolgate ${endpoint?.url ?? ''} --header "Authorization: ${endpoint?.headers['Authorization'] ?? ''}"`);
+  });
+
+  it("VS Code's own MCP client lists Toolgate's server, starts it and calls its tools through the same gate", async () => {
+    const page = session.workbench.page;
+    await session.workbench.runCommand('MCP: List Servers');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Toolgate' }).filter({ hasText: 'Stopped' }).first().click();
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Start Server' }).first().click();
+    let names: string[] = [];
+    const deadline = Date.now() + 30_000;
+    while (!names.includes('mcp_toolgate_write_file')) {
+      assert.ok(Date.now() < deadline, `VS Code's tools after starting the server: ${names.join(', ')}`);
+      names = (await control.call<{ name: string }[]>('/lmTools', { all: true })).map((tool) => tool.name);
+    }
+    assert.deepEqual(names.filter((name) => name.startsWith('mcp_toolgate_')).sort(), ['edit_file', 'list_files', 'read_file', 'run_in_terminal', 'search_text', 'write_file'].map((tool) => `mcp_toolgate_${tool}`));
+    const result = control.call<{ text: string }>('/lmInvoke', { name: 'mcp_toolgate_write_file', input: { path: 'via-vscode-mcp.txt', content: 'through VS Code\'s MCP client\n' } });
+    // VS Code asks its own question before it calls an MCP tool that is not read-only; then Toolgate's card waits.
+    const dialog = page.locator('.monaco-dialog-box', { hasText: 'Run Toolgate: Write File' });
+    await dialog.waitFor();
+    await dialog.locator('.monaco-button', { hasText: 'Yes' }).click();
+    const card = await panel().waitForCall('write_file', 'via-vscode-mcp.txt');
+    // VS Code's client names itself by the product's name: "code-server" here (the desktop app says "Visual Studio Code").
+    assert.match(await card.locator('.source').innerText(), /from the MCP client code-server \d+\.\d+/);
+    await panel().act(card, 'allow-once');
+    assert.match((await result).text, /via-vscode-mcp\.txt/);
+    assert.equal(readFileSync(file('via-vscode-mcp.txt'), 'utf8'), "through VS Code's MCP client\n");
+    // A read-only tool is called without VS Code's question (and Toolgate's rules let reads run).
+    const read = await control.call<{ text: string }>('/lmInvoke', { name: 'mcp_toolgate_read_file', input: { path: 'via-vscode-mcp.txt' } });
+    assert.match(read.text, /through VS Code's MCP client/);
   });
 
   it('the audit log names the client of each call', async () => {

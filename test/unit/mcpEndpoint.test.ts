@@ -70,6 +70,9 @@ describe("Toolgate's MCP endpoint (the MCP SDK's own client over HTTP)", () => {
     assert.deepEqual(tools.map((tool) => tool.name), ['write_file', 'edit_file', 'run_in_terminal', 'read_file', 'list_files', 'search_text']);
     assert.deepEqual(tools.find((tool) => tool.name === 'write_file')?.inputSchema.required, ['path', 'content']);
     assert.deepEqual(tools.find((tool) => tool.name === 'edit_file')?.inputSchema.required, ['path', 'edits']);
+    // Only the reads say they are read-only (a client may skip its own question for those).
+    assert.deepEqual(tools.filter((tool) => tool.annotations?.readOnlyHint === true).map((tool) => tool.name), ['read_file', 'list_files', 'search_text']);
+    assert.deepEqual(tools.filter((tool) => tool.annotations?.openWorldHint === true).map((tool) => tool.name), ['run_in_terminal']);
     const result = await client.callTool({ name: 'write_file', arguments: { path: 'notes.txt', content: 'hi\n' } });
     assert.deepEqual(result.content, [{ type: 'text', text: 'Wrote notes.txt (1 line).' }]);
     assert.equal(result.isError, false);

@@ -31,14 +31,29 @@ function modelDescription(description: string): string {
 }
 
 /** The tools of Toolgate's MCP endpoint: the built-in tools' names and arguments, described as the language-model tools are. */
-export function gateToolListing(): { name: LmToolSource; description: string; inputSchema: { type: 'object'; [key: string]: unknown } }[] {
+export function gateToolListing(): {
+  name: LmToolSource;
+  title: string;
+  description: string;
+  inputSchema: { type: 'object'; [key: string]: unknown };
+  annotations: { readOnlyHint: boolean; destructiveHint: boolean; openWorldHint: boolean };
+}[] {
   const specs = new Map(builtinToolSpecs(lmToolSources).map((spec) => [spec.name, spec]));
   return lmToolSources.map((tool) => {
     const spec = specs.get(tool);
     if (spec === undefined) {
       throw new RangeError(`no spec for ${tool}`);
     }
-    return { name: tool, description: modelDescription(spec.description), inputSchema: { ...spec.parameters, type: 'object' } };
+    const readOnly = tool === 'read_file' || tool === 'list_files' || tool === 'search_text';
+    return {
+      name: tool,
+      title: displayNames[tool],
+      description: modelDescription(spec.description),
+      inputSchema: { ...spec.parameters, type: 'object' },
+      // Hints for the client's own prompts (VS Code does not ask before a read-only tool): what the tool may do, not
+      // what the gate will allow. A command can do anything, so it is not read-only, and may reach the network.
+      annotations: { readOnlyHint: readOnly, destructiveHint: !readOnly, openWorldHint: tool === 'run_in_terminal' },
+    };
   });
 }
 

@@ -170,7 +170,8 @@ async function startControl(controlFile: string, context: vscode.ExtensionContex
     // Where MCP clients reach the gate (the API's mcpEndpoint(): URL and header).
     '/mcpEndpoint': () => api.mcpEndpoint(),
     // Another extension using VS Code's language-model tool API, as Copilot agent mode does: the tools it sees, and a call.
-    '/lmTools': () => Promise.resolve(vscode.lm.tools.filter((tool) => tool.name.startsWith('toolgate_')).map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema ?? null, tags: tool.tags }))),
+    // Toolgate's own (`toolgate_…`), or with `all`, every tool VS Code offers (MCP servers' included).
+    '/lmTools': (input) => Promise.resolve(vscode.lm.tools.filter((tool) => input['all'] === true || tool.name.startsWith('toolgate_')).map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema ?? null, tags: tool.tags }))),
     '/lmInvoke': async (input) => {
       const source = new vscode.CancellationTokenSource();
       const cancelAfterMs = Number(input['cancelAfterMs'] ?? 0);
