@@ -66,9 +66,7 @@ describe("Toolgate's tools for other agents: VS Code's language-model tool API, 
   it("edit then allow: the person's text is written, and the caller is told it was edited", async () => {
     const result = invoke('toolgate_write_file', { path: 'edited.txt', content: 'the model wrote this\n' });
     const card = await panel().waitForCall('write_file', 'edited.txt');
-    await panel().act(card, 'edit');
-    await card.locator('[data-field="edited"]').fill('the person wrote this\n');
-    await panel().act(card, 'allow-edited');
+    await panel().editThenAllow(card, 'the person wrote this\n');
     assert.match((await result).text, /edit/i);
     assert.equal(readFileSync(file('edited.txt'), 'utf8'), 'the person wrote this\n');
   });

@@ -99,9 +99,7 @@ describe("Toolgate's MCP endpoint, for MCP clients, in the real VS Code", functi
   it("edit then allow: the person's text is written, and the client is told it was edited", async () => {
     const result = call('write_file', { path: 'edited.txt', content: 'the model wrote this\n' });
     const card = await panel().waitForCall('write_file', 'edited.txt');
-    await panel().act(card, 'edit');
-    await card.locator('[data-field="edited"]').fill('the person wrote this\n');
-    await panel().act(card, 'allow-edited');
+    await panel().editThenAllow(card, 'the person wrote this\n');
     const answer = await result;
     assert.equal(readFileSync(file('edited.txt'), 'utf8'), 'the person wrote this\n');
     assert.match(answer.text, /edit/i);

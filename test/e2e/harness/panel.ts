@@ -50,6 +50,13 @@ export class ApprovalsPanelDriver {
     await card.locator(`[data-action="${action}"]`).first().click();
   }
 
+  /** Edit then allow, as a person does: Edit, the text typed in the box, Allow. */
+  async editThenAllow(card: Locator, text: string): Promise<void> {
+    await this.act(card, 'edit');
+    await card.locator('[data-field="edited"]').fill(text);
+    await this.act(card, 'allow-edited');
+  }
+
   /** Deny as a person does: Deny opens the reason box, the reason is typed, a second Deny sends. */
   async deny(card: Locator, reason?: string): Promise<void> {
     const callId = await card.getAttribute('data-call-id');
