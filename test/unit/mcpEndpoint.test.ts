@@ -14,7 +14,7 @@ interface Ran {
 }
 
 /** The endpoint over a fake gate: each call is recorded and answered by `answer` (or waits until aborted). */
-async function startEndpoint(answer: (ran: Ran) => Promise<{ ok: boolean; output: string }>): Promise<{ endpoint: McpEndpoint; ran: Ran[] }> {
+async function startEndpoint(answer: (ran: Ran) => Promise<{ ok: boolean; output: string }>, progressEveryMs?: number): Promise<{ endpoint: McpEndpoint; ran: Ran[] }> {
   const ran: Ran[] = [];
   const ports: EndpointPorts = {
     run: (tool, args, source, signal) => {
@@ -24,7 +24,7 @@ async function startEndpoint(answer: (ran: Ran) => Promise<{ ok: boolean; output
     },
     log: { info: () => undefined, warn: () => undefined, error: () => undefined },
   };
-  return { endpoint: await McpEndpoint.start(ports, '9.9.9'), ran };
+  return { endpoint: await McpEndpoint.start(ports, '9.9.9', progressEveryMs === undefined ? {} : { progressEveryMs }), ran };
 }
 
 async function connect(url: string, headers: Record<string, string>, name = 'test-client'): Promise<Client> {
@@ -124,6 +124,32 @@ describe("Toolgate's MCP endpoint (the MCP SDK's own client over HTTP)", () => {
     await assert.rejects(call);
     await aborted;
     assert.equal(waiting?.signal.aborted, true);
+    await client.close();
+  });
+
+  it('while a call waits, a client that asked for progress hears it, and its timeout is reset by it', async () => {
+    let release = (): void => undefined;
+    const started = await startEndpoint(() => new Promise((resolve) => (release = () => resolve({ ok: true, output: 'written at last' }))), 20);
+    endpoint = started.endpoint;
+    const client = await connect(endpoint.info().url, endpoint.info().headers);
+    const heard: string[] = [];
+    let fifth = (): void => undefined;
+    const heardFive = new Promise<void>((resolve) => (fifth = resolve));
+    // A 60 ms timeout, reset by each progress notification: without them the call would fail long before it ends.
+    const call = client.callTool({ name: 'write_file', arguments: { path: 'a', content: 'b' } }, undefined, {
+      timeout: 60,
+      resetTimeoutOnProgress: true,
+      onprogress: (progress) => {
+        if (heard.push(progress.message ?? '') === 5) {
+          fifth();
+        }
+      },
+    });
+    await heardFive;
+    release();
+    const result = await call;
+    assert.deepEqual(result.content, [{ type: 'text', text: 'written at last' }]);
+    assert.ok(heard.every((message) => message === 'waiting for the decision in VS Code'), heard.join(', '));
     await client.close();
   });
 

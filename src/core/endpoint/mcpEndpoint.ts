@@ -39,7 +39,7 @@ const maxSessions = 32;
 /** The largest request body read (a write_file of a big file fits; more is refused, never buffered). */
 const maxBodyBytes = 16 * 2 ** 20;
 /** While a call waits for the person, a client that asked for progress hears every this often, so it does not time out. */
-const progressEveryMs = 10_000;
+const defaultProgressEveryMs = 10_000;
 
 interface Session {
   transport: SessionTransport;
@@ -56,13 +56,14 @@ export class McpEndpoint {
     private readonly http: HttpServer,
     private readonly ports: EndpointPorts,
     private readonly version: string,
+    private readonly progressEveryMs: number,
   ) {}
 
   /** Listens on 127.0.0.1 at a port the system picks, with a new secret. */
-  static async start(ports: EndpointPorts, version: string): Promise<McpEndpoint> {
+  static async start(ports: EndpointPorts, version: string, { progressEveryMs = defaultProgressEveryMs } = {}): Promise<McpEndpoint> {
     const sdk = await import('../mcp/sdk');
     const http = createServer();
-    const endpoint = new McpEndpoint(sdk, http, ports, version);
+    const endpoint = new McpEndpoint(sdk, http, ports, version, progressEveryMs);
     http.on('request', (request, response) => {
       endpoint.handle(request, response).catch((error: unknown) => {
         ports.log.error(`[mcp-endpoint] ${error instanceof Error ? error.message : String(error)}`);
@@ -194,7 +195,7 @@ export class McpEndpoint {
           : setInterval(() => {
               beat += 1;
               void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: beat, message: 'waiting for the decision in VS Code' } }).catch(() => undefined);
-            }, progressEveryMs);
+            }, this.progressEveryMs);
       return this.call(request.params.name, request.params.arguments ?? {}, source, extra.signal).finally(() => {
         clearInterval(progress);
       });
