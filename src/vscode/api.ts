@@ -36,7 +36,7 @@ export interface ToolgateApi {
 export const apiChatId = 'api';
 
 /** The API over the tool service, except `onDidDecide` (the extension entry owns that event). */
-export function createApi(tools: Pick<ToolService, 'requestApproval' | 'evaluate' | 'runBatch'>, endpoint: { info(): Promise<{ url: string; headers: Record<string, string> }> }): Omit<ToolgateApi, 'onDidDecide'> {
+export function createApi(tools: Pick<ToolService, 'requestApproval' | 'evaluate' | 'runOne'>, endpoint: { info(): Promise<{ url: string; headers: Record<string, string> }> }): Omit<ToolgateApi, 'onDidDecide'> {
   return {
     mcpEndpoint: () => endpoint.info(),
     requestApproval: async (call) => {
@@ -50,11 +50,7 @@ export function createApi(tools: Pick<ToolService, 'requestApproval' | 'evaluate
     },
     evaluate: (call) => tools.evaluate(call),
     invokeTool: async (call) => {
-      const [result] = await tools.runBatch([{ ...call, source: apiSource(call.source) }], { chatId: apiChatId });
-      if (!result) {
-        throw new Error('no result');
-      }
-      return result;
+      return tools.runOne({ ...call, source: apiSource(call.source) }, { chatId: apiChatId });
     },
   };
 }

@@ -16,15 +16,15 @@ export interface LmTools {
   invoke(tool: LmToolSource, input: unknown, token: vscode.CancellationToken): Promise<vscode.LanguageModelToolResult>;
 }
 
-export function createLmTools(tools: Pick<ToolService, 'runBatch'>, log: Log): LmTools {
+export function createLmTools(tools: Pick<ToolService, 'runOne'>, log: Log): LmTools {
   return {
     invoke: async (tool, input, token) => {
       const controller = new AbortController();
       const cancel = token.onCancellationRequested(() => controller.abort());
       try {
-        const [result] = await tools.runBatch([{ tool, args: input, source: lmToolCaller }], { chatId: lmToolsChatId, signal: controller.signal });
-        log.info(`[lm-tool] ${lmToolName(tool)}: ${result?.ok === true ? 'done' : 'not done'}`);
-        return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(result?.output ?? `${lmToolName(tool)}: no result`)]);
+        const result = await tools.runOne({ tool, args: input, source: lmToolCaller }, { chatId: lmToolsChatId, signal: controller.signal });
+        log.info(`[lm-tool] ${lmToolName(tool)}: ${result.ok ? 'done' : 'not done'}`);
+        return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(result.output)]);
       } finally {
         cancel.dispose();
       }

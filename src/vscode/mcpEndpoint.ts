@@ -20,15 +20,12 @@ export interface McpEndpointHost {
   dispose(): void;
 }
 
-export function createMcpEndpointHost(tools: Pick<ToolService, 'runBatch'>, log: Log, version: string): McpEndpointHost {
+export function createMcpEndpointHost(tools: Pick<ToolService, 'runOne'>, log: Log, version: string): McpEndpointHost {
   let started: Promise<McpEndpoint> | undefined;
   const endpoint = (): Promise<McpEndpoint> => {
     started ??= McpEndpoint.start(
       {
-        run: async (tool, args, source, signal) => {
-          const [result] = await tools.runBatch([{ tool, args, source }], { chatId: mcpEndpointChatId, signal });
-          return { ok: result?.ok === true, output: result?.output ?? `${tool}: no result` };
-        },
+        run: (tool, args, source, signal) => tools.runOne({ tool, args, source }, { chatId: mcpEndpointChatId, signal }),
         log,
       },
       version,

@@ -21,7 +21,7 @@ export interface OtherAgents {
 /** The chats of other agents' calls, with the names their terminals and grant lists go by. */
 export const outsideChats: Readonly<Record<string, string>> = { [apiChatId]: 'API calls', [lmToolsChatId]: 'VS Code tool calls', [mcpEndpointChatId]: 'MCP clients' };
 
-export function createOtherAgents(tools: Pick<ToolService, 'requestApproval' | 'evaluate' | 'runBatch'>, log: Log, version: string, disposables: DisposableStore): OtherAgents {
+export function createOtherAgents(tools: Pick<ToolService, 'requestApproval' | 'evaluate' | 'runOne'>, log: Log, version: string, disposables: DisposableStore): OtherAgents {
   const mcpEndpoint = disposables.add(createMcpEndpointHost(tools, log, version));
   return { api: createApi(tools, mcpEndpoint), lmTools: createLmTools(tools, log), mcpEndpoint };
 }

@@ -85,8 +85,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   // The profile's mcp.json sits two folders above this extension's global storage (User/globalStorage/<id>).
   const mcp = new McpServers(context.workspaceState, log, path.join(context.extensionPath, 'dist'), sandbox, vscode.Uri.joinPath(context.globalStorageUri, '..', '..', 'mcp.json'));
   const chats = store.add(new ChatBook(state, log));
-  const callers = outsideChats; // terminal names
-  const terminal = store.add(new TerminalRunner((chatId) => callers[chatId] ?? chats.list().find((chat) => chat.id === chatId)?.title, sandbox));
+  const terminal = store.add(new TerminalRunner((chatId) => outsideChats[chatId] ?? chats.list().find((chat) => chat.id === chatId)?.title, sandbox));
   const stagedSoFar = store.add(new StagedSoFar(() => terminal.runningStages(), () => paths.resolver.roots));
   // Checkpoints of what the agent's allowed calls change; a note when old ones are dropped goes to the chat.
   const checkpoints = createCheckpoints({ state, settings, log, disposables: store, onNote: (note) => chats.notice(`Checkpoints: ${note.message}`) });
@@ -181,7 +180,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
       context.extensionUri,
       log,
       () => ({
-        view: 'approvals', waitingCalls: gate.waitingCount, trusted: vscode.workspace.isTrusted, pending: pendingViews(gate).map(forViews), grants: grantViews(gate, [agent.chatId, ...Object.keys(callers)]),
+        view: 'approvals', waitingCalls: gate.waitingCount, trusted: vscode.workspace.isTrusted, pending: pendingViews(gate).map(forViews), grants: grantViews(gate, [agent.chatId, ...Object.keys(outsideChats)]),
         diffMode: DiffMode.catch('unified').parse(context.workspaceState.get(diffModeKey)),
       }),
       panelRequests(gate, grants, { proposed, args }, focus, (mode) => context.workspaceState.update(diffModeKey, mode)),
@@ -209,7 +208,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     chats.onDidChange(() => {
       chat.refresh();
       attention.refresh();
-      terminal.retainChats(new Set([...Object.keys(callers), ...chats.list().map(({ id }) => id)]));
+      terminal.retainChats(new Set([...Object.keys(outsideChats), ...chats.list().map(({ id }) => id)]));
     }),
   );
   store.add(audit.onDidRecord(onDecide));

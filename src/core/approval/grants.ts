@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { globMatches } from './glob';
 import type { KeyValueStore } from '../storage/keyValueStore';
-import { callerLabel, grantCaller, isOutsideCaller } from '../../shared/callers';
+import { agentCaller, callerLabel, grantCaller, isOutsideCaller } from '../../shared/callers';
 
 export const GrantMatcher = z.discriminatedUnion('kind', [
   /** Exactly this call: the tool and its canonical arguments hash. */
@@ -53,9 +53,11 @@ export const Grant = z.strictObject({
 });
 export type Grant = z.infer<typeof Grant>;
 
-/** Whether a grant covers calls of a caller: only the one it was given to (see `Grant.caller`). */
-export function grantForCaller(grant: Grant, source: string): boolean {
-  return grant.caller === undefined ? !isOutsideCaller(source) : grant.caller === grantCaller(source);
+/** The grants that cover calls of a caller: only those given to it (see `Grant.caller`). On every call: the caller is worked out once. */
+function grantsForCaller(grants: readonly Grant[], source: string): Grant[] {
+  const caller = grantCaller(source);
+  const outside = isOutsideCaller(source);
+  return grants.filter((grant) => (grant.caller === undefined ? !outside : grant.caller === caller));
 }
 
 /** Minutes a "for the next N minutes" grant may last (the scope menu's choice, checked again by the host). */
@@ -110,7 +112,7 @@ export function describeMatcher(tool: string, matcher: GrantMatcher): string {
 export function describeGrant(grant: Grant): string {
   const scope =
     grant.scope === 'task' ? 'task' : grant.scope === 'timed' ? `timed (until ${grant.expiresAt?.slice(11, 16) ?? '?'} UTC)` : grant.scope;
-  return `${scope} grant for ${describeMatcher(grant.tool, grant.matcher)}${grant.caller !== undefined && grant.caller !== 'agent' ? ` (for ${callerLabel(grant.caller)} only)` : ''}`;
+  return `${scope} grant for ${describeMatcher(grant.tool, grant.matcher)}${grant.caller !== undefined && grant.caller !== agentCaller ? ` (for ${callerLabel(grant.caller)} only)` : ''}`;
 }
 
 export interface GrantSubject {
@@ -221,7 +223,7 @@ export class GrantStore {
    * its timed grants that have not ended, and the workspace's; each only if given to that caller.
    */
   active(chatId: string, moment: GrantMoment, source: string): Grant[] {
-    return [...(this.session.get(chatId) ?? []).filter((grant) => grantInForce(grant, moment)), ...this.workspace].filter((grant) => grantForCaller(grant, source));
+    return grantsForCaller([...(this.session.get(chatId) ?? []).filter((grant) => grantInForce(grant, moment)), ...this.workspace], source);
   }
 
   workspaceGrants(): readonly Grant[] {

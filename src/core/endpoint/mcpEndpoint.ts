@@ -19,7 +19,6 @@ import type { LogPort } from '../tools/ports';
 import type * as SdkModule from '../mcp/sdk';
 
 type Sdk = typeof SdkModule;
-type SessionServer = InstanceType<Sdk['Server']>;
 type SessionTransport = InstanceType<Sdk['StreamableHTTPServerTransport']>;
 
 /** What the endpoint needs of Toolgate: one call through the gate, as `source`, cancelled by `signal`. */
@@ -43,7 +42,6 @@ const defaultProgressEveryMs = 10_000;
 
 interface Session {
   transport: SessionTransport;
-  server: SessionServer;
   lastUsed: number;
 }
 
@@ -178,11 +176,8 @@ export class McpEndpoint {
       onsessioninitialized: (id) => {
         this.sessions.set(id, session);
       },
-      onsessionclosed: (id) => {
-        this.sessions.delete(id);
-      },
     });
-    const session: Session = { transport, server, lastUsed: Date.now() };
+    const session: Session = { transport, lastUsed: Date.now() };
     server.setRequestHandler(this.sdk.ListToolsRequestSchema, () => ({ tools: gateToolListing() }));
     server.setRequestHandler(this.sdk.CallToolRequestSchema, (request, extra) => {
       const client = server.getClientVersion();
@@ -200,11 +195,10 @@ export class McpEndpoint {
         clearInterval(progress);
       });
     });
+    // Ended by the client (DELETE), evicted or disposed: the transport closes either way.
     transport.onclose = () => {
-      for (const [id, open] of this.sessions) {
-        if (open === session) {
-          this.sessions.delete(id);
-        }
+      if (transport.sessionId !== undefined && this.sessions.get(transport.sessionId) === session) {
+        this.sessions.delete(transport.sessionId);
       }
     };
     void server.connect(transport);

@@ -5,6 +5,8 @@
  * do. `ask_user` is not offered: a caller has its own way to ask.
  */
 import { lmToolName, lmToolSources, type LmToolSource } from './lmToolNames';
+import type { ToolSpec } from '../llm/client';
+import { builtinTools } from '../toolDefinitions';
 import { builtinToolSpecs } from './specs';
 
 export { lmToolName, lmToolSources, type LmToolSource } from './lmToolNames';
@@ -30,6 +32,18 @@ function modelDescription(description: string): string {
   return `${description} Goes through Toolgate's approval gate: a person may allow, edit, review hunk by hunk or deny it (with a reason, returned here).`;
 }
 
+/** Each offered tool with its spec (the built-in description and JSON schema) and whether it only reads. */
+function offeredTools(): { tool: LmToolSource; spec: ToolSpec; readOnly: boolean }[] {
+  const specs = new Map(builtinToolSpecs(lmToolSources).map((spec) => [spec.name, spec]));
+  return lmToolSources.map((tool) => {
+    const spec = specs.get(tool);
+    if (spec === undefined) {
+      throw new RangeError(`no spec for ${tool}`);
+    }
+    return { tool, spec, readOnly: builtinTools[tool].risk === 'read' };
+  });
+}
+
 /** The tools of Toolgate's MCP endpoint: the built-in tools' names and arguments, described as the language-model tools are. */
 export function gateToolListing(): {
   name: LmToolSource;
@@ -38,13 +52,7 @@ export function gateToolListing(): {
   inputSchema: { type: 'object'; [key: string]: unknown };
   annotations: { readOnlyHint: boolean; destructiveHint: boolean; openWorldHint: boolean };
 }[] {
-  const specs = new Map(builtinToolSpecs(lmToolSources).map((spec) => [spec.name, spec]));
-  return lmToolSources.map((tool) => {
-    const spec = specs.get(tool);
-    if (spec === undefined) {
-      throw new RangeError(`no spec for ${tool}`);
-    }
-    const readOnly = tool === 'read_file' || tool === 'list_files' || tool === 'search_text';
+  return offeredTools().map(({ tool, spec, readOnly }) => {
     return {
       name: tool,
       title: displayNames[tool],
@@ -62,12 +70,7 @@ export function gateToolListing(): {
  * and `node --import tsx scripts/languageModelTools.ts` writes it there.
  */
 export function lmToolContributions(): Record<string, unknown>[] {
-  const specs = new Map(builtinToolSpecs(lmToolSources).map((spec) => [spec.name, spec]));
-  return lmToolSources.map((tool) => {
-    const spec = specs.get(tool);
-    if (spec === undefined) {
-      throw new RangeError(`no spec for ${tool}`);
-    }
+  return offeredTools().map(({ tool, spec, readOnly }) => {
     return {
       name: lmToolName(tool),
       toolReferenceName: lmToolName(tool),
@@ -75,7 +78,7 @@ export function lmToolContributions(): Record<string, unknown>[] {
       canBeReferencedInPrompt: true,
       icon: '$(shield)',
       tags: ['toolgate'],
-      userDescription: `${displayNames[tool].replace('Toolgate: ', '')} through Toolgate's gate: ${tool === 'read_file' || tool === 'list_files' || tool === 'search_text' ? 'runs without asking unless a rule says otherwise' : 'waits for your approval, with the exact diff or command'}.`,
+      userDescription: `${displayNames[tool].replace('Toolgate: ', '')} through Toolgate's gate: ${readOnly ? 'runs without asking unless a rule says otherwise' : 'waits for your approval, with the exact diff or command'}.`,
       modelDescription: modelDescription(spec.description),
       inputSchema: spec.parameters,
     };

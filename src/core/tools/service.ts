@@ -243,6 +243,15 @@ export class ToolService {
     }
   }
 
+  /** One call on its own (another agent's, through the API, a language-model tool or MCP): its result. */
+  async runOne(request: ToolCallRequest, options: RunOptions): Promise<ToolCallResult> {
+    const [result] = await this.runBatch([request], options);
+    if (result === undefined) {
+      throw new Error(`${request.tool}: no result`);
+    }
+    return result;
+  }
+
   /** One model turn: every call is prepared, the gated ones are shown together, results come back in order. */
   async runBatch(requests: ToolCallRequest[], options: RunOptions): Promise<ToolCallResult[]> {
     const prepared = await Promise.all(requests.map((request) => this.prepare(request)));
