@@ -122,7 +122,7 @@ describe("Toolgate's MCP endpoint, for MCP clients, in the real VS Code", functi
   it('a grant given to this client covers its next call, not the published Inspector CLI, and the grant list says whose it is', async () => {
     const first = call('write_file', { path: 'granted/one.txt', content: '1\n' });
     const card = await panel().waitForCall('write_file', 'granted/one.txt');
-    assert.equal(await card.locator('[data-field="grant-caller"]').innerText(), 'Grants cover the MCP client e2e-sdk-client 2.0.0 only.');
+    assert.equal(await card.locator('[data-field="grant-caller"]').innerText(), 'Grants cover the MCP client e2e-sdk-client only.');
     await card.locator('[data-field="grant-scope"]').selectOption('tool');
     await panel().act(card, 'allow-session');
     assert.equal((await first).isError, false);

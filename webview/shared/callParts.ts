@@ -4,7 +4,7 @@
  */
 import type { CommandPreview, PendingCallView } from '../../src/shared/approvals';
 import { button, h, icon, type Bridge } from './bridge';
-import { agentCaller, callerLabel } from '../../src/shared/callers';
+import { agentCaller, callerLabel, grantCaller } from '../../src/shared/callers';
 
 /** A button of the contract: `data-action` on it, an icon before its label. */
 export function actionButton(action: string, label: string, iconName: string, attrs: Record<string, string | boolean> = {}): HTMLElement {
@@ -146,8 +146,8 @@ export function grantControls(
   }
   const element = h('div', { class: 'grant-group', role: 'group', 'aria-label': `Grant for ${which}` },
     h('label', { class: 'scope-label' }, 'Allow for: ', scope), session, ...timed, workspace,
-    // A grant covers the caller it is given to, and no other agent: said where it is given.
-    call.source === agentCaller ? '' : h('span', { class: 'muted', 'data-field': 'grant-caller' }, `Grants cover ${callerLabel(call.source)} only.`));
+    // A grant covers the caller it is given to (an MCP client in any version), and no other agent: said where it is given.
+    call.source === agentCaller ? '' : h('span', { class: 'muted', 'data-field': 'grant-caller' }, `Grants cover ${callerLabel(grantCaller(call.source))} only.`));
   return { element, buttons: [session, ...timed, workspace] };
 }
 
