@@ -11,7 +11,7 @@ import type { Disposable } from '../core/disposable';
 import { decodeFile } from '../core/files/encoding';
 import { changesSoFar, type ChangeSoFar } from '../core/tools/stagedChanges';
 import { ReadOnlyTexts } from './readOnlyTexts';
-import type { RunningStage } from './tools/terminal';
+import type { RunningStage } from '../core/terminal/confinedRun';
 
 const kindWords: Record<ChangeSoFar['kind'], string> = {
   created: 'created',

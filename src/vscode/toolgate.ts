@@ -37,7 +37,8 @@ import { SuggestionsPanel } from './suggestionsPanel';
 import { createCommandSandbox } from './sandbox';
 import { GitCli } from '../core/checkpoints/gitCli';
 import { StagedSoFar } from './stagedSoFar';
-import { TerminalRunner } from './tools/terminal';
+import { showCreatedProtected, TerminalRunner } from './tools/terminal';
+import { ConfinedRunner } from '../core/terminal/confinedRun';
 import { createCheckpoints, createUndoCommands } from './undoCommands';
 import { chatRequests, panelRequests } from './viewRequests';
 import { VsCodeWorkspaceFiles } from './workspaceFiles';
@@ -85,7 +86,9 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   // The profile's mcp.json sits two folders above this extension's global storage (User/globalStorage/<id>).
   const mcp = new McpServers(context.workspaceState, log, path.join(context.extensionPath, 'dist'), sandbox, vscode.Uri.joinPath(context.globalStorageUri, '..', '..', 'mcp.json'));
   const chats = store.add(new ChatBook(state, log));
-  const terminal = store.add(new TerminalRunner((chatId) => outsideChats[chatId] ?? chats.list().find((chat) => chat.id === chatId)?.title, sandbox));
+  const terminals = store.add(new TerminalRunner((chatId) => outsideChats[chatId] ?? chats.list().find((chat) => chat.id === chatId)?.title));
+  const terminal = store.add(new ConfinedRunner({ sandbox, terminal: terminals, relative: (absolute) => vscode.workspace.asRelativePath(absolute, true) }));
+  store.add(terminal.onDidCreateProtected((created) => showCreatedProtected(created)));
   const stagedSoFar = store.add(new StagedSoFar(() => terminal.runningStages(), () => paths.resolver.roots));
   // Checkpoints of what the agent's allowed calls change; a note when old ones are dropped goes to the chat.
   const checkpoints = createCheckpoints({ state, settings, log, disposables: store, onNote: (note) => chats.notice(`Checkpoints: ${note.message}`) });
@@ -208,7 +211,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     chats.onDidChange(() => {
       chat.refresh();
       attention.refresh();
-      terminal.retainChats(new Set([...Object.keys(outsideChats), ...chats.list().map(({ id }) => id)]));
+      terminals.retainChats(new Set([...Object.keys(outsideChats), ...chats.list().map(({ id }) => id)]));
     }),
   );
   store.add(audit.onDidRecord(onDecide));

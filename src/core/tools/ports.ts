@@ -55,10 +55,9 @@ export interface WorkspaceFiles {
 }
 
 /** Runs an allowed command exactly as judged (the real one: the chat's Toolgate terminal over `runBash`). */
-/** How a command runs: in the OS sandbox (the default), or once without it because the person chose that. */
-export interface RunHow {
-  unconfined?: boolean;
-}
+import type { RunHow } from '../terminal/confinedRun';
+
+export type { RunHow };
 
 export interface CommandRunner {
   run(command: string, cwd: string, timeoutSeconds: number, signal?: AbortSignal, chatId?: string, how?: RunHow): Promise<TerminalCommandResult>;
