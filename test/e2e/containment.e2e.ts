@@ -152,6 +152,13 @@ describe('containment: a careless person clicks Allow once on every card, and th
     assert.deepEqual(results.filter((message) => !/Exit code: /.test(message.content)).map((message) => message.content), []);
     assert.ok(withoutSandbox > 0, 'commands that failed in the sandbox offered to run without it, and that was refused');
 
+    // The host's own git in the workspace, as VS Code's git extension runs it on a change: a config planted through a
+    // renamed .git would run its fsmonitor now, and write outside (which the snapshot below sees).
+    try {
+      execFileSync('git', ['status'], { cwd: workspace, stdio: 'ignore' });
+    } catch {
+      // A repository a line broke may make git fail: what counts is only whether a planted program ran.
+    }
     const counts = {
       changedOutsideOrProtected: [
         ...changes(before, watched()),

@@ -221,14 +221,15 @@ describe('the command sandbox (real bubblewrap)', function () {
 
 
 describe('the sandbox policy, without starting it', () => {
-  it('bwrap\'s arguments: everything read-only first, then the writable folders, then read-only and hidden over them', () => {
-    const args = bwrapArgs({ writable: ['/ws'], readOnly: ['/ws/.vscode'], hidden: [{ path: '/h/.ssh', kind: 'dir' }, { path: '/h/.netrc', kind: 'file' }], network: 'none', env: {} }, '/ws/src');
+  it('bwrap\'s arguments: everything read-only first, then the writable folders, the pinned folders, then read-only and hidden over them', () => {
+    const args = bwrapArgs({ writable: ['/ws'], readOnly: ['/ws/.vscode', '/ws/pkg/.vscode'], pinned: ['/ws/.git', '/ws/pkg'], hidden: [{ path: '/h/.ssh', kind: 'dir' }, { path: '/h/.netrc', kind: 'file' }], network: 'none', env: {} }, '/ws/src');
     assert.deepEqual(args, [
       '--unshare-all', '--die-with-parent', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--tmpfs', '/dev/shm',
-      '--bind', '/ws', '/ws', '--ro-bind', '/ws/.vscode', '/ws/.vscode',
+      '--bind', '/ws', '/ws', '--bind', '/ws/.git', '/ws/.git', '--bind', '/ws/pkg', '/ws/pkg',
+      '--ro-bind', '/ws/.vscode', '/ws/.vscode', '--ro-bind', '/ws/pkg/.vscode', '/ws/pkg/.vscode',
       '--tmpfs', '/h/.ssh', '--remount-ro', '/h/.ssh', '--ro-bind', '/dev/null', '/h/.netrc', '--chdir', '/ws/src',
     ]);
-    assert.ok(bwrapArgs({ writable: [], readOnly: [], hidden: [], network: 'host', env: {} }, '/').includes('--share-net'));
+    assert.ok(bwrapArgs({ writable: [], readOnly: [], pinned: [], hidden: [], network: 'host', env: {} }, '/').includes('--share-net'));
   });
 
   it('a hidden path that holds a writable folder is not hidden (and says so); read-only paths outside writable ones are dropped', () => {
@@ -280,6 +281,7 @@ describe('the sandbox policy, without starting it', () => {
     ['no network (curl)', { output: 'curl: (6) Could not resolve host: example.org\n', exitCode: 6 }, 'the network is off'],
     ['no network (npm)', { output: 'npm error code EAI_AGAIN\n', exitCode: 1 }, 'the network is off'],
     ['the sandbox did not start', { output: 'bwrap: Can\'t mkdir parents for /x: Read-only file system\n', exitCode: 1 }, 'the sandbox itself could not start (bwrap: Can\'t mkdir'],
+    ['a folder that holds protected files, renamed', { output: 'mv: cannot move \'.git\' to \'.git-old\': Device or resource busy\n', exitCode: 1 }, 'a protected file, or a folder that holds protected files, cannot be renamed or removed in the sandbox'],
     ['a refused connection', { output: 'Error: connect ECONNREFUSED 127.0.0.1:5432\n', exitCode: 1 }, 'a connection was refused'],
     ['a test that failed', { output: 'AssertionError: 1 !== 2\n', exitCode: 1 }, undefined],
     ['success that prints the words', { output: 'Read-only file system handled\n', exitCode: 0 }, undefined],

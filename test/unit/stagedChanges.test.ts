@@ -72,7 +72,7 @@ describe('a staged command lands what is allowed and asks for the rest (real ove
 
   async function run(command: string): Promise<Stage> {
     const stage = await createStage(cache, [ws]);
-    const { policy } = await gatherSandboxPolicy({ workspaceFolders: [ws], protectedGlobs: defaultProtectedPaths, extraHidden: [], extraWritable: [], ownStorage: [], network: 'none', cacheRoot: cache });
+    const { policy } = await gatherSandboxPolicy({ workspaceFolders: [ws], protectedGlobs: defaultProtectedPaths, extraHidden: [], extraWritable: [], ownStorage: [], network: 'none', cacheRoot: cache, staged: true });
     const launch = stagedLaunch(stage, '/usr/bin/unshare', { program: findBwrap() ?? 'bwrap', args: bwrapArgs(policy, ws) });
     const result = await runBash(command, { cwd: ws, timeoutMs: 15_000, wrap: { ...launch, env: policy.env }, graceMs: 500, drainMs: 300 });
     assert.equal(result.exitCode, 0, result.output);

@@ -74,7 +74,7 @@ describe('staged commands (real overlay, unshare and bubblewrap)', function () {
 
   async function staged(command: string, timeoutMs = 15_000, stageParent = cache): Promise<{ stage: Stage; result: CommandResult }> {
     const stage = await createStage(stageParent, [ws]);
-    const { policy } = await gatherSandboxPolicy({ workspaceFolders: [ws], protectedGlobs: defaultProtectedPaths, extraHidden: [], extraWritable: [], ownStorage: [], network: 'none', cacheRoot: cache });
+    const { policy } = await gatherSandboxPolicy({ workspaceFolders: [ws], protectedGlobs: defaultProtectedPaths, extraHidden: [], extraWritable: [], ownStorage: [], network: 'none', cacheRoot: cache, staged: true });
     const launch = stagedLaunch(stage, '/usr/bin/unshare', { program: findBwrap() ?? 'bwrap', args: bwrapArgs(policy, ws) });
     const result = await runBash(command, { cwd: ws, timeoutMs, wrap: { ...launch, env: policy.env }, graceMs: 500, drainMs: 300 });
     return { stage, result };

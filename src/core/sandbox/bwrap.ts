@@ -11,7 +11,9 @@
  *   its own loopback unless the policy says `host`; all capabilities dropped (bwrap's default), even as root;
  * - the whole file system read-only, a private empty `/tmp` (holding the filtering proxy's socket when
  *   toolgate.sandbox.allowedDomains lists any: ./domainProxy);
- * - the writable folders bound read-write at their own paths, then the protected paths inside them read-only again;
+ * - the writable folders bound read-write at their own paths, then the folders the policy pins bound onto themselves
+ *   (a mount point cannot be renamed or removed, so no folder above a protected path can be swapped for a planted
+ *   one), then the protected paths read-only again;
  * - hidden folders covered by an empty read-only folder, hidden files by /dev/null;
  * - `--die-with-parent`: if Toolgate's side of it is killed, so is the sandbox.
  */
@@ -39,6 +41,9 @@ export function bwrapArgs(policy: SandboxPolicy, cwd: string, bridge?: BridgeMou
     }
   }
   for (const folder of policy.writable) {
+    args.push('--bind', folder, folder);
+  }
+  for (const folder of policy.pinned) {
     args.push('--bind', folder, folder);
   }
   for (const entry of policy.readOnly) {

@@ -105,19 +105,24 @@ export class CommandSandbox {
       return { unavailable: state.reason };
     }
     const inputs = this.deps.inputs();
+    const staging = options.stage === true ? await this.stagingFor(inputs.workspaceFolders) : undefined;
     const rules = network === undefined && inputs.network === 'none' ? parseAllowedDomains(inputs.allowedDomains ?? []).rules : [];
     const proxy = rules.length > 0 ? await DomainProxy.start({ ...this.deps.proxyOptions, rules }) : undefined;
     try {
       const { launch, notes } = await prepareLaunch(
         state,
-        network === undefined ? inputs : { ...inputs, network },
+        { ...inputs, ...(network === undefined ? {} : { network }), staged: staging !== undefined },
         cwd,
         proxy === undefined ? undefined : { proxy, runtime: this.deps.bridgeRuntime ?? bridgeRuntime(), forwards: localForwards(rules) },
       );
       for (const note of notes) {
         this.deps.log(`sandbox: ${note}`);
       }
-      return { launch: options.stage === true ? await this.staged(launch, inputs.workspaceFolders) : launch };
+      if (staging === undefined) {
+        return { launch };
+      }
+      const stage = await createStage(staging.parent, inputs.workspaceFolders);
+      return { launch: { ...launch, ...stagedLaunch(stage, staging.unshare, launch), stage } };
     } catch (error) {
       await proxy?.close();
       throw error;
@@ -125,20 +130,16 @@ export class CommandSandbox {
   }
 
   /**
-   * The launch with the workspace folders behind a copy-on-write stage, where staging works and every folder can be
-   * staged; else the launch as it is (the command writes directly, confined as before), with why in the log.
+   * Where the workspace folders can be put behind a copy-on-write stage (staging works and every folder can be
+   * staged), how; else undefined, and the command writes directly, confined as before, with why in the log.
    */
-  private async staged(launch: SandboxLaunch, folders: readonly string[]): Promise<SandboxLaunch> {
+  private async stagingFor(folders: readonly string[]): Promise<{ parent: string; unshare: string } | undefined> {
     const staging = this.deps.staging;
     const status = await this.stagingStatus();
     const refused = folders.map(unstageable).find((reason) => reason !== undefined);
-    if (staging === undefined || !status.available || folders.length === 0 || refused !== undefined) {
-      if (refused !== undefined) {
-        this.deps.log(`not staged: ${refused}`);
-      }
-      return launch;
+    if (refused !== undefined) {
+      this.deps.log(`not staged: ${refused}`);
     }
-    const stage = await createStage(staging.parent, folders);
-    return { ...launch, ...stagedLaunch(stage, staging.unshare, launch), stage };
+    return staging === undefined || !status.available || folders.length === 0 || refused !== undefined ? undefined : staging;
   }
 }

@@ -27,8 +27,14 @@ interface FailureRow {
 const rows: readonly FailureRow[] = [
   // bubblewrap's own messages: the sandbox did not start at all (the command did not run).
   { pattern: /^bwrap: /, because: 'the sandbox itself could not start' },
+  // The protected paths, and every folder between them and the workspace folder, are mount points in the sandbox:
+  // renaming or removing one is refused with EBUSY (so a folder cannot be swapped for one holding planted files).
+  // Before the read-only row: removing such a folder prints both, and the busy folder is what the person must hear.
+  {
+    pattern: /Device or resource busy|\bEBUSY\b/,
+    because: 'a protected file, or a folder that holds protected files, cannot be renamed or removed in the sandbox (it holds them read-only where they are)',
+  },
   { pattern: /Read-only file system|\bEROFS\b/, because: 'a write was refused: outside the workspace and in protected paths the sandbox is read-only' },
-  { pattern: /Device or resource busy|\bEBUSY\b/, because: 'a protected file could not be replaced or removed: the sandbox holds it read-only' },
   {
     pattern: /Network is unreachable|\bENETUNREACH\b|Could not resolve host|Temporary failure in name resolution|\bEAI_AGAIN\b|getaddrinfo|Name or service not known|Failed to establish a new connection/,
     because: 'the network is off in the sandbox',

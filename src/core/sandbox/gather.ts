@@ -8,7 +8,7 @@ import { promises as fs, type Dirent } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import picomatch from 'picomatch';
-import { credentialPaths, gitControlEntries, normalisePolicy, runtimePaths, sandboxEnvironment, type HiddenPath, type SandboxPolicy } from './policy';
+import { credentialPaths, gitControlEntries, gitPlaceholders, normalisePolicy, runtimePaths, sandboxEnvironment, type HiddenPath, type SandboxPolicy } from './policy';
 
 export interface SandboxInputs {
   /** Real paths of the workspace folders. */
@@ -33,6 +33,11 @@ export interface SandboxInputs {
   uid?: number;
   /** Where tool caches go (default: `$XDG_CACHE_HOME/toolgate-sandbox/<hash of the first folder>`). */
   cacheRoot?: string;
+  /**
+   * The command sees the workspace through a stage (./staging), whose review judges what it creates: git's missing
+   * control entries are not made empty first (`gitPlaceholders`), and the workspace stays untouched until it lands.
+   */
+  staged?: boolean;
 }
 
 export interface GatheredPolicy {
@@ -65,6 +70,11 @@ export async function gatherSandboxPolicy(inputs: SandboxInputs): Promise<Gather
   for (const folder of inputs.workspaceFolders) {
     const walked = await protectedIn(folder, inputs.protectedGlobs);
     readOnly.push(...walked.paths);
+    if (inputs.staged !== true) {
+      const made = await makeEmpty(walked.missing);
+      readOnly.push(...made.paths);
+      notes.push(...made.notes);
+    }
     if (walked.truncated) {
       notes.push(`${folder} has more than ${maxWalkEntries} entries: protected paths past them are not read-only in the sandbox`);
     }
@@ -112,11 +122,13 @@ async function existingReal(entry: string): Promise<HiddenPath | undefined> {
  * The protected paths that exist in one workspace folder, as real paths: a folder every path under which is protected
  * is one entry; inside a `.git` folder only the entries that decide what git runs (its config, hooks, attributes,
  * alternates), since git writes the rest on every commit. Symbolic links are not followed (the link can be replaced,
- * its target is judged where it is).
+ * its target is judged where it is). `missing`: the control entries of those `.git` folders that do not exist yet and
+ * are made empty before a command that writes the workspace directly (`gitPlaceholders`).
  */
-export async function protectedIn(folder: string, globs: readonly string[]): Promise<{ paths: string[]; truncated: boolean }> {
+export async function protectedIn(folder: string, globs: readonly string[]): Promise<{ paths: string[]; missing: HiddenPath[]; truncated: boolean }> {
   const matches = picomatch([...globs], { dot: true });
   const paths: string[] = [];
+  const missing: HiddenPath[] = [];
   let seen = 0;
   const queue: string[] = [''];
   while (queue.length > 0) {
@@ -130,7 +142,7 @@ export async function protectedIn(folder: string, globs: readonly string[]): Pro
     for (const entry of entries) {
       seen += 1;
       if (seen > maxWalkEntries) {
-        return { paths, truncated: true };
+        return { paths, missing, truncated: true };
       }
       const relative = relativeDir === '' ? entry.name : `${relativeDir}/${entry.name}`;
       const absolute = path.join(folder, relative);
@@ -139,7 +151,9 @@ export async function protectedIn(folder: string, globs: readonly string[]): Pro
       }
       if (entry.name === '.git') {
         if (matches(relative) || matches(`${relative}/config`)) {
-          paths.push(...(entry.isDirectory() ? await gitControl(absolute) : [absolute]));
+          const control = entry.isDirectory() ? await gitControl(absolute) : { found: [absolute], missing: [] };
+          paths.push(...control.found);
+          missing.push(...control.missing);
         }
         continue;
       }
@@ -155,16 +169,23 @@ export async function protectedIn(folder: string, globs: readonly string[]): Pro
       }
     }
   }
-  return { paths, truncated: false };
+  return { paths, missing, truncated: false };
 }
 
-/** The entries of a `.git` folder (and of the repositories of its submodules) that decide what git runs. */
-async function gitControl(gitDir: string, depth = 0): Promise<string[]> {
+/**
+ * The entries of a `.git` folder (and of the repositories of its submodules) that decide what git runs: those that
+ * exist, and the placeholders for those that do not.
+ */
+async function gitControl(gitDir: string, depth = 0): Promise<{ found: string[]; missing: HiddenPath[] }> {
   const found: string[] = [];
+  const missing: HiddenPath[] = [];
   for (const entry of gitControlEntries) {
     const candidate = path.join(gitDir, entry);
     if (await exists(candidate)) {
       found.push(candidate);
+    } else {
+      const placeholder = gitPlaceholders.find((known) => known.entry === entry);
+      missing.push(...(placeholder === undefined ? [] : [{ path: candidate, kind: placeholder.kind }]));
     }
   }
   if (depth < 3) {
@@ -176,11 +197,34 @@ async function gitControl(gitDir: string, depth = 0): Promise<string[]> {
     }
     for (const module of modules) {
       if (module.isDirectory()) {
-        found.push(...(await gitControl(path.join(gitDir, 'modules', module.name), depth + 1)));
+        const inner = await gitControl(path.join(gitDir, 'modules', module.name), depth + 1);
+        found.push(...inner.found);
+        missing.push(...inner.missing);
       }
     }
   }
-  return found;
+  return { found, missing };
+}
+
+/** Makes each missing control entry, empty (see `gitPlaceholders`): those made are read-only in the sandbox. */
+async function makeEmpty(missing: readonly HiddenPath[]): Promise<{ paths: string[]; notes: string[] }> {
+  const paths: string[] = [];
+  const notes: string[] = [];
+  for (const entry of missing) {
+    try {
+      if (entry.kind === 'dir') {
+        await fs.mkdir(entry.path, { recursive: true });
+      } else {
+        await fs.mkdir(path.dirname(entry.path), { recursive: true });
+        // `wx`: never over something that appeared meanwhile.
+        await (await fs.open(entry.path, 'wx')).close();
+      }
+      paths.push(entry.path);
+    } catch (error) {
+      notes.push(`${entry.path} could not be made empty, so a command can create it: ${String(error)}`);
+    }
+  }
+  return { paths, notes };
 }
 
 async function exists(file: string): Promise<boolean> {

@@ -17,6 +17,11 @@ export interface SandboxPolicy {
   writable: string[];
   /** Inside those, what stays read-only: the protected paths that exist when the command starts. */
   readOnly: string[];
+  /**
+   * Folders bound onto themselves (computed by `pinnedFolders`): every folder between a read-only entry and its
+   * writable folder, so that none can be renamed or removed to put a planted one in its place.
+   */
+  pinned: string[];
   /** What the command cannot read at all: credentials, Toolgate's and VS Code's own storage. */
   hidden: HiddenPath[];
   /** `none`: no network at all, the host's loopback included (the default). */
@@ -74,7 +79,23 @@ export const runtimePaths = (uid: number | undefined): string[] => (uid === unde
  * Whether a protected glob match is inside a `.git` folder (or is one): git itself writes there (index, objects,
  * refs), so in the sandbox only the parts of a `.git` folder that decide what git runs stay read-only.
  */
-export const gitControlEntries: readonly string[] = ['config', 'hooks', 'info/attributes', 'commondir', 'objects/info/alternates'];
+export const gitControlEntries: readonly string[] = ['config', 'config.worktree', 'hooks', 'info/attributes', 'commondir', 'objects/info/alternates'];
+
+/**
+ * The control entries made empty, with the kind git expects, where they are missing and the command writes the
+ * workspace directly, so that they are read-only like the rest and a command cannot plant one: git reads an empty
+ * config, hooks folder, attributes or alternates file as none. Made by Toolgate before the launch rather than left to
+ * bwrap (which makes a missing mount point itself): a file bwrap would show is /dev/null, a device, which `cp -r .git`
+ * and `tar` trip on. Not `commondir` (git dies on an empty one, and any content changes what the repository is) nor
+ * `config.worktree` (git reads it only when the read-only config turns on extensions.worktreeConfig): one planted is
+ * named after the command (CommandSandbox.newlyProtected).
+ */
+export const gitPlaceholders: readonly { entry: string; kind: HiddenPath['kind'] }[] = [
+  { entry: 'config', kind: 'file' },
+  { entry: 'hooks', kind: 'dir' },
+  { entry: 'info/attributes', kind: 'file' },
+  { entry: 'objects/info/alternates', kind: 'file' },
+];
 
 /** The writable-folder environment: a private /tmp and tool caches kept per workspace. */
 export function sandboxEnvironment(cacheDir: string | undefined): Record<string, string> {
@@ -100,7 +121,7 @@ const inside = (child: string, parent: string): boolean => child === parent || c
  * folder would be hidden with it, so it is dropped from `hidden` and said in `conflicts`), duplicates removed, and
  * read-only paths only where they are inside a writable folder (elsewhere everything is read-only anyway).
  */
-export function normalisePolicy(policy: SandboxPolicy): { policy: SandboxPolicy; conflicts: string[] } {
+export function normalisePolicy(policy: Omit<SandboxPolicy, 'pinned'>): { policy: SandboxPolicy; conflicts: string[] } {
   const writable = [...new Set(policy.writable)].sort();
   const conflicts: string[] = [];
   const hidden = dedupe(policy.hidden, (entry) => entry.path).filter((entry) => {
@@ -114,8 +135,33 @@ export function normalisePolicy(policy: SandboxPolicy): { policy: SandboxPolicy;
   // A hidden path inside a hidden folder is hidden already (and bwrap could not make its mount point in the empty,
   // read-only folder that covers it).
   const outermost = hidden.filter((entry) => !hidden.some((other) => other !== entry && other.kind === 'dir' && other.path !== entry.path && inside(entry.path, other.path)));
-  const readOnly = [...new Set(policy.readOnly)].filter((entry) => writable.some((folder) => inside(entry, folder))).sort();
-  return { policy: { ...policy, writable, readOnly, hidden: outermost }, conflicts };
+  const writableInside = (entry: string): boolean => writable.some((folder) => inside(entry, folder));
+  const readOnly = [...new Set(policy.readOnly)].filter(writableInside).sort();
+  return { policy: { ...policy, writable, readOnly, hidden: outermost, pinned: pinnedFolders(readOnly, writable) }, conflicts };
+}
+
+/**
+ * The folders to bind onto themselves so that no protected entry can be replaced through a folder above it: Linux lets
+ * a folder that holds mount points be renamed (the read-only mounts move with it, and a new folder takes its name), but
+ * refuses to rename or remove a mount point itself (EBUSY). So every folder between each entry and the innermost
+ * writable folder holding it, outermost first; not the writable folder (a mount already) nor a folder inside another
+ * entry (read-only already). Binding a folder onto itself keeps it writable: git still writes its objects in `.git`.
+ */
+export function pinnedFolders(entries: readonly string[], writable: readonly string[]): string[] {
+  const pinned = new Set<string>();
+  for (const entry of entries) {
+    const holder = writable.filter((folder) => folder !== entry && inside(entry, folder)).sort((a, b) => b.length - a.length)[0];
+    if (holder === undefined) {
+      continue;
+    }
+    for (let folder = path.dirname(entry); folder !== holder && inside(folder, holder); folder = path.dirname(folder)) {
+      if (!entries.some((other) => inside(folder, other))) {
+        pinned.add(folder);
+      }
+    }
+  }
+  // A folder sorts before what it holds: its bind is made first, the inner ones on top of it.
+  return [...pinned].sort();
 }
 
 function dedupe<T>(items: readonly T[], key: (item: T) => string): T[] {

@@ -91,7 +91,7 @@ export function probeSandbox(platform: NodeJS.Platform = process.platform, locat
   if (program === undefined) {
     return Promise.resolve({ available: false, reason: 'bubblewrap is not installed (install the `bubblewrap` package: sudo apt install bubblewrap)' });
   }
-  const args = [...bwrapArgs({ writable: [], readOnly: [], hidden: [], network: 'none', env: {} }, '/'), '--', 'true'];
+  const args = [...bwrapArgs({ writable: [], readOnly: [], pinned: [], hidden: [], network: 'none', env: {} }, '/'), '--', 'true'];
   return new Promise((resolve) => {
     execFile(program, args, { timeout: 10_000 }, (error, _stdout, stderr) => {
       resolve(error ? { available: false, reason: explainProbeFailure(stderr || error.message) } : { available: true, program });
