@@ -4,6 +4,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { FileFormat } from '../files/encoding';
+import type { StagingStatus } from '../sandbox/commandSandbox';
 import type { McpModelTool } from '../mcp/tools';
 import type { TerminalCommandResult } from '../terminal/commandTerminal';
 
@@ -58,10 +59,17 @@ export interface WorkspaceFiles {
 /** How a command runs: in the OS sandbox (the default), or once without it because the person chose that. */
 export interface RunHow {
   unconfined?: boolean;
+  /**
+   * What its card said of its changes: reviewed before they land (true, the default: it runs staged or not at all) or
+   * landing without review (false: staging is off or unavailable, and the card said why).
+   */
+  staged?: boolean;
 }
 
 export interface CommandRunner {
   run(command: string, cwd: string, timeoutSeconds: number, signal?: AbortSignal, chatId?: string, how?: RunHow): Promise<TerminalCommandResult>;
+  /** Whether a command's changes would be reviewed before they land, or why not: asked before its card is shown. */
+  stagingStatus?(): Promise<StagingStatus>;
 }
 
 /** What the tool service needs of MCP: the model's tool names resolved, and calls to servers. */

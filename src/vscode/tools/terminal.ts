@@ -7,12 +7,13 @@
  */
 import * as vscode from 'vscode';
 import { DisposableStore } from '../../core/disposable';
-import type { CommandSandbox } from '../../core/sandbox/commandSandbox';
+import type { CommandSandbox, StagingStatus } from '../../core/sandbox/commandSandbox';
 import { describeRefusal } from '../../core/sandbox/domainProxy';
 import type { SandboxLaunch } from '../../core/sandbox/sandbox';
 import { discardStage, type Stage } from '../../core/sandbox/staging';
 import { CommandTerminal, type TerminalCommandResult } from '../../core/terminal/commandTerminal';
 import type { RunHow } from '../../core/tools/ports';
+import { unreviewedNotRun } from '../../core/views/unreviewed';
 import { chooseTerminal, orphanedTerminals, terminalName, type TerminalSlot } from '../../core/terminal/terminalChoice';
 
 interface Session {
@@ -66,11 +67,18 @@ export class TerminalRunner implements vscode.Disposable {
     );
   }
 
+  stagingStatus(): Promise<StagingStatus> {
+    return this.sandbox.stagingStatus();
+  }
+
   async run(command: string, cwd: string, timeoutSeconds: number, signal?: AbortSignal, chatId = '', how: RunHow = {}): Promise<TerminalCommandResult> {
     let wrap: SandboxLaunch | undefined;
     if (how.unconfined !== true) {
       try {
-        const prepared = await this.sandbox.launch(cwd, undefined, { stage: true });
+        const prepared = await this.sandbox.launch(cwd, undefined, { stage: how.staged ?? true });
+        if ('notStaged' in prepared) {
+          return notStarted(unreviewedNotRun(prepared.notStaged));
+        }
         wrap = 'launch' in prepared ? prepared.launch : undefined;
       } catch (error) {
         return notStarted(`the sandbox could not be prepared (${error instanceof Error ? error.message : String(error)}), so nothing was run.`);
