@@ -175,7 +175,7 @@ describe('the tool service (core, over in-memory ports)', () => {
       {
         name: 'review turned off: the card says so and names the setting; the model is told its changes were not reviewed',
         status: { staged: false, why: 'setting-off', reason: 'toolgate.sandbox.reviewCommandChanges is off' },
-        card: 'Its changes will land in the workspace without review: toolgate.sandbox.reviewCommandChanges is off. Turn on toolgate.sandbox.reviewCommandChanges to review them.',
+        card: 'Its changes will land in the workspace without review: toolgate.sandbox.reviewCommandChanges is off. Turn it on to review them.',
         report: 'Its changes were not reviewed: they went straight to the workspace (toolgate.sandbox.reviewCommandChanges is off).',
       },
     ];

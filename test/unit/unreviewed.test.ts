@@ -17,10 +17,10 @@ import { reviewSetting, unreviewedCardLine, unreviewedItem, unreviewedNotRun, un
 describe('nothing silent: where changes land without review, what each surface says', () => {
   it('turned off: the card, the status item (a click opens the setting) and the model\'s report, word for word', () => {
     const status: StagingStatus = { staged: false, why: 'setting-off', reason: `${reviewSetting} is off` };
-    assert.equal(unreviewedCardLine(status), `Its changes will land in the workspace without review: ${reviewSetting} is off. Turn on ${reviewSetting} to review them.`);
+    assert.equal(unreviewedCardLine(status), `Its changes will land in the workspace without review: ${reviewSetting} is off. Turn it on to review them.`);
     assert.deepEqual(unreviewedItem(status), {
       text: '$(warning) Changes unreviewed',
-      tooltip: `Toolgate: commands' changes land in the workspace without review: ${reviewSetting} is off. Turn on ${reviewSetting} to review them.`,
+      tooltip: `Toolgate: commands' changes land in the workspace without review: ${reviewSetting} is off. Turn it on to review them.`,
       setting: reviewSetting,
     });
     assert.equal(unreviewedReportLine(status), `Its changes were not reviewed: they went straight to the workspace (${reviewSetting} is off).`);

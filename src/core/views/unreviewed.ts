@@ -10,7 +10,7 @@ export const reviewSetting = 'toolgate.sandbox.reviewCommandChanges';
 
 /** What fixes each cause, where something does; the probe's own line says what happened. */
 const fixes: Readonly<Record<UnstagedWhy, string | undefined>> = {
-  'setting-off': `Turn on ${reviewSetting} to review them.`,
+  'setting-off': 'Turn it on to review them.',
   apparmor:
     'To review them, let unshare make user namespaces: `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`, or an AppArmor profile for /usr/bin/unshare with `userns,`; then reload the window.',
   'no-unshare': "To review them, install util-linux's `unshare` and reload the window.",
