@@ -43,6 +43,7 @@ import { createCheckpoints, createUndoCommands } from './undoCommands';
 import { chatRequests, panelRequests } from './viewRequests';
 import { VsCodeWorkspaceFiles } from './workspaceFiles';
 import { WaitAttention } from './waitAttention';
+import { UnreviewedStatus } from './unreviewedStatus';
 import { WaitingViews } from './waitingViews';
 import { WorkspacePaths } from './workspacePaths';
 import { forViews, pendingViews } from '../core/views/pendingCall';
@@ -86,6 +87,8 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   // The profile's mcp.json sits two folders above this extension's global storage (User/globalStorage/<id>).
   const mcp = new McpServers(context.workspaceState, log, path.join(context.extensionPath, 'dist'), sandbox, vscode.Uri.joinPath(context.globalStorageUri, '..', '..', 'mcp.json'));
   const chats = store.add(new ChatBook(state, log));
+  // Whether commands' changes are reviewed here, said on the status bar from the start, not only on the first card.
+  store.add(new UnreviewedStatus(sandbox, settings, log));
   const terminals = store.add(new TerminalRunner((chatId) => outsideChats[chatId] ?? chats.list().find((chat) => chat.id === chatId)?.title));
   const terminal = store.add(new ConfinedRunner({ sandbox, terminal: terminals, relative: (absolute) => vscode.workspace.asRelativePath(absolute, true) }));
   store.add(terminal.onDidCreateProtected((created) => showCreatedProtected(created)));

@@ -256,10 +256,20 @@ describe('undo after an unstaged command (staging off, as on macOS): what git ca
     const chat = new ChatDriver(session.workbench);
     await chat.say('Run it');
     const panel = new ApprovalsPanelDriver(session.workbench);
-    await panel.act(await panel.waitForCall('run_in_terminal', undefined, 60_000), 'allow-once');
+    const card = await panel.waitForCall('run_in_terminal', undefined, 60_000);
+    // Nothing silent: the card the person allows says its changes land unreviewed, and why, and so does the status bar.
+    const unreviewed = card.locator('[data-field="warning"]', { hasText: 'without review' });
+    assert.equal(
+      (await unreviewed.textContent())?.trim(),
+      'Its changes will land in the workspace without review: toolgate.sandbox.reviewCommandChanges is off. Turn it on to review them.',
+    );
+    await session.workbench.page.locator('.part.statusbar', { hasText: 'Changes unreviewed' }).waitFor({ timeout: 10_000 });
+    await session.workbench.screenshot('unstaged-command-card');
+    await panel.act(card, 'allow-once');
     await (await chat.frame()).locator('[data-entry="assistant"]', { hasText: 'Done.' }).waitFor({ timeout: 60_000 });
     await chat.idle();
-    // It wrote directly: the model is told what git saw it change, and the files are there at once.
+    // It wrote directly: the model is told so, and what git saw it change, and the files are there at once.
+    assert.match(sentToolResult(model.fake, 1, 'c1'), /Its changes were not reviewed: they went straight to the workspace \(toolgate\.sandbox\.reviewCommandChanges is off\)\./);
     assert.match(sentToolResult(model.fake, 1, 'c1'), /What it changed in the workspace, as git saw it[^\n]*\n- del\.txt: deleted\n- made\.txt: created \(untracked\)\n- mod\.txt: modified/);
     assert.equal(readFileSync(path.join(root, 'mod.txt'), 'utf8'), 'one\ntwo\nthree\n');
     assert.equal(existsSync(path.join(root, 'del.txt')), false);

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { CommandSandbox } from '../../src/core/sandbox/commandSandbox';
 import { DomainProxy, describeRefusal, parseAuthority, type Lookup } from '../../src/core/sandbox/domainProxy';
-import { destinationAllowed, isLocalAddress, localForwards, parseAllowedDomains, parseDomainEntry } from '../../src/core/sandbox/domains';
+import { addressAllowed, addressKind, destinationAllowed, isLocalAddress, localForwards, parseAllowedDomains, parseDomainEntry, type AddressKind } from '../../src/core/sandbox/domains';
 import { sandboxFailure } from '../../src/core/sandbox/failures';
 import type { SandboxInputs } from '../../src/core/sandbox/gather';
 import type { BridgeRuntime } from '../../src/core/sandbox/bridge';
@@ -30,6 +30,8 @@ describe('allowed domains: the entries', () => {
     ['127.0.0.1:8080', '127.0.0.1', false, 8080],
     ['[::1]:6379', '::1', false, 6379],
     ['10.1.2.3', '10.1.2.3', false, undefined],
+    ['[FD00:0::0001]:8080', 'fd00::1', false, 8080],
+    ['[::ffff:7f00:1]:5432', '127.0.0.1', false, 5432],
   ];
   for (const [entry, host, subdomains, port] of valid) {
     it(`reads ${entry}`, () => {
@@ -100,7 +102,109 @@ describe('allowed domains: the entries', () => {
     ['2606:4700::1111', false],
   ];
   for (const [address, local] of addresses) {
-    it(`${address} is ${local ? '' : 'not '}this machine's own`, () => assert.equal(isLocalAddress(address), local));
+    it(`${address} is ${local ? '' : 'not '}this machine's own side (its services reach the sandbox through the bridge)`, () => assert.equal(isLocalAddress(address), local));
+  }
+
+  // Every class of address that is not the public internet, in each spelling a resolver or a CONNECT line can give it.
+  const own = ['192.0.2.7', '2001:db8::7'];
+  const kinds: [string, AddressKind | undefined][] = [
+    ['169.254.169.254', 'metadata'],
+    ['169.254.170.2', 'metadata'],
+    ['fd00:ec2::254', 'metadata'],
+    ['fd20:ce::254', 'metadata'],
+    ['100.100.100.200', 'metadata'],
+    ['168.63.129.16', 'metadata'],
+    ['::ffff:169.254.169.254', 'metadata'],
+    ['127.0.0.1', 'loopback'],
+    ['127.255.0.9', 'loopback'],
+    ['::1', 'loopback'],
+    ['0:0:0:0:0:0:0:1', 'loopback'],
+    ['::ffff:127.0.0.1', 'loopback'],
+    ['0.0.0.0', 'unspecified'],
+    ['::', 'unspecified'],
+    ['::10.0.0.1', 'unspecified'],
+    ['169.254.1.1', 'link-local'],
+    ['fe80::1', 'link-local'],
+    ['10.0.0.1', 'private'],
+    ['10.255.255.255', 'private'],
+    ['172.16.0.1', 'private'],
+    ['172.31.255.254', 'private'],
+    ['192.168.1.1', 'private'],
+    ['::ffff:10.0.0.1', 'private'],
+    ['::ffff:a00:1', 'private'],
+    ['[::FFFF:192.168.0.1]', 'private'],
+    ['0:0:0:0:0:ffff:ac10:0001', 'private'],
+    ['64:ff9b::10.0.0.1', 'private'],
+    ['64:ff9b::c0a8:101', 'private'],
+    ['64:ff9b:1::1', 'private'],
+    ['2002:a00:1::1', 'private'],
+    ['2002:7f00:1::', 'loopback'],
+    ['2002:a9fe:a9fe::1', 'metadata'],
+    ['100.64.0.1', 'shared'],
+    ['100.127.255.254', 'shared'],
+    ['::ffff:100.64.0.1', 'shared'],
+    ['fd00::1', 'unique-local'],
+    ['fc00::1', 'unique-local'],
+    ['FD12:3456::1', 'unique-local'],
+    ['192.0.2.7', 'this-machine'],
+    ['::ffff:192.0.2.7', 'this-machine'],
+    ['2001:DB8:0::7', 'this-machine'],
+    ['64:ff9b::192.0.2.7', 'this-machine'],
+    ['93.184.216.34', undefined],
+    ['172.32.0.1', undefined],
+    ['172.15.255.255', undefined],
+    ['100.128.0.1', undefined],
+    ['192.169.0.1', undefined],
+    ['11.0.0.1', undefined],
+    ['2606:4700::1111', undefined],
+    ['::ffff:93.184.216.34', undefined],
+    ['64:ff9b::93.184.216.34', undefined],
+    ['2002:5db8:d822::1', undefined],
+    ['fe00::1', undefined],
+    ['registry.npmjs.org', undefined],
+  ];
+  for (const [address, kind] of kinds) {
+    it(`${address} is ${kind ?? 'the public internet'}`, () => assert.equal(addressKind(address, own), kind));
+  }
+
+  // Which entries let a connection to a restricted address through: only one naming that address (at that port).
+  const reaching: [string[], string, string, number, boolean][] = [
+    [['*.example.com'], 'evil.example.com', '10.0.0.1', 443, false],
+    [['*.example.com', '10.0.0.1'], 'evil.example.com', '10.0.0.1', 443, true],
+    [['*.example.com', '10.0.0.1'], 'evil.example.com', '::ffff:10.0.0.1', 443, true],
+    [['*.example.com', '10.0.0.1:8443'], 'evil.example.com', '10.0.0.1', 443, false],
+    [['*.example.com', '10.0.0.2'], 'evil.example.com', '10.0.0.1', 443, false],
+    [['10.0.0.1'], '10.0.0.1', '10.0.0.1', 80, true],
+    [['[fd00::1]'], 'fd00::1', 'fd00::1', 443, true],
+    [['[FD00:0::0001]'], 'fd00::1', 'fd00::1', 443, true],
+    [['169.254.169.254:8080'], '169.254.169.254', '169.254.169.254', 8080, true],
+    [['metadata.google.internal'], 'metadata.google.internal', '169.254.169.254', 80, false],
+    [['internal.example.com'], 'internal.example.com', '192.168.1.10', 443, false],
+    [['localhost:5432'], 'localhost', '127.0.0.1', 5432, true],
+    [['localhost:5432'], 'localhost', '::1', 5432, true],
+    [['localhost:5432'], 'localhost', '10.0.0.1', 5432, false],
+    [['*.example.com', 'localhost:5432'], 'evil.example.com', '127.0.0.1', 443, false],
+    [['*.example.com'], 'www.example.com', '93.184.216.34', 443, true],
+  ];
+  for (const [entries, host, address, port, allowed] of reaching) {
+    it(`with ${entries.join(', ')}, ${host}:${port} resolving to ${address} is ${allowed ? 'allowed' : 'refused'}`, () => {
+      const { rules } = parseAllowedDomains(entries);
+      const rule = destinationAllowed(rules, host, port);
+      assert.ok(rule, 'the name itself is listed');
+      assert.equal(addressAllowed(rules, rule, address, port, addressKind(address)), allowed);
+    });
+  }
+
+  const refusalTexts: [string, string, AddressKind, string][] = [
+    ['evil.example.com:443', '10.0.0.1', 'private', 'evil.example.com:443 (it resolves to 10.0.0.1, a private network (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16); only an entry naming that address allows it: "10.0.0.1")'],
+    ['evil.example.com:8443', 'fd00::1', 'unique-local', 'evil.example.com:8443 (it resolves to fd00::1, a unique-local IPv6 network (fc00::/7); only an entry naming that address allows it: "[fd00::1]:8443")'],
+    ['evil.example.com:80', '169.254.169.254', 'metadata', 'evil.example.com:80 (it resolves to 169.254.169.254, a cloud metadata service; no entry can allow it at this port)'],
+    ['evil.example.com:443', '100.64.0.1', 'shared', 'evil.example.com:443 (it resolves to 100.64.0.1, carrier-grade NAT space (100.64.0.0/10); only an entry naming that address allows it: "100.64.0.1")'],
+  ];
+  for (const [destination, ip, kind, text] of refusalTexts) {
+    it(`a refusal of ${destination} names the host, the address, why, and the entry that would allow it`, () => {
+      assert.equal(describeRefusal({ destination, why: 'restricted-address', address: { ip, kind } }), text);
+    });
   }
 
   it('forwards each listed local service once, at its own address and port', () => {
@@ -171,7 +275,7 @@ describe('the filtering proxy', () => {
   const lookup: Lookup = (name) => Promise.resolve(name.endsWith('.test') ? [{ address: '127.0.0.1', family: 4 }] : []);
 
   it('tunnels CONNECT to a listed destination, refuses the rest with 403 and keeps what it refused', async () => {
-    const proxy = await DomainProxy.start({ rules: parseAllowedDomains([`registry.test:${host.rawPort}`]).rules, lookup, isLocal: () => false });
+    const proxy = await DomainProxy.start({ rules: parseAllowedDomains([`registry.test:${host.rawPort}`]).rules, lookup, addressKind: () => undefined });
     try {
       const allowed = await talk(proxy.socketPath, `CONNECT registry.test:${host.rawPort} HTTP/1.1\r\nHost: registry.test\r\n\r\n`);
       assert.match(allowed, /^HTTP\/1\.1 200 Connection Established\r\n\r\nCANARY-RAW\n$/);
@@ -188,7 +292,7 @@ describe('the filtering proxy', () => {
   });
 
   it('forwards plain HTTP by absolute URL with the Host the client asked for', async () => {
-    const proxy = await DomainProxy.start({ rules: parseAllowedDomains([`registry.test:${host.webPort}`]).rules, lookup, isLocal: () => false });
+    const proxy = await DomainProxy.start({ rules: parseAllowedDomains([`registry.test:${host.webPort}`]).rules, lookup, addressKind: () => undefined });
     try {
       const answer = await talk(proxy.socketPath, `GET http://registry.test:${host.webPort}/pkg?v=1 HTTP/1.1\r\nHost: registry.test:${host.webPort}\r\nProxy-Authorization: x\r\nConnection: close\r\n\r\n`, /HOST-WEB.*\n/);
       assert.match(answer, new RegExp(`^HTTP/1\\.1 200 OK[\\s\\S]*HOST-WEB GET registry\\.test:${host.webPort} /pkg\\?v=1\\n`));
@@ -200,7 +304,7 @@ describe('the filtering proxy', () => {
   });
 
   it('judges every request of a kept-alive connection: a second, pipelined request to an unlisted host is refused', async () => {
-    const proxy = await DomainProxy.start({ rules: parseAllowedDomains([`registry.test:${host.webPort}`]).rules, lookup, isLocal: () => false });
+    const proxy = await DomainProxy.start({ rules: parseAllowedDomains([`registry.test:${host.webPort}`]).rules, lookup, addressKind: () => undefined });
     try {
       const both = await talk(
         proxy.socketPath,
@@ -218,9 +322,48 @@ describe('the filtering proxy', () => {
     const proxy = await DomainProxy.start({ rules: parseAllowedDomains(['rebind.test', `localhost:${host.rawPort}`]).rules, lookup: () => Promise.resolve([{ address: '127.0.0.1', family: 4 }]) });
     try {
       const refused = await talk(proxy.socketPath, 'CONNECT rebind.test:443 HTTP/1.1\r\n\r\n');
-      assert.match(refused, /403[\s\S]*rebind\.test:443 \(it resolves to an address of this machine/);
+      assert.match(refused, /403[\s\S]*rebind\.test:443 \(it resolves to 127\.0\.0\.1, this machine's loopback; no entry can allow it at this port\)/);
       const named = await talk(proxy.socketPath, `CONNECT localhost:${host.rawPort} HTTP/1.1\r\n\r\n`);
       assert.match(named, /200 Connection Established\r\n\r\nCANARY-RAW/);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('refuses a listed wildcard whose DNS answers with a private, CGNAT, metadata or unique-local address, and lets a public one through', async () => {
+    const answers: Record<string, string> = {
+      'lan.evil.test': '10.1.2.3',
+      'cgnat.evil.test': '100.64.0.9',
+      'meta.evil.test': '169.254.169.254',
+      'ula.evil.test': 'fd00::1',
+      'mapped.evil.test': '::ffff:192.168.0.1',
+      'nat64.evil.test': '64:ff9b::a00:1',
+      'public.evil.test': '93.184.216.34',
+    };
+    const lookup: Lookup = (name) => {
+      const address = answers[name];
+      return Promise.resolve(address === undefined ? [] : [{ address, family: net.isIP(address) }]);
+    };
+    const proxy = await DomainProxy.start({ rules: parseAllowedDomains(['*.evil.test']).rules, lookup, connectTimeoutMs: 500 });
+    try {
+      const refused: [string, string][] = [
+        ['lan.evil.test', '10.1.2.3, a private network'],
+        ['cgnat.evil.test', '100.64.0.9, carrier-grade NAT space'],
+        ['meta.evil.test', '169.254.169.254, a cloud metadata service'],
+        ['ula.evil.test', 'fd00::1, a unique-local IPv6 network'],
+        ['mapped.evil.test', '::ffff:192.168.0.1, a private network'],
+        ['nat64.evil.test', '64:ff9b::a00:1, a private network'],
+      ];
+      for (const [name, said] of refused) {
+        const answer = await talk(proxy.socketPath, `CONNECT ${name}:443 HTTP/1.1\r\n\r\n`);
+        assert.match(answer, /^HTTP\/1\.1 403 Forbidden/, name);
+        assert.ok(answer.includes(`refused ${name}:443 (it resolves to ${said}`), answer);
+      }
+      // Past the check the proxy connects (and, with no route out here, says it could not): no refusal for it.
+      const publicAnswer = await talk(proxy.socketPath, 'CONNECT public.evil.test:443 HTTP/1.1\r\n\r\n', /\r\n\r\n/);
+      assert.match(publicAnswer, /^HTTP\/1\.1 (200|502)/);
+      assert.deepEqual(proxy.refusals.map((refusal) => refusal.destination), refused.map(([name]) => `${name}:443`));
+      assert.deepEqual(proxy.refusals.map((refusal) => refusal.why), refused.map(() => 'restricted-address'));
     } finally {
       await proxy.close();
     }
@@ -288,7 +431,7 @@ for (const runtime of runtimes) {describe(`a command reaching allowed domains fr
       probe: () => probeSandbox(),
       inputs: () => inputs,
       log: () => undefined,
-      proxyOptions: { lookup, isLocal: () => false },
+      proxyOptions: { lookup, addressKind: () => undefined },
       bridgeRuntime: node ? { kind: 'node', path: node.path, env: {} } : runtime,
     });
     const prepared = await sandbox.launch(workspace);

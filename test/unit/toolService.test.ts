@@ -8,6 +8,7 @@ import { createMemoryGate, locateUnder } from '../fixtures/memoryGate';
 import type { Gate } from '../../src/core/approval/gate';
 import { commandResult, MemoryFiles, memoryToolService, waitFor } from '../fixtures/memoryFiles';
 import { pendingViews } from '../../src/core/views/pendingCall';
+import type { StagingStatus } from '../../src/core/sandbox/commandSandbox';
 
 type Overrides = Parameters<typeof createMemoryGate>[0];
 
@@ -166,6 +167,32 @@ describe('the tool service (core, over in-memory ports)', () => {
       { command: 'npm test', cwd: '/ws/pkg', timeoutSeconds: 60 },
       { command: 'rm -rf build/cache', cwd: '/ws', timeoutSeconds: 60 },
     ]);
+  });
+
+  describe('whether a command\'s changes are reviewed is decided before its card, said on it, held at launch and told to the model', () => {
+    const rows: { name: string; status: StagingStatus; card: string | undefined; report: string | undefined }[] = [
+      { name: 'staged: nothing said, and it must run staged', status: { staged: true }, card: undefined, report: undefined },
+      {
+        name: 'review turned off: the card says so and names the setting; the model is told its changes were not reviewed',
+        status: { staged: false, why: 'setting-off', reason: 'toolgate.sandbox.reviewCommandChanges is off' },
+        card: 'Its changes will land in the workspace without review: toolgate.sandbox.reviewCommandChanges is off. Turn it on to review them.',
+        report: 'Its changes were not reviewed: they went straight to the workspace (toolgate.sandbox.reviewCommandChanges is off).',
+      },
+    ];
+    for (const row of rows) {
+      it(row.name, async () => {
+        const { service, gate, runner } = setup();
+        runner.stagingStatus = () => Promise.resolve(row.status);
+        const promise = service.runBatch([{ tool: 'run_in_terminal', args: JSON.stringify({ command: 'make build' }) }], { chatId: 'chat' });
+        const waiting = await waitFor(() => pendingViews(gate)[0]);
+        assert.deepEqual(waiting.warnings.filter((line) => /review/.test(line)), row.card === undefined ? [] : [row.card]);
+        assert.equal(gate.settle(waiting, { action: 'allow-once' }).ok, true);
+        const [result] = await promise;
+        assert.deepEqual(runner.ran.map((ran) => ran.staged), [row.status.staged]);
+        const said = (result?.output ?? '').split('\n').filter((line) => /reviewed/.test(line));
+        assert.deepEqual(said, row.report === undefined ? [] : [row.report]);
+      });
+    }
   });
 
   describe('a command that fails because of the sandbox', () => {

@@ -15,6 +15,7 @@ import { checkHunkDecisions, type HunkDecision } from '../review/hunks';
 import { judge, type AllowedBy, type Judgement, type GateCall, type PolicyContext } from './policy';
 import { whyOff, type ChoiceFacts } from '../review/choiceRules';
 import type { Preview } from '../review/preview';
+import type { StagingStatus } from '../sandbox/commandSandbox';
 import { grantCaller } from '../../shared/callers';
 
 /**
@@ -52,6 +53,8 @@ export interface GateInput {
    * Deny of any member settles them all.
    */
   group?: CallGroup;
+  /** A command: whether its changes will be reviewed before they land, or why not (its card says so). */
+  staging?: StagingStatus;
 }
 
 /** Where a call is judged: the chat, who asks, and the agent's task it belongs to (none for other callers). */

@@ -7,7 +7,7 @@ import { localForwards, parseAllowedDomains } from './domains';
 import { protectedIn, type SandboxInputs } from './gather';
 import type { BridgeRuntime } from './bridge';
 import { bridgeRuntime, prepareLaunch, type SandboxLaunch, type SandboxState } from './sandbox';
-import { createStage, stagedLaunch, unstageable } from './staging';
+import { createStage, stagedLaunch, unstageable, type StagingProbe } from './staging';
 
 export interface CommandSandboxDeps {
   probe: () => Promise<SandboxState>;
@@ -22,8 +22,17 @@ export interface CommandSandboxDeps {
    * Staged commands (./staging): where stages are made (a folder the sandbox cannot write, on the workspace's disk if
    * it can be), the `unshare` that starts them, and whether they work here (probed once, on first need).
    */
-  staging?: { parent: string; unshare: string; probe: () => Promise<SandboxStatus>; enabled: () => boolean };
+  staging?: { parent: string; unshare: string; probe: () => Promise<StagingProbe>; enabled: () => boolean };
 }
+
+/**
+ * Why a command's changes would land in the workspace without review: staging turned off, or unavailable here. Typed,
+ * so the views say what fixes each (src/core/views/unreviewed.ts); `reason` is the probe's one line.
+ */
+export type UnstagedWhy = 'setting-off' | 'no-sandbox' | 'not-built' | 'folder-path' | 'probe-failed' | Extract<StagingProbe, { available: false }>['why'];
+
+/** Whether a confined command's changes are reviewed before they land (staged), decided before its card is shown. */
+export type StagingStatus = { staged: true } | { staged: false; why: UnstagedWhy; reason: string };
 
 /** What the gate knows about the sandbox when it judges a command. */
 export type SandboxStatus = { available: true } | { available: false; reason: string };
@@ -31,7 +40,7 @@ export type SandboxStatus = { available: true } | { available: false; reason: st
 export class CommandSandbox {
   private state: SandboxState | undefined;
   private probing: Promise<SandboxState> | undefined;
-  private stagingProbe: Promise<SandboxStatus> | undefined;
+  private stagingProbe: Promise<StagingStatus> | undefined;
 
   constructor(private readonly deps: CommandSandboxDeps) {}
 
@@ -80,32 +89,55 @@ export class CommandSandbox {
    * toolgate.sandbox.allowedDomains through a proxy of its own, which the caller closes (`launch.proxy`) once the
    * command has ended. `network` is for an MCP server, whose configuration says whether it has the network: no proxy.
    */
-  /** Whether commands are staged here (toolgate.sandbox.reviewCommandChanges on, and the overlay works): probed once. */
-  async stagingStatus(): Promise<SandboxStatus> {
+  /**
+   * Whether a command's changes are reviewed before they land (toolgate.sandbox.reviewCommandChanges on, the sandbox
+   * and the overlay work here, every workspace folder can be staged), or why not: asked before a command's card is
+   * shown, so the card says it, and its launch holds to what the card said. The overlay is probed once.
+   */
+  async stagingStatus(): Promise<StagingStatus> {
     const staging = this.deps.staging;
     if (staging === undefined) {
-      return { available: false, reason: 'commands are not staged by this build' };
+      return { staged: false, why: 'not-built', reason: 'commands are not staged by this build' };
     }
     if (!staging.enabled()) {
-      return { available: false, reason: 'toolgate.sandbox.reviewCommandChanges is off' };
+      return { staged: false, why: 'setting-off', reason: 'toolgate.sandbox.reviewCommandChanges is off' };
+    }
+    const sandbox = await this.ready();
+    if (!sandbox.available) {
+      return { staged: false, why: 'no-sandbox', reason: sandbox.reason };
+    }
+    const refused = this.deps.inputs().workspaceFolders.map(unstageable).find((reason) => reason !== undefined);
+    if (refused !== undefined) {
+      return { staged: false, why: 'folder-path', reason: refused };
     }
     this.stagingProbe ??= staging.probe().then(
-      (status) => {
-        this.deps.log(status.available ? 'commands are staged: what they write is reviewed before it lands' : status.reason);
-        return status;
+      (probe): StagingStatus => {
+        this.deps.log(probe.available ? 'commands are staged: what they write is reviewed before it lands' : `commands cannot be staged here: ${probe.reason}`);
+        return probe.available ? { staged: true } : { staged: false, why: probe.why, reason: probe.reason };
       },
-      (error: unknown) => ({ available: false, reason: `the staging check failed: ${String(error)}` }),
+      (error: unknown): StagingStatus => ({ staged: false, why: 'probe-failed', reason: `the staging check failed: ${String(error)}` }),
     );
     return this.stagingProbe;
   }
 
-  async launch(cwd: string, network?: SandboxInputs['network'], options: { stage?: boolean } = {}): Promise<{ launch: SandboxLaunch } | { unavailable: string }> {
+  /**
+   * `stage: true`: the command's card said its changes are reviewed, so it runs staged or not at all (`notStaged`,
+   * why); never quietly unstaged.
+   */
+  async launch(cwd: string, network?: SandboxInputs['network']): Promise<{ launch: SandboxLaunch } | { unavailable: string }>;
+  async launch(cwd: string, network: SandboxInputs['network'] | undefined, options: { stage: boolean }): Promise<{ launch: SandboxLaunch } | { unavailable: string } | { notStaged: string }>;
+  async launch(cwd: string, network?: SandboxInputs['network'], options: { stage?: boolean } = {}): Promise<{ launch: SandboxLaunch } | { unavailable: string } | { notStaged: string }> {
     const state = await this.ready();
     if (!state.available) {
       return { unavailable: state.reason };
     }
     const inputs = this.deps.inputs();
+    // Decided first: a staged command's policy differs (./gather), and one whose card promised review but cannot be
+    // staged now is not run at all, before anything (a proxy, a stage) is made for it.
     const staging = options.stage === true ? await this.stagingFor(inputs.workspaceFolders) : undefined;
+    if (staging !== undefined && 'notStaged' in staging) {
+      return staging;
+    }
     const rules = network === undefined && inputs.network === 'none' ? parseAllowedDomains(inputs.allowedDomains ?? []).rules : [];
     const proxy = rules.length > 0 ? await DomainProxy.start({ ...this.deps.proxyOptions, rules }) : undefined;
     try {
@@ -130,16 +162,17 @@ export class CommandSandbox {
   }
 
   /**
-   * Where the workspace folders can be put behind a copy-on-write stage (staging works and every folder can be
-   * staged), how; else undefined, and the command writes directly, confined as before, with why in the log.
+   * How the workspace folders are put behind a copy-on-write stage for a command whose card said its changes are
+   * reviewed, or why they cannot be now (`notStaged`): then it is not run, never quietly unstaged.
    */
-  private async stagingFor(folders: readonly string[]): Promise<{ parent: string; unshare: string } | undefined> {
+  private async stagingFor(folders: readonly string[]): Promise<{ parent: string; unshare: string } | { notStaged: string }> {
     const staging = this.deps.staging;
     const status = await this.stagingStatus();
-    const refused = folders.map(unstageable).find((reason) => reason !== undefined);
-    if (refused !== undefined) {
-      this.deps.log(`not staged: ${refused}`);
+    if (staging === undefined || !status.staged || folders.length === 0) {
+      const why = status.staged ? 'there is no workspace folder to stage' : status.reason;
+      this.deps.log(`not run: its card said its changes would be reviewed, but it cannot be staged now (${why})`);
+      return { notStaged: why };
     }
-    return staging === undefined || !status.available || folders.length === 0 || refused !== undefined ? undefined : staging;
+    return staging;
   }
 }

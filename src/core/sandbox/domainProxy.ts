@@ -4,7 +4,8 @@
  * and the proxy lets through only destinations toolgate.sandbox.allowedDomains names: HTTPS and anything else
  * tunnelled by `CONNECT host:port`, plain HTTP by absolute URL. The proxy resolves names itself and connects to the
  * address it checked (no second lookup a rebinding DNS could answer differently), and a listed name that resolves to
- * this machine's loopback or link-local addresses is refused unless the entry names such an address itself.
+ * an address that is not the public internet (this machine's, its LAN's, a private or CGNAT network's, a cloud's
+ * metadata service) is refused unless an IP entry names that address (or `localhost` its loopback).
  *
  * Written by hand: the forward proxies on npm (`proxy`, `http-proxy`) offer no hook to refuse by destination before
  * they connect, and this is the part that must be exact. One proxy per command, so what it refused is that command's.
@@ -16,12 +17,14 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { Duplex } from 'node:stream';
-import { destinationAllowed, isLocalAddress, normaliseHost, type DomainRule } from './domains';
+import { addressAllowed, addressKind, addressKindText, destinationAllowed, entryFor, normaliseHost, type AddressKind, type DomainRule } from './domains';
 
 export interface Refusal {
   /** `host:port` as the command asked for it. */
   destination: string;
-  why: 'not-listed' | 'local-address' | 'unresolved' | 'malformed';
+  why: 'not-listed' | 'restricted-address' | 'unresolved' | 'malformed';
+  /** For `restricted-address`: the address the name resolved to, and what it is. */
+  address?: { ip: string; kind: AddressKind };
 }
 
 /** One line per refusal, for the person and the model. */
@@ -29,8 +32,12 @@ export function describeRefusal(refusal: Refusal): string {
   switch (refusal.why) {
     case 'not-listed':
       return `${refusal.destination} (not in toolgate.sandbox.allowedDomains)`;
-    case 'local-address':
-      return `${refusal.destination} (it resolves to an address of this machine, which only an entry naming that address allows)`;
+    case 'restricted-address': {
+      const { ip, kind } = refusal.address ?? { ip: 'an address', kind: 'this-machine' };
+      const entry = entryFor(ip, Number(/:(\d+)$/.exec(refusal.destination)?.[1]));
+      const allow = entry === undefined ? 'no entry can allow it at this port' : `only an entry naming that address allows it: "${entry}"`;
+      return `${refusal.destination} (it resolves to ${ip}, ${addressKindText[kind]}; ${allow})`;
+    }
     case 'unresolved':
       return `${refusal.destination} (the name did not resolve)`;
     case 'malformed':
@@ -50,8 +57,11 @@ export interface DomainProxyOptions {
   maxRefusals?: number;
   /** How long connecting to a destination may take. */
   connectTimeoutMs?: number;
-  /** Which resolved addresses are this machine's own (default: `isLocalAddress`); tests stand in a test network. */
-  isLocal?: (address: string) => boolean;
+  /**
+   * What a resolved address is, where it is not the public internet (default: `addressKind` with this machine's
+   * interface addresses as they are when the proxy starts); tests stand in a test network.
+   */
+  addressKind?: (address: string) => AddressKind | undefined;
 }
 
 const systemLookup: Lookup = (host) => dnsLookup(host, { all: true, verbatim: true });
@@ -60,6 +70,8 @@ export class DomainProxy {
   private readonly refusalList: Refusal[] = [];
   private readonly sockets = new Set<Duplex>();
   private connections = 0;
+  /** This machine's interface addresses (its LAN's, or a public one its servers listen on), read once per command. */
+  private readonly ownAddresses = Object.values(os.networkInterfaces()).flatMap((entries) => (entries ?? []).map((entry) => entry.address));
 
   private constructor(
     private readonly server: http.Server,
@@ -111,13 +123,17 @@ export class DomainProxy {
     await fs.rm(this.folder, { recursive: true, force: true });
   }
 
+  private kindOf(address: string): AddressKind | undefined {
+    return this.options.addressKind ? this.options.addressKind(address) : addressKind(address, this.ownAddresses);
+  }
+
   private track(socket: Duplex): void {
     this.sockets.add(socket);
     socket.once('close', () => this.sockets.delete(socket));
   }
 
-  private refuse(destination: string, why: Refusal['why']): Refusal {
-    const refusal = { destination, why };
+  private refuse(destination: string, why: Refusal['why'], address?: Refusal['address']): Refusal {
+    const refusal: Refusal = { destination, why, ...(address ? { address } : {}) };
     if (this.refusalList.length < (this.options.maxRefusals ?? 50) && !this.refusalList.some((seen) => seen.destination === destination && seen.why === why)) {
       this.refusalList.push(refusal);
     }
@@ -138,12 +154,14 @@ export class DomainProxy {
     } catch {
       return { refusal: this.refuse(destination, 'unresolved') };
     }
-    const isLocal = this.options.isLocal ?? isLocalAddress;
-    const usable = (rule.namesLocal ? addresses : addresses.filter((entry) => !isLocal(entry.address))).map((entry) => entry.address);
+    const judged = addresses.map(({ address }) => ({ address, kind: this.kindOf(address) }));
+    // Judged on each address the proxy will connect to, so a name with one public and one private address uses the public.
+    const usable = judged.filter(({ address, kind }) => addressAllowed(this.options.rules, rule, address, port, kind));
+    const first = judged[0];
     if (usable.length === 0) {
-      return { refusal: this.refuse(destination, addresses.length === 0 ? 'unresolved' : 'local-address') };
+      return { refusal: first?.kind === undefined ? this.refuse(destination, 'unresolved') : this.refuse(destination, 'restricted-address', { ip: first.address, kind: first.kind }) };
     }
-    return { addresses: usable };
+    return { addresses: usable.map(({ address }) => address) };
   }
 
   /** The first of the checked addresses that answers (`localhost` may be ::1 and 127.0.0.1, a service on one). */

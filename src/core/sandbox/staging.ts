@@ -20,7 +20,7 @@
  * written; the command, in the same process group, gets them as before.
  */
 import { execFile } from 'node:child_process';
-import { promises as fs, readdirSync, type Stats } from 'node:fs';
+import { promises as fs, readdirSync, readFileSync, type Stats } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { isExecutable } from './sandbox';
@@ -445,9 +445,21 @@ export function findUnshare(exists: (file: string) => boolean = isExecutable): s
 }
 
 /** Whether commands can be staged here: `unshare` makes a user namespace and an overlay mounts in it. */
-export async function probeStaging(unshare: string | undefined, parent = os.tmpdir()): Promise<{ available: true } | { available: false; reason: string }> {
+/** Whether staging works here, or why not (typed: the views say what fixes each). */
+export type StagingProbe = { available: true } | { available: false; reason: string; why: 'no-unshare' | 'apparmor' | 'overlay-refused' };
+
+/** Ubuntu 23.10 and later: AppArmor lets only programs with a profile saying `userns` make user namespaces. */
+function apparmorRestrictsUserns(): boolean {
+  try {
+    return readFileSync('/proc/sys/kernel/apparmor_restrict_unprivileged_userns', 'utf8').trim() === '1';
+  } catch {
+    return false;
+  }
+}
+
+export async function probeStaging(unshare: string | undefined, parent = os.tmpdir(), apparmorRestricts = apparmorRestrictsUserns): Promise<StagingProbe> {
   if (unshare === undefined) {
-    return { available: false, reason: "commands cannot be staged here (util-linux's unshare is missing); they write to the workspace directly" };
+    return { available: false, why: 'no-unshare', reason: "util-linux's unshare is missing" };
   }
   let root: string | undefined;
   try {
@@ -463,7 +475,10 @@ export async function probeStaging(unshare: string | undefined, parent = os.tmpd
     });
     return { available: true };
   } catch (error) {
-    return { available: false, reason: `commands cannot be staged here (${error instanceof Error ? error.message : String(error)}); they write to the workspace directly` };
+    const message = error instanceof Error ? error.message : String(error);
+    return apparmorRestricts()
+      ? { available: false, why: 'apparmor', reason: `AppArmor keeps unshare from making a user namespace (${message})` }
+      : { available: false, why: 'overlay-refused', reason: `an overlay mount in a user namespace failed (${message})` };
   } finally {
     if (root !== undefined) {
       await fs.chmod(path.join(root, 'work', 'work'), 0o700).catch(() => undefined);

@@ -6,15 +6,21 @@
  * run, a throw) the stage is discarded here and the proxy is always closed, so nothing a run made outlives it.
  */
 import { Emitter } from '../disposable';
-import type { CommandSandbox } from '../sandbox/commandSandbox';
+import type { CommandSandbox, StagingStatus } from '../sandbox/commandSandbox';
 import { describeRefusal } from '../sandbox/domainProxy';
 import type { SandboxLaunch } from '../sandbox/sandbox';
 import { discardStage, type Stage } from '../sandbox/staging';
+import { unreviewedNotRun } from '../views/unreviewed';
 import type { CommandRequest, TerminalCommandResult } from './commandTerminal';
 
 /** How a command runs: in the OS sandbox (the default), or once without it because the person chose that. */
 export interface RunHow {
   unconfined?: boolean;
+  /**
+   * What its card said of its changes: reviewed before they land (true, the default: it runs staged or not at all) or
+   * landing without review (false: staging is off or unavailable, and the card said why).
+   */
+  staged?: boolean;
 }
 
 /** Runs one command in a chat's terminal, as it is given (the wrap is the sandbox; absent, it runs unconfined). */
@@ -37,7 +43,7 @@ export interface CreatedProtected {
 }
 
 export interface ConfinedRunDeps {
-  sandbox: Pick<CommandSandbox, 'launch' | 'newlyProtected'>;
+  sandbox: Pick<CommandSandbox, 'launch' | 'newlyProtected' | 'stagingStatus'>;
   terminal: TerminalPort;
   /** A path as the person reads it (relative to its workspace folder). */
   relative: (absolute: string) => string;
@@ -56,11 +62,19 @@ export class ConfinedRunner {
     return [...this.staged].filter((running) => chatId === undefined || running.chatId === chatId);
   }
 
+  /** Whether a command's changes would be reviewed before they land, or why not: asked before its card is shown. */
+  stagingStatus(): Promise<StagingStatus> {
+    return this.deps.sandbox.stagingStatus();
+  }
+
   async run(command: string, cwd: string, timeoutSeconds: number, signal?: AbortSignal, chatId = '', how: RunHow = {}): Promise<TerminalCommandResult> {
     let wrap: SandboxLaunch | undefined;
     if (how.unconfined !== true) {
       try {
-        const prepared = await this.deps.sandbox.launch(cwd, undefined, { stage: true });
+        const prepared = await this.deps.sandbox.launch(cwd, undefined, { stage: how.staged ?? true });
+        if ('notStaged' in prepared) {
+          return notStarted(unreviewedNotRun(prepared.notStaged));
+        }
         wrap = 'launch' in prepared ? prepared.launch : undefined;
       } catch (error) {
         return notStarted(`the sandbox could not be prepared (${error instanceof Error ? error.message : String(error)}), so nothing was run.`);

@@ -4,6 +4,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { FileFormat } from '../files/encoding';
+import type { StagingStatus } from '../sandbox/commandSandbox';
 import type { McpModelTool } from '../mcp/tools';
 import type { TerminalCommandResult } from '../terminal/commandTerminal';
 
@@ -61,6 +62,8 @@ export type { RunHow };
 
 export interface CommandRunner {
   run(command: string, cwd: string, timeoutSeconds: number, signal?: AbortSignal, chatId?: string, how?: RunHow): Promise<TerminalCommandResult>;
+  /** Whether a command's changes would be reviewed before they land, or why not: asked before its card is shown. */
+  stagingStatus?(): Promise<StagingStatus>;
 }
 
 /** What the tool service needs of MCP: the model's tool names resolved, and calls to servers. */

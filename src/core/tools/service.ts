@@ -29,6 +29,7 @@ import { agentCaller, apiSource } from '../../shared/callers';
 import { boundedForModel, deniedMessage, writtenMessage } from './results';
 import { StagedLanding, textToWrite, type StagedLandingDeps } from './stagedChanges';
 import { discardStage, type Stage } from '../sandbox/staging';
+import { unreviewedReportLine } from '../views/unreviewed';
 
 export interface ToolCallRequest {
   tool: string;
@@ -186,12 +187,15 @@ export class ToolService {
           // However soon after activation this is asked, the analysis waits for the parser rather than asking for a
           // reason the parser would not give. A parser that cannot load leaves the analysis a parse error: it asks.
           await this.deps.commandJudgeReady();
+          // Decided before the card is shown, so the card says whether its changes are reviewed, and the launch holds to it.
+          const staging = await this.deps.terminal.stagingStatus?.();
           const call = gateCall(parsed.tool, parsed.args, resolver, home);
           // The analysis lines are filled by the gate from the decision it makes, so the panel shows exactly why it asks.
           const preview: Preview = { kind: 'command', command: parsed.args.command, cwd: commandFolder(call, resolver), analysis: [] };
           // An edit is analysed as the proposal was (same folder): the cards show what the edited command does.
           const editedCall = (command: string): GateCall => gateCall(parsed.tool, { ...parsed.args, command }, resolver, home);
-          return { kind: 'ready', parsed, request, input: { callId: newCallId(), call, preview, source, editable: { kind: 'command', text: parsed.args.command }, editedCall } };
+          const input = { callId: newCallId(), call, preview, source, editable: { kind: 'command' as const, text: parsed.args.command }, editedCall, ...(staging ? { staging } : {}) };
+          return { kind: 'ready', parsed, request, input };
         }
         default:
           return { kind: 'ready', parsed, request, input: { callId: newCallId(), call: gateCall(parsed.tool, parsed.args, resolver, home), preview: { kind: 'none' }, source } };
@@ -356,7 +360,8 @@ export class ToolService {
             const start = () => this.deps.terminal.run(command, cwd, timeoutSeconds, options.signal, options.chatId, how);
             return this.deps.recorder ? await this.deps.recorder.commandRan(options.turn, { command, cwd }, start) : await start();
           };
-          const first = await run({});
+          const promised = item.input.staging;
+          const first = await run(promised ? { staged: promised.staged } : {});
           let stage = first.stage;
           try {
             // Failed because of the sandbox: the person may run it once without it, asked on a card of its own.
@@ -371,7 +376,8 @@ export class ToolService {
             }
             const sandbox = failure === undefined ? undefined : { failure, rerun: again?.verdict === 'allow' };
             const report = commandReport(result, { command, edited: decision.edited !== undefined, timeoutSeconds, ...(sandbox ? { sandbox } : {}) });
-            const landing = stage === undefined ? describeCommandChanges(result.observed) : await this.landStaged(stage, command, item.input.source, options);
+            const unreviewed = stage === undefined && again?.verdict !== 'allow' && result.notRun === undefined ? unreviewedReportLine(promised) : undefined;
+            const landing = stage === undefined ? [unreviewed, describeCommandChanges(result.observed)].filter((line) => line !== undefined && line !== '').join(' ') : await this.landStaged(stage, command, item.input.source, options);
             return { ok: report.ok, output: landing === '' ? report.text : `${report.text}\n\n${landing}`, decision };
           } finally {
             // Removed after the model has its answer: a stage is in Toolgate's own cache, which no command can read, and

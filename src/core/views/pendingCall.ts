@@ -9,6 +9,7 @@ import { canonicalJson } from '../approval/hash';
 import type { GateCall, Judgement } from '../approval/policy';
 import { actionsOff, type ActionsOff } from '../review/choiceRules';
 import type { SubVerdict } from '../shell/rules';
+import { unreviewedCardLine } from './unreviewed';
 
 /** What the views read of the gate. */
 export type GateState = Pick<Gate, 'waitingCalls' | 'liveRevision' | 'liveState' | 'evaluate'>;
@@ -84,7 +85,9 @@ export function pendingCallView(waiting: WaitingCall): PendingCallView {
   const redefined =
     pinned !== undefined &&
     waiting.activeGrants.some((grant) => grant.tool === input.call.tool && grant.definitionHash !== undefined && grant.definitionHash !== pinned);
+  const unreviewed = judgement.runsUnconfined === true ? undefined : unreviewedCardLine(input.staging);
   const notices = [
+    ...(unreviewed !== undefined ? [unreviewed] : []),
     ...(input.notices ?? []),
     ...(redefined
       ? ['The server changed this tool (its name, description or input schema) since you granted it, so that grant no longer applies. Read the description below again.']
