@@ -93,7 +93,7 @@ export class TerminalRunner implements vscode.Disposable {
         this.staged.add(running);
       }
       const result = await session.commands
-        .run({ command, cwd, timeoutMs: timeoutSeconds * 1000, ...(signal ? { signal } : {}), ...(wrap ? { wrap } : {}) })
+        .run({ command, cwd, timeoutMs: timeoutSeconds * 1000, passEnvironment: this.sandbox.passEnvironment(), ...(signal ? { signal } : {}), ...(wrap ? { wrap } : {}) })
         .finally(() => running && this.staged.delete(running));
       if (!wrap || result.notRun !== undefined) {
         return result;
