@@ -82,9 +82,9 @@ export function explainProbeFailure(stderr: string): string {
 
 /**
  * Run inside a sandbox (`/bin/sh -c`), it prints one line per way it is not one, then `end`. Only what every Linux
- * has is assumed: /proc, and `umount`/`mount`/`unshare` where they exist (no capability means no mount can change
- * whatever tool asks; a user namespace is tried with util-linux's or busybox's `unshare`, else Python's ctypes, else
- * it says it could not try: unknown is not "holds").
+ * has is assumed: /proc, and `umount`/`mount`/`unshare` where they exist (without a capability no mount changes,
+ * whichever tool asks; a user namespace is tried with util-linux's or busybox's `unshare`, else Python's ctypes, else
+ * the check says it could not try: unknown is not "holds").
  */
 export const confinementCheck = String.raw`while read -r name value; do
   case $name in CapPrm:|CapEff:|CapBnd:|CapAmb:) case $value in *[!0]*) echo "cap \${name%:} $value";; esac;; esac
@@ -96,7 +96,7 @@ if command -v unshare >/dev/null 2>&1; then
 elif command -v python3 >/dev/null 2>&1; then
   python3 -I -S -c 'import ctypes, sys; sys.exit(ctypes.CDLL(None).unshare(0x10000000) != 0)' 2>/dev/null && echo 'userns can create a user namespace'
 else
-  echo 'userns could not try to create a user namespace (neither unshare nor python3 is installed)'
+  echo 'userns could not be checked for nested user namespaces (neither unshare nor python3 is installed)'
 fi
 echo end
 `.replaceAll('\\${', '${');
