@@ -32,7 +32,7 @@ const run = (program, args, options = {}) => spawnSync(program, args, { encoding
 
 const opened = [];
 let home;
-let status = 1;
+let status;
 try {
   if (run('id', ['-u', user]).status !== 0) {
     const made = run('useradd', ['--system', '--user-group', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', user]);
@@ -114,4 +114,4 @@ try {
     rmSync(home, { recursive: true, force: true });
   }
 }
-process.exit(status);
+process.exit(status ?? 1);
