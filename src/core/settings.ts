@@ -4,6 +4,7 @@
  */
 import * as z from 'zod';
 import { parseDomainEntry } from './sandbox/domains';
+import { EnvironmentName } from './sandbox/environment';
 import { defaultTerminalRules } from './shell/rules';
 
 /** `toolgate.approvals.revealPanel`: when the Approvals panel opens for a new call (the rule is views/panelReveal.ts). */
@@ -72,6 +73,8 @@ export const settingSchemas = {
   'sandbox.writablePaths': z.array(z.string().min(1)),
   'sandbox.reviewCommandChanges': z.boolean(),
   'sandbox.landIgnoredFiles': z.boolean(),
+  // One name that is not a variable name makes the whole list fall back to none: nothing passed rather than a guess.
+  'sandbox.passEnvironment': z.array(EnvironmentName),
   // One entry that does not parse makes the whole list fall back to none: no network rather than a guess.
   'sandbox.allowedDomains': z.array(
     z.string().superRefine((entry, context) => {
@@ -108,6 +111,7 @@ export const settingDefaults: { [K in SettingKey]: SettingValue<K> } = {
   'sandbox.allowedDomains': [],
   'sandbox.reviewCommandChanges': true,
   'sandbox.landIgnoredFiles': true,
+  'sandbox.passEnvironment': [],
 };
 
 export interface ParsedSetting<T> {

@@ -41,6 +41,7 @@ export class McpServers implements vscode.Disposable {
     this.manager = new McpManager({
       log: (server, line) => this.output.appendLine(`[${server}] ${line}`),
       startAllowed: (config) => this.startAllowed(config),
+      passEnvironment: () => sandbox.passEnvironment(),
       stdioSandbox: async (config) => {
         const cwd = config.cwd ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? os.homedir();
         const prepared = await sandbox.launch(cwd, config.sandbox.network ? 'host' : 'none');

@@ -47,5 +47,6 @@ export function createCommandSandbox(context: vscode.ExtensionContext, settings:
       network: 'none',
     }),
     log: (message) => log.info(message),
+    passEnvironment: () => settings.get('sandbox.passEnvironment'),
   });
 }

@@ -177,12 +177,13 @@ describe('runBash, with the real bash', function () {
           rmSync(controlDir, { recursive: true, force: true });
         }
         row.setup?.(dir);
-        const result = await runBash(row.command, { cwd: dir, timeoutMs: 10_000, env });
+        // Named in toolgate.sandbox.passEnvironment too: what the allow-list would drop anyway must still be dropped.
+        const result = await runBash(row.command, { cwd: dir, timeoutMs: 10_000, env, passEnvironment: Object.keys(row.env(dir)) });
         assert.equal(row.effect(dir, result.output), false, `the runner let the environment change the command: ${result.output}`);
       });
     }
 
-    it('bashEnvironment drops exactly the listed variables and exported functions, fixes PWD and PATH, keeps the rest', () => {
+    it('bashEnvironment drops exactly the listed variables and exported functions, even when the setting names them, fixes PWD and PATH, keeps the rest it passes', () => {
       const env = bashEnvironment(
         {
           BASH_ENV: '/x',
@@ -207,6 +208,7 @@ describe('runBash, with the real bash', function () {
         },
         '/work/folder',
         'linux',
+        ['BASH_ENV', 'ENV', 'BASH_FUNC_ls%%', 'BASH_FUNC_cd()', 'SHELLOPTS', 'BASHOPTS', 'CDPATH', 'GLOBIGNORE', 'IFS', 'POSIXLY_CORRECT', 'PROMPT_COMMAND', 'PS4', 'BASH_XTRACEFD', 'PWD', 'MY_VAR', 'UNSET'],
       );
       assert.deepEqual(env, { PWD: '/work/folder', PATH: '/usr/bin:/bin', HOME: '/home/someone', LANG: 'C.UTF-8', MY_VAR: 'kept' });
     });

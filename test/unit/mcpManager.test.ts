@@ -455,3 +455,59 @@ describe('McpManager with the commands\' sandbox (real bubblewrap)', function ()
     assert.deepEqual([manager.server('boxed')?.state, manager.server('boxed')?.error], ['failed', 'not started: it runs only in the sandbox, which cannot start here (bubblewrap is not installed)']);
   });
 });
+
+describe('what a stdio server started by the manager inherits from the host (real servers)', function () {
+  this.timeout(30_000);
+  const secrets: Record<string, string> = { OPENAI_API_KEY: 'CANARY-OPENAI', GITHUB_TOKEN: 'CANARY-GITHUB', SSH_AUTH_SOCK: '/run/CANARY-agent.sock', PASSED_BY_SETTING: 'passed-by-setting', LC_TOOLGATE_TEST: 'locale' };
+  let base: string;
+  let manager: McpManager | undefined;
+  before(() => {
+    // Not under /tmp: the sandbox gives each process a private /tmp.
+    base = realpathSync(mkdtempSync(path.join(existsSync('/var/tmp') ? '/var/tmp' : tmpdir(), 'toolgate-mcp-env-')));
+    Object.assign(process.env, secrets);
+  });
+  afterEach(async () => {
+    await manager?.close();
+  });
+  after(() => {
+    for (const name of Object.keys(secrets)) {
+      Reflect.deleteProperty(process.env, name);
+    }
+    rmSync(base, { recursive: true, force: true });
+  });
+
+  const sandbox = new CommandSandbox({
+    probe: () => probeSandbox(),
+    // The fixture runs from this checkout, which the sandbox's private /tmp would hide when the checkout is under /tmp.
+    inputs: () => ({ workspaceFolders: [base], protectedGlobs: [], extraHidden: [], extraWritable: [process.cwd()], ownStorage: [], network: 'none', cacheRoot: path.join(base, 'cache') }),
+    log: () => undefined,
+  });
+  const launches: [string, Partial<ConstructorParameters<typeof McpManager>[0]>, McpStdioServerConfig['sandbox']][] = [
+    ['started directly', {}, false],
+    ['through the watchdog', { stdioWatchdog: { command: process.execPath, args: ['--import', 'tsx', path.resolve('src/core/mcp/watchdog.ts')] } }, false],
+    [
+      'in the sandbox',
+      {
+        stdioSandbox: async (config) => {
+          const prepared = await sandbox.launch(config.cwd ?? base);
+          return 'launch' in prepared ? prepared.launch : prepared;
+        },
+      },
+      { network: false },
+    ],
+  ];
+  for (const [how, options, boxed] of launches) {
+    it(`${how}: the allow-list, the names toolgate.sandbox.passEnvironment lists and the server's own env; no token`, async () => {
+      manager = new McpManager({ startTimeoutMs: 20_000, passEnvironment: () => ['PASSED_BY_SETTING'], ...options });
+      await manager.setServers([{ ...fixture('env'), env: { CONFIGURED: 'by-config', LC_TOOLGATE_TEST: null }, sandbox: boxed }]);
+      assert.equal(manager.server('env')?.state, 'running', manager.server('env')?.error);
+      const env = textOf(await manager.callTool('env', 'environment', {}));
+      assert.doesNotMatch(env, /CANARY/);
+      assert.match(env, /^PASSED_BY_SETTING=passed-by-setting$/m);
+      assert.match(env, /^CONFIGURED=by-config$/m);
+      // `null` in the server's configuration removes a variable it would inherit.
+      assert.doesNotMatch(env, /LC_TOOLGATE_TEST/);
+      assert.match(env, /^HOME=/m);
+    });
+  }
+});

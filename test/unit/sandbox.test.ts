@@ -224,7 +224,7 @@ describe('the sandbox policy, without starting it', () => {
   it('bwrap\'s arguments: everything read-only first, then the writable folders, the pinned folders, then read-only and hidden over them', () => {
     const args = bwrapArgs({ writable: ['/ws'], readOnly: ['/ws/.vscode', '/ws/pkg/.vscode'], pinned: ['/ws/.git', '/ws/pkg'], hidden: [{ path: '/h/.ssh', kind: 'dir' }, { path: '/h/.netrc', kind: 'file' }], network: 'none', env: {} }, '/ws/src');
     assert.deepEqual(args, [
-      '--unshare-all', '--die-with-parent', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--tmpfs', '/dev/shm',
+      '--unshare-all', '--unshare-user', '--cap-drop', 'ALL', '--disable-userns', '--die-with-parent', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--tmpfs', '/dev/shm',
       '--bind', '/ws', '/ws', '--bind', '/ws/.git', '/ws/.git', '--bind', '/ws/pkg', '/ws/pkg',
       '--ro-bind', '/ws/.vscode', '/ws/.vscode', '--ro-bind', '/ws/pkg/.vscode', '/ws/pkg/.vscode',
       '--tmpfs', '/h/.ssh', '--remount-ro', '/h/.ssh', '--ro-bind', '/dev/null', '/h/.netrc', '--chdir', '/ws/src',

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { CommandSandbox, type StagingStatus } from '../../src/core/sandbox/commandSandbox';
 import type { SandboxInputs } from '../../src/core/sandbox/gather';
-import { probeSandbox } from '../../src/core/sandbox/sandbox';
+import { findBwrap, probeSandbox } from '../../src/core/sandbox/sandbox';
 import { discardStage, findUnshare, probeStaging, type StagingProbe } from '../../src/core/sandbox/staging';
 import { runBash } from '../../src/core/terminal/bashRunner';
 import { reviewSetting, unreviewedCardLine, unreviewedItem, unreviewedNotRun, unreviewedReportLine } from '../../src/core/views/unreviewed';
@@ -77,15 +77,19 @@ describe('the staging probe says why it cannot stage, typed', () => {
     assert.deepEqual(await probeStaging(undefined), { available: false, why: 'no-unshare', reason: "util-linux's unshare is missing" });
   });
 
+  it('no bubblewrap', async () => {
+    assert.deepEqual(await probeStaging('/usr/bin/unshare', os.tmpdir(), () => undefined), { available: false, why: 'no-bwrap', reason: 'bubblewrap is not installed' });
+  });
+
   const failing: [boolean, Extract<StagingProbe, { available: false }>][] = [
-    [true, { available: false, why: 'apparmor', reason: 'AppArmor keeps unshare from making a user namespace (Command failed: /bin/false --user --map-root-user --mount -- mount -t overlay toolgate-probe -o' }],
-    [false, { available: false, why: 'overlay-refused', reason: 'an overlay mount in a user namespace failed (Command failed: /bin/false --user --map-root-user --mount -- mount -t overlay toolgate-probe -o' }],
+    [true, { available: false, why: 'apparmor', reason: 'AppArmor keeps unshare from making a user namespace (' }],
+    [false, { available: false, why: 'overlay-refused', reason: 'an overlay mount in a user namespace failed (' }],
   ];
   for (const [apparmor, expected] of failing) {
     it(`an unshare that fails, with AppArmor's user-namespace rule ${apparmor ? 'on' : 'off'}`, async () => {
       const parent = realpathSync(mkdtempSync(path.join(existsSync('/var/tmp') ? '/var/tmp' : os.homedir(), 'toolgate-probe-')));
       try {
-        const probe = await probeStaging('/bin/false', parent, () => apparmor);
+        const probe = await probeStaging('/bin/false', parent, findBwrap, () => apparmor);
         assert.ok(!probe.available);
         assert.equal(probe.why, expected.why);
         assert.ok(probe.reason.startsWith(expected.reason), probe.reason);

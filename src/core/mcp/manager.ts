@@ -15,6 +15,7 @@ import { sameLaunch, type McpServerConfig, type McpServerOrigin, type McpStdioSe
 import { definitionHash } from './names';
 import type * as Sdk from './sdk';
 import { isAlive } from '../processes';
+import { inheritedEnvironment } from '../sandbox/environment';
 
 type SdkModule = typeof Sdk;
 let sdkLoading: Promise<SdkModule> | undefined;
@@ -77,6 +78,11 @@ export interface McpManagerOptions {
    * folder, or why there is none (then it does not start: fail closed). Without this option servers run unconfined.
    */
   stdioSandbox?: (config: McpStdioServerConfig & { sandbox: { network: boolean } }) => Promise<StdioLauncher | { unavailable: string }>;
+  /**
+   * Names of this process's environment a stdio server gets besides the allow-list of ../sandbox/environment
+   * (toolgate.sandbox.passEnvironment); nothing else of it reaches the server, sandboxed or not.
+   */
+  passEnvironment?: () => readonly string[];
 }
 
 /** A launcher a stdio server runs inside: `program args… -- server-command server-args…`, `env` added. */
@@ -425,12 +431,11 @@ export class McpManager implements Disposable {
     if (config.type === 'stdio') {
       return [
         () => {
-          const env: Record<string, string> = {};
-          for (const [key, value] of Object.entries(config.env)) {
-            if (value !== null) {
-              env[key] = value;
-            }
-          }
+          // The allow-list of the host's environment, then the server's own configured `env`, then the launchers'.
+          const configured = Object.entries(config.env);
+          const removed = new Set(configured.filter(([, value]) => value === null).map(([key]) => key));
+          const inherited = Object.entries(inheritedEnvironment(process.env, this.options.passEnvironment?.() ?? [])).filter(([key]) => !removed.has(key));
+          const env: Record<string, string> = Object.fromEntries([...inherited, ...configured.filter((entry): entry is [string, string] => entry[1] !== null)]);
           const watchdog = this.options.stdioWatchdog;
           // watchdog -- sandbox -- server: the watchdog ends the sandbox with the extension host, and bwrap all in it.
           const sandbox = entry.sandbox;

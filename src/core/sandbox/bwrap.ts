@@ -8,7 +8,12 @@
  * What the argument list does, in order (later mounts cover earlier ones):
  * - every namespace new (`--unshare-all`): its own PIDs (so nothing it starts outlives it: when the sandbox's first
  *   process ends the kernel ends the rest), its own `/proc` and `/dev` (`/dev/fd` is the command's), no network but
- *   its own loopback unless the policy says `host`; all capabilities dropped (bwrap's default), even as root;
+ *   its own loopback unless the policy says `host`;
+ * - a user namespace always (`--unshare-user`, not bwrap's "if it can"), every capability dropped (`--cap-drop ALL`)
+ *   and no further user namespace inside (`--disable-userns`): bwrap drops capabilities by itself only when the
+ *   sandbox's uid is not 0, so run as root (VS Code in a container, and the staged path, where bwrap is root of
+ *   `unshare --map-root-user`) a command kept them all and could unmount what hides a credential or remount `/`
+ *   writable; a nested user namespace would give it a full set again, over its own mounts (./sandbox probes all this);
  * - the whole file system read-only, a private empty `/tmp` (holding the filtering proxy's socket when
  *   toolgate.sandbox.allowedDomains lists any: ./domainProxy);
  * - the writable folders bound read-write at their own paths, then the folders the policy pins bound onto themselves
@@ -31,8 +36,11 @@ export interface BridgeMounts {
 /** Where a Node binary the sandbox cannot otherwise see is shown for the bridge. */
 export const nodeInSandbox = '/tmp/.toolgate-node';
 
+/** What keeps the sandbox a sandbox whoever starts it: see the list above. */
+export const confinement: readonly string[] = ['--unshare-user', '--cap-drop', 'ALL', '--disable-userns'];
+
 export function bwrapArgs(policy: SandboxPolicy, cwd: string, bridge?: BridgeMounts): string[] {
-  const args = ['--unshare-all', ...(policy.network === 'host' ? ['--share-net'] : []), '--die-with-parent'];
+  const args = ['--unshare-all', ...confinement, ...(policy.network === 'host' ? ['--share-net'] : []), '--die-with-parent'];
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--tmpfs', '/dev/shm');
   if (bridge !== undefined) {
     args.push('--bind', bridge.proxySocket, proxySocketInSandbox);

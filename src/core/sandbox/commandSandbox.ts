@@ -23,6 +23,11 @@ export interface CommandSandboxDeps {
    * it can be), the `unshare` that starts them, and whether they work here (probed once, on first need).
    */
   staging?: { parent: string; unshare: string; probe: () => Promise<StagingProbe>; enabled: () => boolean };
+  /**
+   * toolgate.sandbox.passEnvironment: names of the host's environment that commands and MCP servers get besides the
+   * allow-list of ./environment (default: none).
+   */
+  passEnvironment?: () => readonly string[];
 }
 
 /**
@@ -59,6 +64,14 @@ export class CommandSandbox {
       },
     );
     return this.probing;
+  }
+
+  /**
+   * The names of the host's environment passed to what Toolgate starts, besides the allow-list: the same for a command
+   * in the sandbox, one run without it and an MCP server.
+   */
+  passEnvironment(): readonly string[] {
+    return this.deps.passEnvironment?.() ?? [];
   }
 
   /** For the gate: unknown until probed counts as unavailable (fail closed). */

@@ -1,7 +1,9 @@
 /**
  * Whether commands can be confined here, and the launch prefix that confines one. The probe runs bubblewrap once with
- * the same namespaces every command gets; if that fails (no bwrap, user namespaces off, not Linux) the sandbox is
- * unavailable and says why in one line, and the gate then asks for every command (fail closed).
+ * the arguments every command gets and a short check inside (`confinementCheck`); if bwrap does not start (not
+ * installed, user namespaces off, not Linux) or what it started is not a sandbox (a capability kept, a mount that can
+ * be undone, a user namespace that can be made), the sandbox is unavailable and says why in one line, and the gate
+ * then asks for every command (fail closed) with that line on the command's card.
  */
 import { execFile } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
@@ -78,6 +80,53 @@ export function explainProbeFailure(stderr: string): string {
   return `bubblewrap failed to start a sandbox: ${stderr.trim().split('\n')[0] || 'no message'}`;
 }
 
+/**
+ * Run inside a sandbox (`/bin/sh -c`), it prints one line per way it is not one, then `end`. Only what every Linux
+ * has is assumed: /proc, and `umount`/`mount`/`unshare` where they exist (without a capability no mount changes,
+ * whichever tool asks; a user namespace is tried with util-linux's or busybox's `unshare`, else Python's ctypes, else
+ * the check says it could not try: unknown is not "holds").
+ */
+export const confinementCheck = String.raw`while read -r name value; do
+  case $name in CapPrm:|CapEff:|CapBnd:|CapAmb:) case $value in *[!0]*) echo "cap \${name%:} $value";; esac;; esac
+done < /proc/self/status
+umount /tmp 2>/dev/null && echo 'umount could unmount /tmp'
+mount -o remount,bind,rw / 2>/dev/null && echo 'remount could remount / read-write'
+if command -v unshare >/dev/null 2>&1; then
+  unshare -U true 2>/dev/null && echo 'userns can create a user namespace'
+elif command -v python3 >/dev/null 2>&1; then
+  python3 -I -S -c 'import ctypes, sys; sys.exit(ctypes.CDLL(None).unshare(0x10000000) != 0)' 2>/dev/null && echo 'userns can create a user namespace'
+else
+  echo 'userns could not be checked for nested user namespaces (neither unshare nor python3 is installed)'
+fi
+echo end
+`.replaceAll('\\${', '${');
+
+/** The fixed PATH the check runs with: the system's tools, never a folder the workspace or a version manager put first. */
+const systemPath = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+/**
+ * Runs `confinementCheck` in the sandbox `program ...args` starts: undefined when it holds, else one line naming what
+ * held. Rejects with bwrap's (or unshare's) first line of stderr when the sandbox did not start at all.
+ */
+export function confinementProblem(program: string, args: readonly string[]): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    execFile(program, [...args, '--', '/bin/sh', '-c', confinementCheck], { timeout: 10_000, env: { PATH: systemPath } }, (error, stdout, stderr) => {
+      const lines = stdout.split('\n').filter((line) => line !== '');
+      if (lines.at(-1) !== 'end') {
+        reject(new Error(stderr.trim().split('\n')[0] || error?.message || 'the check inside the sandbox did not finish'));
+        return;
+      }
+      const caps = lines.filter((line) => line.startsWith('cap ')).map((line) => line.slice(4));
+      const others = lines.slice(0, -1).filter((line) => !line.startsWith('cap ')).map((line) => line.slice(line.indexOf(' ') + 1));
+      const held = [...(caps.length > 0 ? [`still has capabilities (${caps.join(', ')})`] : []), ...others];
+      resolve(held.length === 0 ? undefined : `a sandboxed process ${held.join(', ')}`);
+    });
+  });
+}
+
+/** The probe's sandbox: nothing writable, nothing hidden; every command's sandbox adds to this, never takes away. */
+export const probePolicy: SandboxPolicy = { writable: [], readOnly: [], pinned: [], hidden: [], network: 'none', env: {} };
+
 export function probeSandbox(platform: NodeJS.Platform = process.platform, locate: () => string | undefined = () => findBwrap()): Promise<SandboxState> {
   if (platform !== 'linux') {
     return Promise.resolve({
@@ -91,12 +140,10 @@ export function probeSandbox(platform: NodeJS.Platform = process.platform, locat
   if (program === undefined) {
     return Promise.resolve({ available: false, reason: 'bubblewrap is not installed (install the `bubblewrap` package: sudo apt install bubblewrap)' });
   }
-  const args = [...bwrapArgs({ writable: [], readOnly: [], pinned: [], hidden: [], network: 'none', env: {} }, '/'), '--', 'true'];
-  return new Promise((resolve) => {
-    execFile(program, args, { timeout: 10_000 }, (error, _stdout, stderr) => {
-      resolve(error ? { available: false, reason: explainProbeFailure(stderr || error.message) } : { available: true, program });
-    });
-  });
+  return confinementProblem(program, bwrapArgs(probePolicy, '/')).then(
+    (problem): SandboxState => (problem === undefined ? { available: true, program } : { available: false, reason: `bubblewrap's sandbox does not hold here: ${problem}` }),
+    (error: unknown): SandboxState => ({ available: false, reason: explainProbeFailure(error instanceof Error ? error.message : String(error)) }),
+  );
 }
 
 /**

@@ -19,11 +19,11 @@
  * The wrapper outlasts the stop signals (a trap, not an ignore, which the command would inherit) so that listing is
  * written; the command, in the same process group, gets them as before.
  */
-import { execFile } from 'node:child_process';
 import { promises as fs, readdirSync, readFileSync, type Stats } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { isExecutable } from './sandbox';
+import { bwrapArgs } from './bwrap';
+import { confinementProblem, findBwrap, isExecutable, probePolicy } from './sandbox';
 import { isAlive } from '../processes';
 
 /** One workspace folder of a stage: where its lower view, upper layer and overlay work folder are. */
@@ -444,9 +444,8 @@ export function findUnshare(exists: (file: string) => boolean = isExecutable): s
   return ['/usr/bin/unshare', '/bin/unshare'].find(exists);
 }
 
-/** Whether commands can be staged here: `unshare` makes a user namespace and an overlay mounts in it. */
 /** Whether staging works here, or why not (typed: the views say what fixes each). */
-export type StagingProbe = { available: true } | { available: false; reason: string; why: 'no-unshare' | 'apparmor' | 'overlay-refused' };
+export type StagingProbe = { available: true } | { available: false; reason: string; why: 'no-unshare' | 'no-bwrap' | 'apparmor' | 'overlay-refused' | 'does-not-hold' };
 
 /** Ubuntu 23.10 and later: AppArmor lets only programs with a profile saying `userns` make user namespaces. */
 function apparmorRestrictsUserns(): boolean {
@@ -457,31 +456,39 @@ function apparmorRestrictsUserns(): boolean {
   }
 }
 
-export async function probeStaging(unshare: string | undefined, parent = os.tmpdir(), apparmorRestricts = apparmorRestrictsUserns): Promise<StagingProbe> {
+/**
+ * Whether commands can be staged here: a stage of an empty folder is made and `confinementCheck` runs in it exactly as
+ * a staged command would (`unshare`, the overlay, bwrap with the arguments every command gets), so an overlay the
+ * kernel refuses and a sandbox that does not hold in this path (bwrap is root of the outer namespace here) both say so.
+ */
+export async function probeStaging(unshare: string | undefined, parent = os.tmpdir(), locateBwrap: () => string | undefined = findBwrap, apparmorRestricts = apparmorRestrictsUserns): Promise<StagingProbe> {
+  const bwrap = locateBwrap();
   if (unshare === undefined) {
     return { available: false, why: 'no-unshare', reason: "util-linux's unshare is missing" };
   }
+  if (bwrap === undefined) {
+    return { available: false, why: 'no-bwrap', reason: 'bubblewrap is not installed' };
+  }
   let root: string | undefined;
+  let stage: Stage | undefined;
   try {
     root = await fs.mkdtemp(path.join(parent, 'toolgate-stage-probe-'));
-    for (const part of ['lower', 'upper', 'work', 'merged']) {
-      await fs.mkdir(path.join(root, part));
-    }
-    const options = `lowerdir=${root}/lower,upperdir=${root}/upper,workdir=${root}/work,userxattr`;
-    await new Promise<void>((resolve, reject) => {
-      execFile(unshare, ['--user', '--map-root-user', '--mount', '--', 'mount', '-t', 'overlay', 'toolgate-probe', '-o', options, path.join(root ?? '', 'merged')], { timeout: 10_000 }, (error, _stdout, stderr) =>
-        error ? reject(new Error(stderr.trim().split('\n')[0] || error.message)) : resolve(),
-      );
-    });
-    return { available: true };
+    const folder = path.join(root, 'folder');
+    await fs.mkdir(folder);
+    stage = await createStage(path.join(root, 'stages'), [folder]);
+    const launch = stagedLaunch(stage, unshare, { program: bwrap, args: bwrapArgs({ ...probePolicy, writable: [folder] }, folder) });
+    const problem = await confinementProblem(launch.program, launch.args);
+    return problem === undefined ? { available: true } : { available: false, why: 'does-not-hold', reason: `the staged sandbox does not hold: ${problem}` };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return apparmorRestricts()
       ? { available: false, why: 'apparmor', reason: `AppArmor keeps unshare from making a user namespace (${message})` }
       : { available: false, why: 'overlay-refused', reason: `an overlay mount in a user namespace failed (${message})` };
   } finally {
+    if (stage !== undefined) {
+      await discardStage(stage);
+    }
     if (root !== undefined) {
-      await fs.chmod(path.join(root, 'work', 'work'), 0o700).catch(() => undefined);
       await fs.rm(root, { recursive: true, force: true });
     }
   }

@@ -1,9 +1,10 @@
 /**
  * Runs a command line exactly as the gate analysed it: the whole string is ONE program text given to bash (the shell
  * the analysis models) with `bash --noprofile --norc -c <text>`: non-interactive, so nothing edits the line (no
- * readline: `\r`, Ctrl-U, DEL are ordinary characters), no aliases, no rc or profile files, and an environment with
- * everything that would change what a word means removed. Whatever the user's login or terminal shell is, and on every
- * OS that has bash, the same text means the same thing. Where no bash exists nothing runs and the result says why.
+ * readline: `\r`, Ctrl-U, DEL are ordinary characters), no aliases, no rc or profile files, and an environment of its
+ * own: a short allow-list of the host's (never its tokens), without anything that would change what a word means.
+ * Whatever the user's login or terminal shell is, and on every OS that has bash, the same text means the same thing. Where no
+ * bash exists nothing runs and the result says why.
  *
  * The command has stdin from /dev/null and its own process group, so an interrupt reaches everything it started:
  * a timeout or a cancel sends SIGINT to the group, then SIGKILL after a grace period; nothing can keep the caller
@@ -13,6 +14,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
+import { inheritedEnvironment } from '../sandbox/environment';
 import { cleanOutput, maxOutputChars, OutputBuffer } from './output';
 
 export interface CommandResult {
@@ -56,8 +58,10 @@ export interface BashRunOptions {
   /** Stops the command when it fires. */
   signal?: AbortSignal;
   sink?: OutputSink;
-  /** The environment to start from (default: this process's); it is sanitised, see `bashEnvironment`. */
+  /** The environment to start from (default: this process's); only its allow-list is kept, see `bashEnvironment`. */
   env?: Readonly<Record<string, string | undefined>>;
+  /** More names of `env` to pass (toolgate.sandbox.passEnvironment). */
+  passEnvironment?: readonly string[];
   /** Finds bash (default: `findBash()`); a result of `undefined` means there is none and nothing runs. */
   locateBash?: () => string | undefined;
   /** Between SIGINT (or SIGTERM) and SIGKILL. Default 2 s. */
@@ -102,20 +106,23 @@ export const droppedVariables: readonly string[] = [
 const exportedFunctionPrefix = 'BASH_FUNC_';
 
 /**
- * The environment the command runs with: `base` without `droppedVariables` and exported functions, `PWD` set to the
- * working folder, and `PATH` without empty or relative entries (an empty entry means "the current folder", so a
- * workspace file named `ls` would become the `ls` that runs). Everything else is kept.
+ * The environment the command runs with: of `base`, only the allow-list and the names in `passed`
+ * (../sandbox/environment: the host's tokens never reach a command), and of those none of `droppedVariables` nor an
+ * exported function (even named in the setting), `PWD` set to the working folder, and `PATH` without empty or
+ * relative entries (an empty entry means "the current folder", so a workspace file named `ls` would become the `ls`
+ * that runs).
  */
 export function bashEnvironment(
   base: Readonly<Record<string, string | undefined>>,
   cwd: string,
   platform: NodeJS.Platform = process.platform,
+  passed: readonly string[] = [],
 ): Record<string, string> {
   const dropped = new Set(droppedVariables);
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(base)) {
+  for (const [key, value] of Object.entries(inheritedEnvironment(base, passed, platform))) {
     const name = platform === 'win32' ? key.toUpperCase() : key;
-    if (value === undefined || dropped.has(name) || name.startsWith(exportedFunctionPrefix) || name === 'PWD') {
+    if (dropped.has(name) || name.startsWith(exportedFunctionPrefix) || name === 'PWD') {
       continue;
     }
     env[key] = name === 'PATH' ? absolutePathEntries(value, platform).join(platform === 'win32' ? ';' : ':') : value;
@@ -208,7 +215,7 @@ export function runBash(command: string, options: BashRunOptions): Promise<Comma
   const posix = process.platform !== 'win32';
   let child: ChildProcess;
   try {
-    const env = { ...bashEnvironment(options.env ?? process.env, options.cwd), ...options.wrap?.env };
+    const env = { ...bashEnvironment(options.env ?? process.env, options.cwd, process.platform, options.passEnvironment), ...options.wrap?.env };
     const [program, args] = options.wrap
       ? [options.wrap.program, [...options.wrap.args, '--', shell, ...bashArgs, command]]
       : [shell, [...bashArgs, command]];

@@ -28,6 +28,8 @@ export interface CommandRequest {
   signal?: AbortSignal;
   /** The OS sandbox to run it in; absent: it runs unconfined, and the header says so. */
   wrap?: BashRunOptions['wrap'];
+  /** Names of the host's environment the command gets besides the allow-list (toolgate.sandbox.passEnvironment). */
+  passEnvironment?: readonly string[];
 }
 
 /** Runs a command (the real one is `runBash`); a port so the terminal's behaviour can be tested on its own. */
@@ -117,6 +119,7 @@ export class CommandTerminal implements Disposable {
         signal: controller.signal,
         sink: { write: (text) => this.write(text) },
         ...(request.wrap ? { wrap: request.wrap } : {}),
+        ...(request.passEnvironment ? { passEnvironment: request.passEnvironment } : {}),
       });
       const stoppedFromTerminal = current.stoppedFromTerminal;
       const outcome: TerminalCommandResult = {

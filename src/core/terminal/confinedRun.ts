@@ -43,7 +43,7 @@ export interface CreatedProtected {
 }
 
 export interface ConfinedRunDeps {
-  sandbox: Pick<CommandSandbox, 'launch' | 'newlyProtected' | 'stagingStatus'>;
+  sandbox: Pick<CommandSandbox, 'launch' | 'newlyProtected' | 'stagingStatus' | 'passEnvironment'>;
   terminal: TerminalPort;
   /** A path as the person reads it (relative to its workspace folder). */
   relative: (absolute: string) => string;
@@ -87,7 +87,8 @@ export class ConfinedRunner {
       if (running) {
         this.staged.add(running);
       }
-      const result = await this.deps.terminal.execute({ command, cwd, timeoutMs: timeoutSeconds * 1000, ...(signal ? { signal } : {}), ...(wrap ? { wrap } : {}) }, chatId);
+      const request: CommandRequest = { command, cwd, timeoutMs: timeoutSeconds * 1000, passEnvironment: this.deps.sandbox.passEnvironment(), ...(signal ? { signal } : {}), ...(wrap ? { wrap } : {}) };
+      const result = await this.deps.terminal.execute(request, chatId);
       if (!wrap || result.notRun !== undefined) {
         return result;
       }

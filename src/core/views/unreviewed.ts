@@ -15,6 +15,9 @@ const fixes: Readonly<Record<UnstagedWhy, string | undefined>> = {
     'To review them, let unshare make user namespaces: `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`, or an AppArmor profile for /usr/bin/unshare with `userns,`; then reload the window.',
   'no-unshare': "To review them, install util-linux's `unshare` and reload the window.",
   'overlay-refused': 'Review needs overlayfs in an unprivileged user namespace (Linux 5.11 or later).',
+  'no-bwrap': undefined,
+  // The staged path would not confine the command (capabilities kept, say): it runs in the plain sandbox instead.
+  'does-not-hold': undefined,
   'folder-path': 'To review them, open the folder from a path without a comma, colon, backslash or line break.',
   'no-sandbox': undefined,
   'not-built': undefined,
