@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Control } from './harness/control';
 import { ApprovalsPanelDriver, panelAllowAll } from './harness/panel';
@@ -200,6 +201,25 @@ describe('the gate, through the real approvals panel', function () {
     assert.equal(after, before);
   });
 
+  it('a hard link of .vscode/settings.json asks as protected, says so, and an allowed write leaves the protected file as it was', async () => {
+    mkdirSync(file('.vscode'), { recursive: true });
+    mkdirSync(file('docs'), { recursive: true });
+    if (!existsSync(file('.vscode/settings.json'))) {
+      writeFileSync(file('.vscode/settings.json'), '{}\n');
+    }
+    const before = readFileSync(file('.vscode/settings.json'), 'utf8');
+    execFileSync('ln', [file('.vscode/settings.json'), file('docs/settings.json')]);
+    const result = control.invoke('write_file', { path: 'docs/settings.json', content: '{ "toolgate.gatedTools": {} }\n' });
+    const card = await panel().waitForCall('write_file', 'docs/settings.json');
+    assert.match(await card.locator('[data-field="why"]').innerText(), /docs\/settings\.json is the same file as \.vscode\/settings\.json, which is protected/);
+    assert.equal(await card.locator('[data-action="allow-workspace"]').getAttribute('disabled'), '');
+    await panel().act(card, 'allow-once');
+    assert.equal((await result).ok, true);
+    assert.equal(readFileSync(file('.vscode/settings.json'), 'utf8'), before);
+    assert.equal(readFileSync(file('docs/settings.json'), 'utf8'), '{ "toolgate.gatedTools": {} }\n');
+    assert.equal(statSync(file('docs/settings.json')).nlink, 1);
+  });
+
   it('the grant is listed in the panel and can be revoked there', async () => {
     const frame = await session.workbench.webviewFrame('[data-field="grants"] li[data-scope="workspace"]');
     const item = frame.locator('[data-field="grants"] li[data-scope="workspace"]').first();
@@ -215,7 +235,6 @@ describe('the gate, through the real approvals panel', function () {
   it('the audit log holds every decision with who decided, and opens as a readable table', async () => {
     const rows = await control.call<number>('/command', { command: 'toolgate.showAuditLog' });
     const storage = path.join(session.server.userDataDir, 'User', 'workspaceStorage');
-    const { execFileSync } = await import('node:child_process');
     const files = execFileSync('find', [storage, '-name', 'audit.jsonl'], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
     assert.equal(files.length, 1, `audit files: ${files.join(', ')}`);
     const entries = readFileSync(files[0]!, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { callId: string; verdict: string; decidedBy: string; tool: string; target?: string });

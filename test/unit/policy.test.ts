@@ -1,9 +1,9 @@
 import * as assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Grant } from '../../src/core/approval/grants';
-import { PathResolver } from '../../src/core/approval/paths';
+import { PathResolver, type ResolvedPath } from '../../src/core/approval/paths';
 import { judge, type AllowedBy, type Because, type GateCall, type JudgementKind, type PolicyContext, type Verdict } from '../../src/core/approval/policy';
 import { defaultGatedTools, defaultProtectedPaths } from '../../src/core/settings';
 import { initShellParser } from '../../src/core/shell/analysis';
@@ -222,6 +222,66 @@ describe('policy engine: judge()', () => {
         assert.equal(decision.kind, row.because.kind);
       });
     }
+  });
+
+  describe('a hard link of a protected file asks as that file (issue 35, finding 6)', () => {
+    const write = (relative: string, sameFile: NonNullable<ResolvedPath['sameFile']>): GateCall => {
+      const made = call('write_file', { path: relative, content: 'x' });
+      return { ...made, target: { ...(made.target ?? resolver.resolve(relative)), sameFile } };
+    };
+    const rows: { name: string; relative: string; sameFile: { names: number; others: string[]; complete: boolean }; context?: Partial<PolicyContext>; because: Because; grantable: boolean }[] = [
+      {
+        name: 'another name of .vscode/settings.json asks as protected, saying which',
+        relative: 'docs/settings.json',
+        sameFile: { names: 2, others: ['.vscode/settings.json'], complete: true },
+        because: { kind: 'protected', path: 'docs/settings.json', glob: '.vscode/**', sameFileAs: '.vscode/settings.json' },
+        grantable: false,
+      },
+      {
+        name: 'neither a true rule nor a grant for its own path opens it',
+        relative: 'docs/settings.json',
+        sameFile: { names: 2, others: ['.vscode/settings.json'], complete: true },
+        context: { editRules: { 'docs/**': true }, grants: [grant('write_file', { kind: 'tool' })] },
+        because: { kind: 'protected', path: 'docs/settings.json', glob: '.vscode/**', sameFileAs: '.vscode/settings.json' },
+        grantable: false,
+      },
+      {
+        name: 'another name that is not protected changes nothing',
+        relative: 'docs/a.txt',
+        sameFile: { names: 2, others: ['src/a.txt'], complete: true },
+        because: { kind: 'gated', label: 'write_file', builtin: 'write_file' },
+        grantable: true,
+      },
+      {
+        name: 'names the search could not all find ask (fail closed)',
+        relative: 'docs/a.txt',
+        sameFile: { names: 3, others: ['src/a.txt'], complete: false },
+        because: { kind: 'protected', path: 'docs/a.txt', glob: '', unfound: 1 },
+        grantable: false,
+      },
+    ];
+    for (const row of rows) {
+      it(row.name, () => {
+        const decision = judge(write(row.relative, row.sameFile), context(row.context));
+        assert.deepEqual([decision.verdict, decision.because, decision.grantable], ['ask', row.because, row.grantable]);
+      });
+    }
+
+    it('the card says which protected file it is', () => {
+      const decision = judge(write('docs/settings.json', { names: 2, others: ['.vscode/settings.json'], complete: true }), context());
+      assert.match(decision.plain, /docs\/settings\.json is the same file as \.vscode\/settings\.json, which is protected/);
+      assert.match(decision.reason, /^asks: docs\/settings\.json is the same file as \.vscode\/settings\.json/);
+    });
+
+    it('the resolver finds the other name on disk, only for a file with more than one', () => {
+      mkdirSync(path.join(root, 'docs'), { recursive: true });
+      writeFileSync(path.join(root, '.vscode', 'settings.json'), '{}');
+      linkSync(path.join(root, '.vscode', 'settings.json'), path.join(root, 'docs', 'settings.json'));
+      writeFileSync(path.join(root, 'docs', 'plain.json'), '{}');
+      assert.deepEqual(resolver.resolve('docs/settings.json').sameFile, { names: 2, others: ['.vscode/settings.json'], complete: true });
+      assert.equal(resolver.resolve('docs/plain.json').sameFile, undefined);
+      assert.equal(judge(call('write_file', { path: 'docs/settings.json', content: 'x' }), context()).because.kind, 'protected');
+    });
   });
 
   it('denies writes into Toolgate\'s own storage', () => {

@@ -2,7 +2,7 @@
  * Where a path really points: resolved against the first workspace folder, with symlinks of the target (or of its
  * nearest existing parent, for a file that does not exist yet) followed, and which workspace root holds it.
  */
-import { realpathSync } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 
 export interface ResolvedPath {
@@ -16,6 +16,57 @@ export interface ResolvedPath {
   root?: string;
   /** `real` relative to that root with `/` separators, if inside one. */
   relative?: string;
+  /**
+   * A file with more than one name (hard links): its other names inside the workspace folders (relative to theirs),
+   * and whether the search found them all. Only looked for when the file has other names: most never do.
+   */
+  sameFile?: { names: number; others: string[]; complete: boolean };
+}
+
+/** Of a path, what finding its other names needs: nothing for most (one name), else its inode. */
+export type LinkStat = (real: string) => Pick<Stats, 'nlink' | 'ino' | 'dev' | 'isFile'> | undefined;
+
+/** How many entries the search for a file's other names reads before it gives up (and the write asks). */
+const maxEntriesSearched = 50_000;
+
+/**
+ * The other names, inside `roots`, of the file `real` (which has `stat.nlink` names): a walk that never follows a link
+ * and stays on the file's disk (a hard link cannot cross one), stopping when all are found or after a bounded number
+ * of entries.
+ */
+function otherNames(real: string, stat: NonNullable<ReturnType<LinkStat>>, roots: readonly string[]): NonNullable<ResolvedPath['sameFile']> {
+  const others: string[] = [];
+  let left = maxEntriesSearched;
+  const walk = (root: string, dir: string): boolean => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return true;
+    }
+    for (const entry of entries) {
+      if (--left < 0) {
+        return false;
+      }
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (!walk(root, full)) {
+          return false;
+        }
+      } else if (entry.isFile() && full !== real) {
+        const found = lstatSync(full, { throwIfNoEntry: false });
+        if (found?.ino === stat.ino && found.dev === stat.dev) {
+          others.push(path.relative(root, full).split(path.sep).join('/'));
+          if (others.length >= stat.nlink - 1) {
+            return true;
+          }
+        }
+      }
+    }
+    return true;
+  };
+  const complete = roots.every((root) => walk(root, root)) && others.length >= stat.nlink - 1;
+  return { names: stat.nlink, others, complete };
 }
 
 export type RealPath = (p: string) => string;
@@ -90,6 +141,7 @@ export class PathResolver {
   constructor(
     readonly roots: readonly string[],
     private readonly realpath: RealPath = realpathSync.native,
+    private readonly linkStat: LinkStat = (real) => statSync(real, { throwIfNoEntry: false }),
   ) {
     this.realRoots = roots.map((root) => realpathOfNearest(path.resolve(root), realpath));
   }
@@ -109,7 +161,13 @@ export class PathResolver {
   private place(input: string, absolute: string, real: string): ResolvedPath {
     for (const root of this.realRoots) {
       if (isInside(root, real)) {
-        return { input, absolute, real, root, relative: path.relative(root, real).split(path.sep).join('/') };
+        const resolved: ResolvedPath = { input, absolute, real, root, relative: path.relative(root, real).split(path.sep).join('/') };
+        // One stat; the workspace is searched only for a file with other names (a hard link can hide a protected file).
+        const stat = this.linkStat(real);
+        if (stat !== undefined && stat.nlink > 1 && stat.isFile()) {
+          resolved.sameFile = otherNames(real, stat, this.realRoots);
+        }
+        return resolved;
       }
     }
     return { input, absolute, real };

@@ -230,6 +230,16 @@ function judgeCall(call: GateCall, context: PolicyContext): Judgement {
     if (hit !== undefined) {
       return ask({ kind: 'protected', path: relative, glob: hit }, 'setting', warnings, false);
     }
+    // Another name of the same file (a hard link) is judged as that file: writing one writes the other.
+    for (const other of target?.sameFile?.others ?? []) {
+      const glob = firstMatchingGlob(context.protectedPaths, other);
+      if (glob !== undefined) {
+        return ask({ kind: 'protected', path: relative, glob, sameFileAs: other }, 'setting', warnings, false);
+      }
+    }
+    if (target?.sameFile?.complete === false) {
+      return ask({ kind: 'protected', path: relative, glob: '', unfound: target.sameFile.names - 1 - target.sameFile.others.length }, 'setting', warnings, false);
+    }
     if (call.changedMeanwhile !== undefined) {
       return ask({ kind: 'changed-meanwhile', path: relative, how: call.changedMeanwhile }, 'policy', warnings, false);
     }

@@ -16,7 +16,11 @@ export type Because =
   | { kind: 'own-storage'; path: string }
   | { kind: 'untrusted' }
   | { kind: 'outside'; risk: 'write' | 'execute' | 'read'; real: string }
-  | { kind: 'protected'; path: string; glob: string }
+  /**
+   * `sameFileAs`: the path is not protected itself but is another name (a hard link) of a file that is, or has names
+   * the search for them could not all reach (`unfound`: fail closed).
+   */
+  | { kind: 'protected'; path: string; glob: string; sameFileAs?: string; unfound?: number }
   | { kind: 'changed-meanwhile'; path: string; how: string }
   | { kind: 'false-rule'; setting: 'toolgate.autoApprove.edits'; path: string; key: string }
   /** A command line the shell rules make ask (the verdict holds the rules' own clause and the sub-command). */
@@ -80,6 +84,12 @@ function reasonClause(because: Because): string {
       return `${what} outside the workspace always ask (${because.real})`;
     }
     case 'protected':
+      if (because.sameFileAs !== undefined) {
+        return `${because.path} is the same file as ${because.sameFileAs}, which is a protected path (\`${because.glob}\`), which always asks`;
+      }
+      if (because.unfound !== undefined) {
+        return `${because.path} has ${because.unfound} other names (hard links) that could not all be found; one may be protected, which always asks`;
+      }
       return `${because.path} is a protected path (\`${because.glob}\`), which always asks`;
     case 'changed-meanwhile':
       return `a command changed ${because.path}, and ${because.how}`;
@@ -120,6 +130,12 @@ export function cardSentence(because: Because): string {
       return `${does} ${code(because.real)}, outside the workspace; that always asks.`;
     }
     case 'protected':
+      if (because.sameFileAs !== undefined) {
+        return `Writes ${code(because.path)}: ${because.path} is the same file as ${because.sameFileAs}, which is protected (${code(because.glob)} in toolgate.protectedPaths); that always asks.`;
+      }
+      if (because.unfound !== undefined) {
+        return `Writes ${code(because.path)}, a file with ${because.unfound} other names (hard links) not all found, so it may be a protected file; that always asks.`;
+      }
       return `Writes ${code(because.path)}, a protected path (${code(because.glob)} in toolgate.protectedPaths); that always asks.`;
     case 'changed-meanwhile':
       return `A command changed ${code(because.path)}, and ${because.how}; that always asks.`;

@@ -22,6 +22,7 @@
 import { promises as fs, readdirSync, readFileSync, type Stats } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { type Beneath, BeneathFolders, BeneathRefusal } from './beneath';
 import { bwrapArgs } from './bwrap';
 import { confinementProblem, findBwrap, isExecutable, probePolicy } from './sandbox';
 import { isAlive } from '../processes';
@@ -305,13 +306,15 @@ export async function readChangeSet(stage: Stage): Promise<ChangeSet> {
   };
 }
 
-/** Why a change did not land: the person changed its file meanwhile, or a link is now on its way. */
-export type ConflictKind = 'changed' | 'link';
+/** Why a change did not land: the person changed its file meanwhile, a link is now on its way, or the step failed. */
+export type ConflictKind = 'changed' | 'link' | 'failed';
 export type LandOutcome = { landed: StagedChange[]; conflicts: { change: StagedChange; kind: ConflictKind; why: string }[] };
 
 /**
- * Lands changes in the workspace, in order (deletions of a tree come deepest first). A file the person changed while
- * the command ran (modified after the stage was made) is not overwritten nor deleted: it is a conflict, left for them.
+ * Lands changes in the workspace, in order (deletions of a tree come deepest first), never by path: each step walks
+ * from the workspace folder's descriptor and refuses a link on its way (./beneath), so a folder swapped for a link
+ * meanwhile cannot carry a change outside. A file the person changed while the command ran (modified after the stage
+ * was made) is not overwritten nor deleted. Each change that cannot land is a conflict of its own; the rest land.
  */
 export async function landChanges(stage: Stage, changes: readonly StagedChange[]): Promise<LandOutcome> {
   const landed: StagedChange[] = [];
@@ -319,92 +322,69 @@ export async function landChanges(stage: Stage, changes: readonly StagedChange[]
   // A new folder that lands whole (everything under it is in `changes`) is moved at once rather than file by file.
   let moved: string | undefined;
   const under = changesUnderNewFolders(changes);
-  for (const change of changes) {
-    const target = path.join(change.folder, change.path);
-    if (moved !== undefined && target.startsWith(`${moved}/`)) {
-      landed.push(change);
-      continue;
-    }
-    if (await reachedThroughLink(target)) {
-      conflicts.push({ change, kind: 'link', why: `a folder on the way to ${change.path} is now a symbolic link` });
-      continue;
-    }
-    if (change.kind === 'folder' && (under.get(change) ?? 0) === countStaged(change.staged) && (await lstatOrUndefined(target)) === undefined && (await moveInto(change.staged, target))) {
-      moved = target;
-      landed.push(change);
-      continue;
-    }
-    const now = await lstatOrUndefined(target);
-    if (now !== undefined && !now.isDirectory() && now.mtimeMs > stage.startedMs && change.kind !== 'folder') {
-      conflicts.push({ change, kind: 'changed', why: `${change.path} was changed while the command ran` });
-      continue;
-    }
-    switch (change.kind) {
-      case 'folder':
-        await fs.mkdir(target, { recursive: true });
-        break;
-      case 'deleted':
-        await fs.rm(target, { recursive: true, force: true });
-        break;
-      case 'mode':
-        await fs.chmod(target, change.mode);
-        break;
-      case 'symlink': {
-        const temporary = `${target}.toolgate-${process.pid}-${Date.now()}`;
-        await fs.symlink(change.target, temporary);
-        await fs.rename(temporary, target);
-        break;
+  const folders = new BeneathFolders();
+  try {
+    for (const change of changes) {
+      const target = path.join(change.folder, change.path);
+      if (moved !== undefined && target.startsWith(`${moved}/`)) {
+        landed.push(change);
+        continue;
       }
-      case 'created':
-      case 'modified': {
-        // Moved from the stage (the same disk) or written beside it, then renamed over it: a reader never sees half
-        // a file.
-        await fs.mkdir(path.dirname(target), { recursive: true });
-        if (!(await moveInto(change.staged, target))) {
-          const temporary = path.join(path.dirname(target), `.${path.basename(target)}.toolgate-${process.pid}-${Date.now()}`);
-          await fs.copyFile(change.staged, temporary);
-          await fs.chmod(temporary, change.mode ?? (await fs.stat(change.staged)).mode & 0o7777);
-          await fs.rename(temporary, target);
+      try {
+        const how = await landOne(await folders.of(change.folder), stage, change, under);
+        if (how === 'changed') {
+          conflicts.push({ change, kind: 'changed', why: `${change.path} was changed while the command ran` });
+          continue;
         }
-        break;
+        moved = how === 'moved' ? target : moved;
+        landed.push(change);
+      } catch (error) {
+        conflicts.push(
+          error instanceof BeneathRefusal && error.kind === 'link'
+            ? { change, kind: 'link', why: `${error.relative}, on the way to ${change.path}, is a symbolic link` }
+            : { change, kind: 'failed', why: `landing it failed: ${error instanceof Error ? error.message : String(error)}` },
+        );
       }
     }
-    landed.push(change);
+  } finally {
+    await folders.close();
   }
   return { landed, conflicts };
 }
 
-/**
- * Whether `target`'s folder (or the nearest one of its folders that exists) is reached through a symbolic link: the
- * workspace folders are real paths, so a real path that differs means a link was put on the way (by a change landed
- * earlier, or by someone meanwhile), and what lands there would land elsewhere. Checked just before each change lands.
- */
-export async function reachedThroughLink(target: string): Promise<boolean> {
-  let folder = path.dirname(target);
-  for (;;) {
-    try {
-      return (await fs.realpath(folder)) !== folder;
-    } catch {
-      const parent = path.dirname(folder);
-      if (parent === folder) {
-        return false;
+/** Lands one change beneath its workspace folder: 'moved' when a new folder went in whole, 'changed' when it may not. */
+async function landOne(beneath: Beneath, stage: Stage, change: StagedChange, under: ReadonlyMap<StagedChange, number>): Promise<'landed' | 'moved' | 'changed'> {
+  const now = await beneath.lstat(change.path);
+  if (change.kind === 'folder') {
+    if (now === undefined && (under.get(change) ?? 0) === countStaged(change.staged) && (await beneath.moveIn(change.staged, change.path))) {
+      return 'moved';
+    }
+    await beneath.mkdir(change.path);
+    return 'landed';
+  }
+  if (now !== undefined && !now.isDirectory() && now.mtimeMs > stage.startedMs) {
+    return 'changed';
+  }
+  switch (change.kind) {
+    case 'deleted':
+      await beneath.remove(change.path);
+      break;
+    case 'mode':
+      await beneath.chmod(change.path, change.mode);
+      break;
+    case 'symlink':
+      await beneath.symlink(change.target, change.path);
+      break;
+    case 'created':
+    case 'modified':
+      // Moved from the stage (the same disk) or written beside it, then renamed over it: a reader never sees half a
+      // file, and another name of the old file (a hard link) keeps the old content.
+      if (!(await beneath.moveIn(change.staged, change.path))) {
+        await beneath.replaceFile(change.path, { copyOf: change.staged }, change.mode ?? (await fs.stat(change.staged)).mode & 0o7777);
       }
-      folder = parent;
-    }
+      break;
   }
-}
-
-/** Renames `from` to `to` when both are on one disk; false (nothing done) when they are not. */
-async function moveInto(from: string, to: string): Promise<boolean> {
-  try {
-    await fs.rename(from, to);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EXDEV') {
-      return false;
-    }
-    throw error;
-  }
+  return 'landed';
 }
 
 /**

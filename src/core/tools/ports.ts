@@ -27,7 +27,7 @@ export type ApplyOutcome =
   /** The file is no longer what the diff was computed from: nothing was written. */
   | { kind: 'changed'; detail: string };
 
-export type FileErrorKind = 'not-found' | 'is-folder' | 'not-a-folder' | 'too-large' | 'refused' | 'no-match' | 'binary' | 'unencodable';
+export type FileErrorKind = 'not-found' | 'is-folder' | 'not-a-folder' | 'too-large' | 'refused' | 'no-match' | 'binary' | 'unencodable' | 'link';
 
 /** A file tool's failure the model is told about, with what went wrong as a kind. */
 export class ToolError extends Error {

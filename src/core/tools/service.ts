@@ -4,6 +4,7 @@
  * allowed exactly as shown. An edit whose file changed after its diff was shown is not written: it asks again with a
  * fresh diff. The editor is reached only through the ports of `./ports`.
  */
+import { applyWrite } from './applyWrite';
 import pLimit from 'p-limit';
 import type { Gate, GateInput, GateResult } from '../approval/gate';
 import { newCallId } from '../approval/broker';
@@ -457,7 +458,8 @@ export class ToolService {
     const decided = new Map((decision.hunks ?? []).map((hunk) => [hunk.index, hunk]));
     const hunkDecisions = shown?.map((_, index) => decided.get(index) ?? { index, accepted: true });
     const text = textToWrite(proposal, decision);
-    const applied = await this.deps.files.apply(proposal.target.absolute, proposal.base, text, proposal.target.input);
+    // Never through a link put on its way since, nor through a hard link (./applyWrite).
+    const applied = await applyWrite(this.deps.files, proposal.target, proposal.base, text, proposal.target.input);
     // A binary file replaced whole is not kept as a checkpoint (checkpoints hold text): its card said undo cannot bring it back.
     if (applied.kind === 'written' && proposal.base.format.kind === 'binary') {
       return { ok: true, output: writtenMessage(proposal, { text, savedToDisk: applied.savedToDisk, edited: decision.edited !== undefined }), decision };

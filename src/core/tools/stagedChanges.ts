@@ -27,8 +27,10 @@ import { decodeFile, encodeText, sha256Bytes } from '../files/encoding';
 import { diffPreview } from '../review/diffPreview';
 import { applyHunksOf } from '../review/hunks';
 import { gitControlEntries } from '../sandbox/policy';
-import { changesUnderNewFolders, landChanges, reachedThroughLink, readChangeSet, type ConflictKind, type Stage, type StagedChange } from '../sandbox/staging';
+import { Beneath, BeneathRefusal, beneathSupported } from '../sandbox/beneath';
+import { changesUnderNewFolders, landChanges, readChangeSet, type ConflictKind, type Stage, type StagedChange } from '../sandbox/staging';
 import type { Preview } from '../review/preview';
+import { applyWrite } from './applyWrite';
 import type { Proposal } from './fileTools';
 import { gateCall } from './gateCall';
 import type { FileSnapshot, LogPort, WorkspaceFiles } from './ports';
@@ -162,11 +164,36 @@ async function changedMeanwhile(stage: Stage, absolute: string, base: FileSnapsh
   return undefined;
 }
 
-/** What the model is told of a change that did not land, by why. */
-const conflictWords: Record<ConflictKind, string> = {
+/** What the model is told of a change that did not land, by why (a failed step: its own words). */
+const conflictWords: Record<Exclude<ConflictKind, 'failed'>, string> = {
   changed: 'changed in the workspace while the command ran',
   link: 'a folder on its path is now a symbolic link',
 };
+const conflictWhy = (conflict: { kind: ConflictKind; why: string }): string => (conflict.kind === 'failed' ? conflict.why : conflictWords[conflict.kind]);
+
+/**
+ * Runs one step on a change's path beneath its workspace folder (./../sandbox/beneath: never through a link); a link
+ * on the way is answered as the refusal it is. Where descriptors cannot be walked (not Linux: no stage there either),
+ * by path.
+ */
+async function beneathStep(change: StagedChange, step: (beneath: Beneath) => Promise<void>, byPath: () => Promise<void>): Promise<'done' | 'link'> {
+  if (!beneathSupported) {
+    await byPath();
+    return 'done';
+  }
+  const beneath = await Beneath.open(change.folder);
+  try {
+    await step(beneath);
+    return 'done';
+  } catch (error) {
+    if (error instanceof BeneathRefusal && error.kind === 'link') {
+      return 'link';
+    }
+    throw error;
+  } finally {
+    await beneath.close();
+  }
+}
 
 /** Paths in order (the kernel lists a folder in no useful order), the first `max` of them. */
 function list(paths: readonly string[], max = 20): string {
@@ -264,7 +291,7 @@ export class StagedLanding {
       outcomes.push({ path: this.shown(change), fate: { kind: 'landed', how: gitSet.has(change) ? 'git' : 'ignored', undoable: false } });
     }
     for (const conflict of landedDirect.conflicts) {
-      outcomes.push({ path: this.shown(conflict.change), fate: { kind: 'refused', why: conflictWords[conflict.kind] } });
+      outcomes.push({ path: this.shown(conflict.change), fate: { kind: 'refused', why: conflictWhy(conflict) } });
     }
 
     const ignoredSet = new Set(ignored);
@@ -362,7 +389,7 @@ export class StagedLanding {
   private async review(stage: Stage, change: StagedChange, context: LandingContext, group: NonNullable<GateInput['group']>): Promise<Review | { path: string; refused: string }> {
     const absolute = path.join(change.folder, change.path);
     const relative = this.shown(change);
-    if (await reachedThroughLink(absolute)) {
+    if ((await beneathStep(change, async (beneath) => { const link = await beneath.linkOnTheWay(change.path); if (link) { throw link; } }, () => Promise.resolve())) === 'link') {
       return { path: relative, refused: conflictWords.link };
     }
     const base = await this.deps.files.snapshot(absolute).catch(() => undefined);
@@ -417,21 +444,18 @@ export class StagedLanding {
     }
     const how = decision.decidedBy === 'person' ? 'asked' : 'rule';
     const { proposal, change } = review;
-    // Checked again now: another change allowed meanwhile may have put a link on the way.
-    if (await reachedThroughLink(review.absolute)) {
-      return { kind: 'refused', why: conflictWords.link };
-    }
     const partial = partOf(proposal, decision);
     try {
       if (proposal !== undefined && review.deletedText === undefined) {
         const text = textToWrite(proposal, decision);
-        const applied = await this.deps.files.apply(review.absolute, proposal.base, text, `${review.relative} (from \`${context.command}\`)`);
+        // Checked again just before it is written (applyWrite): another change allowed meanwhile may have put a link on the way.
+        const applied = await applyWrite(this.deps.files, proposal.target, proposal.base, text, `${review.relative} (from \`${context.command}\`)`);
         if (applied.kind === 'changed') {
           return { kind: 'refused', why: `${applied.detail} after it was shown` };
         }
         const mode = change.kind === 'created' || change.kind === 'modified' ? (change.mode ?? (await fs.stat(change.staged)).mode & 0o7777) : 0;
-        if ((mode & 0o111) !== 0) {
-          await fs.chmod(review.absolute, mode);
+        if ((mode & 0o111) !== 0 && (await beneathStep(change, (beneath) => beneath.chmod(change.path, mode), () => fs.chmod(review.absolute, mode))) === 'link') {
+          return { kind: 'refused', why: `its text landed, but not its mode: ${conflictWords.link}` };
         }
         await this.deps.recorder?.fileWritten(context.turn, {
           path: review.absolute,
@@ -444,17 +468,20 @@ export class StagedLanding {
       }
       if (review.deletedText !== undefined) {
         // Only what was shown is deleted: the file must still be the text the diff was of.
-        if ((await diskHash(review.absolute)) !== review.deletedText.hash) {
-          return { kind: 'refused', why: 'it changed after it was shown' };
+        const onDisk = beneathSupported ? await Beneath.open(change.folder).then(async (beneath) => await beneath.readFile(change.path).then(sha256Bytes).finally(() => beneath.close())).catch(() => undefined) : await diskHash(review.absolute);
+        if (onDisk !== review.deletedText.hash) {
+          return { kind: 'refused', why: 'it changed after it was shown (or a folder on its path is now a symbolic link)' };
         }
-        await fs.rm(review.absolute, { force: true });
+        if ((await beneathStep(change, (beneath) => beneath.remove(change.path), () => fs.rm(review.absolute, { force: true }))) === 'link') {
+          return { kind: 'refused', why: conflictWords.link };
+        }
         await this.deps.recorder?.fileWritten(context.turn, { path: review.absolute, relativePath: review.relative, tool: 'run_in_terminal', before: review.deletedText.text, after: null });
         return { kind: 'landed', how, undoable: true };
       }
       // Allowed with the conflict shown: what lands is the command's, over the person's change.
       const landed = await landChanges(review.input.call.changedMeanwhile !== undefined ? { ...stage, startedMs: Number.POSITIVE_INFINITY } : stage, [change]);
       const conflict = landed.conflicts[0];
-      return conflict === undefined ? { kind: 'landed', how, undoable: false } : { kind: 'refused', why: conflictWords[conflict.kind] };
+      return conflict === undefined ? { kind: 'landed', how, undoable: false } : { kind: 'refused', why: conflictWhy(conflict) };
     } catch (error) {
       return { kind: 'refused', why: `landing it failed: ${error instanceof Error ? error.message : String(error)}` };
     }
@@ -464,7 +491,7 @@ export class StagedLanding {
   private async removeEmptied(folders: ReadonlySet<StagedChange>): Promise<void> {
     const deepestFirst = [...folders].sort((a, b) => b.path.split('/').length - a.path.split('/').length);
     for (const folder of deepestFirst) {
-      await fs.rmdir(path.join(folder.folder, folder.path)).catch(() => undefined);
+      await beneathStep(folder, (beneath) => beneath.rmdir(folder.path), () => fs.rmdir(path.join(folder.folder, folder.path))).catch(() => undefined);
     }
   }
 
@@ -485,9 +512,9 @@ export class StagedLanding {
     for (const change of empty) {
       const absolute = path.join(change.folder, change.path);
       const allowed = ignored.has(change) || this.deps.gate.evaluate(gateCall('write_file', { path: absolute }, this.deps.resolver), place).verdict === 'allow';
-      if (allowed && !(await reachedThroughLink(absolute))) {
-        await fs.mkdir(absolute, { recursive: true });
-      } else {
+      if (allowed && (await beneathStep(change, (beneath) => beneath.mkdir(change.path), () => fs.mkdir(absolute, { recursive: true }).then(() => undefined))) === 'link') {
+        outcomes.push({ path: `${this.shown(change)}/`, fate: { kind: 'refused', why: conflictWords.link } });
+      } else if (!allowed) {
         outcomes.push({ path: `${this.shown(change)}/`, fate: { kind: 'refused', why: 'an empty folder, which would ask: make it yourself if you want it' } });
       }
     }
