@@ -250,6 +250,26 @@ describe("a staged command's changes inside .git (real overlay, bubblewrap and g
     await discardStage(stage);
   });
 
+  it('a new ref while HEAD is unborn is compared with the empty tree, not with its own parent', async () => {
+    execFileSync('git', ['-C', ws, 'symbolic-ref', 'HEAD', 'refs/heads/orphan']);
+    const { gate } = createMemoryGate({ locate: locateUnder(ws) });
+    const command = `c=$(${git} commit-tree 'main^{tree}' -p main -m same) && git update-ref refs/heads/evil $c`;
+    const stage = await run(command);
+    const done = land(gate, stage, command);
+    const views = await asksOrLands(gate, done);
+    if (views === 'landed') {
+      assert.fail(`landed without asking: ${await done}`);
+    }
+    assert.deepEqual(views.map((view) => viewPath(ws, view)), ['.git/refs/heads/evil']);
+    const preview = views[0]?.preview;
+    assert.ok(preview?.kind === 'diff');
+    assert.match(preview.hunks[0]?.header ?? '', /creates evil at [0-9a-f]{7}, which changes \.github\/workflows\/ci\.yml/);
+    gate.settle(views[0] ?? { callId: '', argsHash: '' }, { action: 'deny' });
+    await done;
+    assert.equal(existsSync(path.join(ws, '.git', 'refs', 'heads', 'evil')), false);
+    await discardStage(stage);
+  });
+
   it('a repository in a subfolder: its protected paths are judged from the workspace folder', async () => {
     const sub = path.join(ws, 'sub');
     mkdirSync(path.join(sub, '.vscode'), { recursive: true });

@@ -201,6 +201,10 @@ export async function judgeRefChange(inner: string, before: GitView, after: GitV
     for (const ref of refs) {
       const was = await resolveRef(before, ref);
       const now = await resolveRef(after, ref);
+      if (now.id === undefined && was.id === undefined) {
+        // An unborn branch (a new repository's HEAD): nothing moved.
+        continue;
+      }
       if (now.id === undefined) {
         return { kind: 'deleted', sentence: ref === 'HEAD' ? 'leaves HEAD pointing at nothing' : `deletes ${shortRef(ref)}` };
       }
@@ -270,6 +274,10 @@ export function diskView(gitDir: string): GitView {
   };
 }
 
+/** The empty tree's id, which git knows without having the object (`--root` would compare with a parent if any). */
+const emptyTree = (idLength: number): string =>
+  idLength === 64 ? '6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321' : '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+
 const gitTimeoutMs = 5_000;
 const maxGitOutput = 64 * 1024 * 1024;
 
@@ -294,7 +302,7 @@ export class GitTrees implements TreeReader {
   ) {}
 
   async changed(from: string | undefined, to: string): Promise<{ path: string; fromBlob?: string; toBlob?: string }[]> {
-    const args = ['diff-tree', '-r', '-z', '--raw', '--no-renames', '--no-ext-diff', '--no-textconv', '--no-commit-id', ...(from === undefined ? ['--root', to] : [from, to])];
+    const args = ['diff-tree', '-r', '-z', '--raw', '--no-renames', '--no-ext-diff', '--no-textconv', '--no-commit-id', from ?? emptyTree(to.length), to];
     const fields = (await this.run(args, to.length)).toString('utf8').split('\0');
     const found: { path: string; fromBlob?: string; toBlob?: string }[] = [];
     const blob = (mode: string | undefined, id: string | undefined): string | undefined => (mode === undefined || id === undefined || /^0+$/.test(id) || mode === '160000' ? undefined : id);
