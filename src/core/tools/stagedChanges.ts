@@ -444,10 +444,13 @@ export class StagedLanding {
       const newObjects = upper === undefined ? undefined : path.join(upper, 'upper', repo, '.git', 'objects');
       const hasNew = newObjects !== undefined && (await fs.lstat(newObjects).catch(() => undefined))?.isDirectory() === true;
       const trees = new GitTrees(path.join(gitDir, 'objects'), hasNew ? newObjects : undefined);
-      // Protected as the gate judges a write there: a protected path, or anything at all in an untrusted workspace.
+      // Protected as the gate judges a write there: a protected path, or anything at all in an untrusted workspace. By
+      // the path the tree names (no file on disk to resolve: it is in a commit), as ignoredOf does.
       const isProtected = (repoPath: string): boolean => {
-        const absolute = path.join(folder, repo, repoPath);
-        const kind = this.deps.gate.evaluate(gateCall('write_file', { path: absolute }, this.deps.resolver), place).kind;
+        const relative = repo === '' ? repoPath : `${repo}/${repoPath}`;
+        const absolute = path.join(folder, relative);
+        const call: GateCall = { tool: 'write_file', args: { path: absolute }, argsHash: '', target: { input: absolute, absolute, real: absolute, root: folder, relative } };
+        const kind = this.deps.gate.evaluate(call, place).kind;
         return kind === 'protected' || kind === 'untrusted';
       };
       try {
