@@ -13,34 +13,12 @@ import type { Gate } from '../../src/core/approval/gate';
 import { PathResolver } from '../../src/core/approval/paths';
 import { GitCli } from '../../src/core/checkpoints/gitCli';
 import type { FileWritten } from '../../src/core/checkpoints/recorder';
-import { bwrapArgs } from '../../src/core/sandbox/bwrap';
-import { gatherSandboxPolicy } from '../../src/core/sandbox/gather';
-import { findBwrap } from '../../src/core/sandbox/sandbox';
-import { createStage, discardStage, stagedLaunch, type Stage } from '../../src/core/sandbox/staging';
-import { defaultProtectedPaths } from '../../src/core/settings';
-import { runBash } from '../../src/core/terminal/bashRunner';
-import { changesSoFar, gitInternal, StagedLanding } from '../../src/core/tools/stagedChanges';
-import type { PendingCallView } from '../../src/shared/approvals';
+import { discardStage, type Stage } from '../../src/core/sandbox/staging';
+import { changesSoFar, StagedLanding } from '../../src/core/tools/stagedChanges';
 import { DiskFiles } from '../fixtures/diskFiles';
+import { runStaged, waiting } from '../fixtures/stagedRun';
 import { createMemoryGate, locateUnder } from '../fixtures/memoryGate';
 import { pendingViews } from '../../src/core/views/pendingCall';
-
-/** Resolves once `count` calls wait in the gate (on its change event, not a timer). */
-function waiting(gate: Gate, count: number): Promise<PendingCallView[]> {
-  return new Promise((resolve) => {
-    const check = (): boolean => {
-      const views = pendingViews(gate);
-      if (views.length >= count) {
-        subscription.dispose();
-        resolve(views);
-        return true;
-      }
-      return false;
-    };
-    const subscription = gate.onDidChange(() => void check());
-    check();
-  });
-}
 
 const twoHunks = Array.from({ length: 20 }, (_, index) => `line ${index + 1}`).join('\n') + '\n';
 
@@ -70,14 +48,7 @@ describe('a staged command lands what is allowed and asks for the rest (real ove
     rmSync(base, { recursive: true, force: true });
   });
 
-  async function run(command: string): Promise<Stage> {
-    const stage = await createStage(cache, [ws]);
-    const { policy } = await gatherSandboxPolicy({ workspaceFolders: [ws], protectedGlobs: defaultProtectedPaths, extraHidden: [], extraWritable: [], ownStorage: [], network: 'none', cacheRoot: cache, staged: true });
-    const launch = stagedLaunch(stage, '/usr/bin/unshare', { program: findBwrap() ?? 'bwrap', args: bwrapArgs(policy, ws) });
-    const result = await runBash(command, { cwd: ws, timeoutMs: 15_000, wrap: { ...launch, env: policy.env }, graceMs: 500, drainMs: 300 });
-    assert.equal(result.exitCode, 0, result.output);
-    return stage;
-  }
+  const run = (command: string): Promise<Stage> => runStaged(ws, cache, command);
 
   function landing(gate: Gate, recorded: FileWritten[], landIgnored = true, onSettled?: (relative: string, landed: boolean) => void): StagedLanding {
     return new StagedLanding({
@@ -281,29 +252,4 @@ describe('a staged command lands what is allowed and asks for the rest (real ove
     assert.doesNotMatch(summary, /- landed/);
     await discardStage(stage);
   });
-});
-
-describe("what of a command's writes inside .git lands unreviewed: git's data, never what decides what git runs or ignores", () => {
-  const rows: [string, boolean][] = [
-    ['.git/objects/ab/cdef', true],
-    ['.git/refs/heads/main', true],
-    ['.git/index', true],
-    ['.git/logs/HEAD', true],
-    ['.git/COMMIT_EDITMSG', true],
-    ['sub/.git/ORIG_HEAD', true],
-    ['.git/config', false],
-    ['.git/hooks/pre-commit', false],
-    ['.git/info/exclude', false],
-    ['.git/info/attributes', false],
-    ['.git/commondir', false],
-    ['.git/objects/info/alternates', false],
-    ['.git/modules/lib/hooks/post-checkout', false],
-    ['.git/modules/lib/config', false],
-    ['.git', false],
-    ['src/a.ts', false],
-    ['.gitignore', false],
-  ];
-  for (const [relative, lands] of rows) {
-    it(`${relative}: ${lands ? 'lands' : 'is judged'}`, () => assert.equal(gitInternal(relative), lands));
-  }
 });

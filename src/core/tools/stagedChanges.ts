@@ -3,8 +3,8 @@
  * command ran with the workspace folders behind a copy-on-write stage (../sandbox/staging); when it ends, each change it
  * made is judged as a write by the same gate as `write_file`: edit rules, grants, protected paths, outside.
  *
- * - Lands without asking: what git writes inside `.git` (objects, refs, the index, logs: never its control entries,
- *   which are protected), and files git ignores (build output, caches, `node_modules`) unless a rule protects them or
+ * - Lands without asking: git's data inside `.git` (new objects, the index, logs, ref moves that change no protected
+ *   path: the rule is ../sandbox/gitData's; the rest of `.git` asks on the command's card), and files git ignores (build output, caches, `node_modules`) unless a rule protects them or
  *   toolgate.sandbox.landIgnoredFiles is off. The sandbox let the command write these; they land as it left them.
  * - Everything else goes to the gate as a `write_file` of that path, with the diff from the file as it is now to what
  *   the command left: what a rule or grant allows lands at once; what asks waits in the panel and the chat like any
@@ -26,10 +26,10 @@ import { diffText } from '../diff/lineDiff';
 import { decodeFile, encodeText, sha256Bytes } from '../files/encoding';
 import { diffPreview } from '../review/diffPreview';
 import { applyHunksOf } from '../review/hunks';
-import { gitControlEntries } from '../sandbox/policy';
 import { Beneath, BeneathRefusal, beneathSupported } from '../sandbox/beneath';
+import { classifyGitPath, describeMove, diskView, gitAskWords, gitPathOf, GitTrees, judgeRefChange, type GitView, type RefMove, type RefVerdict } from '../sandbox/gitData';
 import { changesUnderNewFolders, landChanges, readChangeSet, type ConflictKind, type Stage, type StagedChange } from '../sandbox/staging';
-import type { Preview } from '../review/preview';
+import type { DiffRow, Preview } from '../review/preview';
 import { applyWrite } from './applyWrite';
 import type { Proposal } from './fileTools';
 import { gateCall } from './gateCall';
@@ -75,6 +75,16 @@ type Fate =
 interface Outcome {
   path: string;
   fate: Fate;
+  /** Landed unasked as git's data: which kind, and the refs it moved. */
+  git?: { what: 'object' | 'index' | 'log' | 'scratch' | 'ref'; moves: RefMove[] };
+  /** A change in `.git` that asked: why, for the summary. */
+  gitAsked?: string;
+}
+
+/** A change in `.git` that asks: why, and for a ref move that changes a protected path, what the card shows. */
+interface GitAsk {
+  why: string;
+  preview?: Preview;
 }
 
 /** A change that goes to the gate: how it is shown and judged, and how it lands if allowed. */
@@ -87,27 +97,12 @@ interface Review {
   proposal?: Proposal;
   /** A text file deleted: its text, for the undo (and the proposal is of it to nothing). */
   deletedText?: FileSnapshot;
+  /** A change in `.git` that asks: why. */
+  gitAsked?: string;
 }
 
 /** Allowed changes past which git is asked which are ignored, to move those in whole rather than one by one. */
 const manyChanges = 200;
-
-/**
- * What lands without review inside a `.git` folder: git's own data (objects, refs, the index, logs), never what decides
- * what git runs or ignores. Judged instead (and asking, as protected paths): any `hooks` or `info` folder (attributes,
- * and `info/exclude`, which would decide which files land unreviewed as ignored), any `config`, `commondir` or
- * `alternates`, in the repository or in any of its submodules' (`modules/<name>/…`).
- */
-export function gitInternal(relative: string): boolean {
-  const parts = relative.split('/');
-  const at = parts.indexOf('.git');
-  const inner = at < 0 ? [] : parts.slice(at + 1);
-  if (inner.length === 0) {
-    return false;
-  }
-  const decides = new Set(['hooks', 'info', ...gitControlEntries.map((entry) => entry.split('/').at(-1) ?? entry)]);
-  return !inner.some((part) => decides.has(part));
-}
 
 const describeChange = (change: StagedChange): string => {
   switch (change.kind) {
@@ -123,6 +118,45 @@ const describeChange = (change: StagedChange): string => {
       return change.kind === 'created' ? 'creates it' : 'changes it';
   }
 };
+
+/** Where a change lands among those that land unasked: objects first, refs last, the rest between. */
+function landingOrder(change: StagedChange): number {
+  const inner = gitPathOf(change.path)?.inner;
+  if (inner === undefined) {
+    return 1;
+  }
+  return inner === 'objects' || inner.startsWith('objects/') ? 0 : inner === 'HEAD' || inner === 'packed-refs' || inner.startsWith('refs/') ? 2 : 1;
+}
+
+/**
+ * The card's view of a ref move that changes protected paths: one hunk (the move lands whole or not at all) that says
+ * what moves where, with each protected path's diff between the two trees.
+ */
+function refMovePreview(relative: string, repo: string, verdict: Extract<RefVerdict, { kind: 'protected' }>): Preview {
+  const rows: DiffRow[] = [];
+  let added = 0;
+  let removed = 0;
+  for (const change of verdict.changes) {
+    const shown = repo === '' ? change.path : `${repo}/${change.path}`;
+    const state = change.before === undefined && !change.binary ? 'created' : change.after === undefined && !change.binary ? 'deleted' : 'changed';
+    rows.push(['c', null, null, `${shown} (${state}${change.binary === true ? ', not text' : ''}):`]);
+    if (change.binary !== true) {
+      const diff = diffText(change.before ?? '', change.after ?? '');
+      added += diff.added;
+      removed += diff.removed;
+      rows.push(...diffPreview(shown, change.before === undefined, diff).hunks.flatMap((hunk) => hunk.rows));
+    }
+  }
+  return {
+    kind: 'diff',
+    path: relative,
+    isNewFile: false,
+    added,
+    removed,
+    hunks: [{ header: `The command ${verdict.sentence}.`, rows }],
+    note: 'A ref move: it lands whole or not at all. The rows are what the protected paths hold in the commit it pointed at and the one it points at now.',
+  };
+}
 
 /** The text a staged file holds, when it can land as text: decoded in the file's own format and byte-exact. */
 async function stagedText(staged: string, base: FileSnapshot): Promise<string | undefined> {
@@ -222,10 +256,7 @@ export function landingSummary(outcomes: readonly Outcome[], complete: boolean):
   if (ignored.length > 0) {
     lines.push(`- landed without review (git ignores them): ${ignored.length.toLocaleString('en-US')} file${ignored.length === 1 ? '' : 's'}`);
   }
-  const git = landed('git');
-  if (git.length > 0) {
-    lines.push(`- git's own files in .git: ${git.length.toLocaleString('en-US')} landed`);
-  }
+  lines.push(...gitSummary(outcomes));
   const notUndoable = outcomes.filter((entry) => entry.fate.kind === 'landed' && !entry.fate.undoable && (entry.fate.how === 'rule' || entry.fate.how === 'asked')).map((entry) => entry.path);
   if (notUndoable.length > 0) {
     lines.push(`- cannot be undone (binary, link or mode changes): ${list(notUndoable)}`);
@@ -242,6 +273,40 @@ export function landingSummary(outcomes: readonly Outcome[], complete: boolean):
     lines.push('- it was stopped before the stage could be read whole: deletions inside folders it removed and made again may be missing');
   }
   return lines.join('\n');
+}
+
+/** What happened in `.git`: git's data that landed unasked by kind, the refs it moved, and what asked and why. */
+function gitSummary(outcomes: readonly Outcome[]): string[] {
+  const lines: string[] = [];
+  const data = outcomes.flatMap((entry) => (entry.git !== undefined && entry.fate.kind === 'landed' ? [{ path: entry.path, ...entry.git }] : []));
+  const count = (what: string, one: string, many: string): string[] => {
+    const n = data.filter((entry) => entry.what === what).length;
+    return n === 0 ? [] : [n === 1 ? one : `${n.toLocaleString('en-US')} ${many}`];
+  };
+  const parts = [
+    ...count('object', '1 new object', 'new objects'),
+    ...count('index', 'the index', 'indexes'),
+    ...count('log', '1 reflog', 'reflogs'),
+    ...data.filter((entry) => entry.what === 'scratch').map((entry) => path.posix.basename(entry.path)),
+    ...count('ref', '1 ref file', 'ref files'),
+  ];
+  if (parts.length > 0) {
+    lines.push(`- git's data in .git, landed without review: ${parts.join(', ')}`);
+  }
+  const moves = data.flatMap((entry) => entry.moves);
+  if (moves.length > 0) {
+    lines.push(`- without review (no protected path changes), the command ${moves.map(describeMove).join('; ')}`);
+  }
+  const asked = new Map<string, string[]>();
+  for (const entry of outcomes) {
+    if (entry.gitAsked !== undefined) {
+      asked.set(entry.gitAsked, [...(asked.get(entry.gitAsked) ?? []), entry.path]);
+    }
+  }
+  for (const [why, paths] of asked) {
+    lines.push(`- asked in .git (${why}): ${list(paths)}`);
+  }
+  return lines;
 }
 
 export class StagedLanding {
@@ -264,12 +329,12 @@ export class StagedLanding {
     }
     const leaves = files.filter((change) => !deletedFolders.has(change));
 
-    const git: StagedChange[] = leaves.filter((change) => gitInternal(change.path));
-    const rest = leaves.filter((change) => !gitInternal(change.path));
-    const ignored = await this.ignoredOf(rest, placeOf(context));
+    const { data: git, asks: gitAsks } = await this.gitChanges(stage, leaves, placeOf(context));
+    const rest = leaves.filter((change) => !git.has(change));
+    const ignored = await this.ignoredOf(rest.filter((change) => !gitAsks.has(change)), placeOf(context));
     // A new folder with files, all of which land directly, goes with them, and so do the folders inside it (moved
     // whole: an `npm install` is one rename).
-    const directFiles = new Set<StagedChange>([...git, ...ignored]);
+    const directFiles = new Set<StagedChange>([...git.keys(), ...ignored]);
     const folders = set.changes.filter((change) => change.kind === 'folder');
     const subfolders = changesUnderNewFolders(folders);
     const filesUnder = (counts: ReadonlyMap<StagedChange, number>, folder: StagedChange): number => (counts.get(folder) ?? 0) - (subfolders.get(folder) ?? 0);
@@ -283,12 +348,17 @@ export class StagedLanding {
         directFolders.add(`${folder.folder}\0${folder.path}`);
       }
     }
-    const direct = set.changes.filter((change) => directFiles.has(change) || (change.kind === 'folder' && directFolders.has(`${change.folder}\0${change.path}`)));
+    // Objects land first and refs last, so git never reads a ref to an object that is not there yet.
+    const direct = set.changes
+      .filter((change) => directFiles.has(change) || (change.kind === 'folder' && directFolders.has(`${change.folder}\0${change.path}`)))
+      .map((change, index) => ({ change, index, order: landingOrder(change) }))
+      .sort((a, b) => a.order - b.order || a.index - b.index)
+      .map((entry) => entry.change);
     const underAll = changesUnderNewFolders(set.changes);
     const landedDirect = await landChanges(stage, direct);
-    const gitSet = new Set(git);
     for (const change of landedDirect.landed.filter((landed) => landed.kind !== 'folder')) {
-      outcomes.push({ path: this.shown(change), fate: { kind: 'landed', how: gitSet.has(change) ? 'git' : 'ignored', undoable: false } });
+      const data = git.get(change);
+      outcomes.push({ path: this.shown(change), fate: { kind: 'landed', how: data !== undefined ? 'git' : 'ignored', undoable: false }, ...(data !== undefined ? { git: data } : {}) });
     }
     for (const conflict of landedDirect.conflicts) {
       outcomes.push({ path: this.shown(conflict.change), fate: { kind: 'refused', why: conflictWhy(conflict) } });
@@ -300,9 +370,10 @@ export class StagedLanding {
     // What asks is decided on one card: "`npm run format` changed 12 files".
     const group = { id: newCallId(), command: context.command, changed: leaves.length };
     for (const change of judged) {
-      const review = await this.review(stage, change, context, group);
+      const asked = gitAsks.get(change);
+      const review = await this.review(stage, change, context, group, asked);
       if ('refused' in review) {
-        outcomes.push({ path: review.path, fate: { kind: 'refused', why: review.refused } });
+        outcomes.push({ path: review.path, fate: { kind: 'refused', why: review.refused }, ...(asked !== undefined ? { gitAsked: asked.why } : {}) });
       } else {
         reviews.push(review);
       }
@@ -326,7 +397,9 @@ export class StagedLanding {
             return fate;
           }),
         );
-        reviews.forEach((review, index) => outcomes.push({ path: review.relative, fate: fates[index] ?? { kind: 'refused', why: 'no decision' } }));
+        reviews.forEach((review, index) =>
+          outcomes.push({ path: review.relative, fate: fates[index] ?? { kind: 'refused', why: 'no decision' }, ...(review.gitAsked !== undefined ? { gitAsked: review.gitAsked } : {}) }),
+        );
       } finally {
         for (const done of forget) {
           done();
@@ -344,6 +417,87 @@ export class StagedLanding {
    */
   private shown(change: StagedChange): string {
     return this.deps.resolver.roots.length > 1 ? `${path.basename(change.folder)}/${change.path}` : change.path;
+  }
+
+  /**
+   * The changes inside `.git` folders, by ../sandbox/gitData's rule: git's data that lands unasked (ref moves after
+   * their trees are compared, once per repository) and what asks, with why.
+   */
+  private async gitChanges(stage: Stage, leaves: readonly StagedChange[], place: CallPlace): Promise<{ data: Map<StagedChange, NonNullable<Outcome['git']>>; asks: Map<StagedChange, GitAsk> }> {
+    const data = new Map<StagedChange, NonNullable<Outcome['git']>>();
+    const asks = new Map<StagedChange, GitAsk>();
+    type Repo = { folder: string; repo: string; changes: Map<string, StagedChange>; refs: string[] };
+    const repos = new Map<string, Repo>();
+    for (const change of leaves) {
+      const at = gitPathOf(change.path);
+      if (at === undefined || change.kind === 'folder') {
+        continue;
+      }
+      const key = `${change.folder}\0${at.repo}`;
+      const repo: Repo = repos.get(key) ?? { folder: change.folder, repo: at.repo, changes: new Map<string, StagedChange>(), refs: [] };
+      repos.set(key, repo);
+      repo.changes.set(at.inner, change);
+      const rule = classifyGitPath(at.inner, change.kind);
+      if (rule.lands === 'data') {
+        data.set(change, { what: rule.what, moves: [] });
+      } else if (rule.lands === 'ref') {
+        repo.refs.push(at.inner);
+      } else {
+        asks.set(change, { why: gitAskWords[rule.kind] });
+      }
+    }
+    for (const { folder, repo, changes, refs } of repos.values()) {
+      if (refs.length === 0) {
+        continue;
+      }
+      const gitDir = path.join(folder, repo, '.git');
+      const before = diskView(gitDir);
+      const after: GitView = async (inner) => {
+        const change = changes.get(inner);
+        switch (change?.kind) {
+          case undefined:
+          case 'mode':
+            return before(inner);
+          case 'created':
+          case 'modified':
+            return fs.readFile(change.staged, 'utf8');
+          case 'deleted':
+            return undefined;
+          default:
+            throw new Error(`.git/${inner} is now a symbolic link`);
+        }
+      };
+      const upper = stage.folders.find((entry) => entry.folder === folder)?.dir;
+      const newObjects = upper === undefined ? undefined : path.join(upper, 'upper', repo, '.git', 'objects');
+      const hasNew = newObjects !== undefined && (await fs.lstat(newObjects).catch(() => undefined))?.isDirectory() === true;
+      const trees = new GitTrees(path.join(gitDir, 'objects'), hasNew ? newObjects : undefined);
+      // Protected as the gate judges a write there: a protected path, or anything at all in an untrusted workspace. By
+      // the path the tree names (no file on disk to resolve: it is in a commit), as ignoredOf does.
+      const isProtected = (repoPath: string): boolean => {
+        const relative = repo === '' ? repoPath : `${repo}/${repoPath}`;
+        const absolute = path.join(folder, relative);
+        const call: GateCall = { tool: 'write_file', args: { path: absolute }, argsHash: '', target: { input: absolute, absolute, real: absolute, root: folder, relative } };
+        const kind = this.deps.gate.evaluate(call, place).kind;
+        return kind === 'protected' || kind === 'untrusted';
+      };
+      try {
+        for (const inner of refs) {
+          const change = changes.get(inner);
+          if (change === undefined) {
+            continue;
+          }
+          const verdict = await judgeRefChange(inner, before, after, isProtected, trees);
+          if (verdict.kind === 'clean') {
+            data.set(change, { what: 'ref', moves: verdict.moves });
+          } else {
+            asks.set(change, { why: verdict.sentence, ...(verdict.kind === 'protected' ? { preview: refMovePreview(this.shown(change), repo, verdict) } : {}) });
+          }
+        }
+      } finally {
+        await trees.dispose();
+      }
+    }
+    return { data, asks };
   }
 
   /**
@@ -386,7 +540,7 @@ export class StagedLanding {
   }
 
   /** The gate input for one change, or why it cannot land at all. */
-  private async review(stage: Stage, change: StagedChange, context: LandingContext, group: NonNullable<GateInput['group']>): Promise<Review | { path: string; refused: string }> {
+  private async review(stage: Stage, change: StagedChange, context: LandingContext, group: NonNullable<GateInput['group']>, git?: GitAsk): Promise<Review | { path: string; refused: string }> {
     const absolute = path.join(change.folder, change.path);
     const relative = this.shown(change);
     if ((await beneathStep(change, async (beneath) => { const link = await beneath.linkOnTheWay(change.path); if (link) { throw link; } }, () => Promise.resolve())) === 'link') {
@@ -398,9 +552,14 @@ export class StagedLanding {
     }
     const meanwhile = change.kind === 'created' && base.exists ? 'it was created in the workspace while the command ran' : await changedMeanwhile(stage, absolute, base);
     // The group's card says whose change this is and that it is staged; a file's own notice is what is true of it alone.
-    const notices = meanwhile === undefined ? [] : [`You changed this file while the command ran (${meanwhile}): allowing replaces your version with the command's.`];
-    const text = (change.kind === 'created' || change.kind === 'modified') && (!base.exists || base.format.kind === 'text') ? await stagedText(change.staged, base) : undefined;
-    const deletedText = change.kind === 'deleted' && base.exists && base.format.kind === 'text' ? base : undefined;
+    const notices = [
+      ...(git !== undefined ? [`In git's own folder: the command ${git.why}.`] : []),
+      ...(meanwhile === undefined ? [] : [`You changed this file while the command ran (${meanwhile}): allowing replaces your version with the command's.`]),
+    ];
+    // A ref move that changes a protected path shows that path's diff, not the ref file's one line: it lands whole.
+    const asText = git?.preview === undefined;
+    const text = asText && (change.kind === 'created' || change.kind === 'modified') && (!base.exists || base.format.kind === 'text') ? await stagedText(change.staged, base) : undefined;
+    const deletedText = asText && change.kind === 'deleted' && base.exists && base.format.kind === 'text' ? base : undefined;
     const target = this.deps.resolver.resolve(absolute);
     let preview: Preview;
     let args: Record<string, unknown>;
@@ -415,6 +574,9 @@ export class StagedLanding {
       proposal = { target, base: deletedText, newText: '' };
       args = { path: absolute, content: '', deleted: true };
       preview = { ...diffPreview(relative, false, diffText(deletedText.text, '')), note: 'The command deleted this file.' };
+    } else if (git?.preview !== undefined) {
+      args = { path: absolute, change: git.why };
+      preview = git.preview;
     } else {
       const what = change.kind === 'created' || change.kind === 'modified' ? `${change.kind === 'created' ? 'creates' : 'replaces'} it whole with ${(await fs.stat(change.staged)).size.toLocaleString('en-US')} bytes that are not text in its encoding` : describeChange(change);
       args = { path: absolute, change: what };
@@ -434,7 +596,7 @@ export class StagedLanding {
       group,
       ...(text !== undefined ? { editable: { kind: 'content' as const, text } } : {}),
     };
-    return { change, relative, absolute, input, ...(proposal ? { proposal } : {}), ...(deletedText ? { deletedText } : {}) };
+    return { change, relative, absolute, input, ...(proposal ? { proposal } : {}), ...(deletedText ? { deletedText } : {}), ...(git !== undefined ? { gitAsked: git.why } : {}) };
   }
 
   private async landReviewed(stage: Stage, review: Review, decision: GateResult, context: LandingContext): Promise<Fate> {
