@@ -4,13 +4,13 @@
  * Real files under /var/tmp, through the disk port the staged landing tests use.
  */
 import * as assert from 'node:assert/strict';
-import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PathResolver } from '../../src/core/approval/paths';
 import { applyWrite } from '../../src/core/tools/applyWrite';
 import { ToolError } from '../../src/core/tools/ports';
 import { DiskFiles } from '../fixtures/diskFiles';
+import { scratchFolder } from '../fixtures/scratch';
 
 describe('applyWrite: never through a hard link, never through a link put on the way', () => {
   let base: string;
@@ -18,7 +18,7 @@ describe('applyWrite: never through a hard link, never through a link put on the
   let outside: string;
 
   beforeEach(() => {
-    base = realpathSync(mkdtempSync(path.join(existsSync('/var/tmp') ? '/var/tmp' : os.homedir(), 'toolgate-write-')));
+    base = scratchFolder('toolgate-write-');
     ws = path.join(base, 'ws');
     outside = path.join(base, 'outside');
     for (const folder of [path.join(ws, '.vscode'), path.join(ws, 'docs'), outside]) {

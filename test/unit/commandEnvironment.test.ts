@@ -4,14 +4,14 @@
  * sandbox or run without it. The table is the rule; the real runs show `env` in a command prints no secret.
  */
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { CommandSandbox } from '../../src/core/sandbox/commandSandbox';
 import { inheritedEnvironment } from '../../src/core/sandbox/environment';
 import { probeSandbox } from '../../src/core/sandbox/sandbox';
 import { parseSetting } from '../../src/core/settings';
 import { bashEnvironment, runBash } from '../../src/core/terminal/bashRunner';
+import { scratchFolder } from '../fixtures/scratch';
 
 /** What a VS Code extension host's environment holds on a developer's machine (values are canaries). */
 const host: Record<string, string> = {
@@ -100,7 +100,7 @@ describe("a command's environment, in real runs: `env` prints no secret of the h
   let workspace: string;
   before(() => {
     // Not under /tmp: the sandbox gives every command a private /tmp.
-    base = realpathSync(mkdtempSync(path.join(existsSync('/var/tmp') ? '/var/tmp' : os.homedir(), 'toolgate-env-')));
+    base = scratchFolder('toolgate-env-');
     workspace = path.join(base, 'ws');
     mkdirSync(workspace);
   });

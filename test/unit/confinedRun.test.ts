@@ -4,8 +4,7 @@
  * path the command created is told; the terminal port gets the command as judged, wrapped in the sandbox.
  */
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CommandSandbox } from '../../src/core/sandbox/commandSandbox';
 import type { SandboxInputs } from '../../src/core/sandbox/gather';
@@ -15,6 +14,7 @@ import { defaultProtectedPaths } from '../../src/core/settings';
 import { runBash } from '../../src/core/terminal/bashRunner';
 import type { CommandRequest, TerminalCommandResult } from '../../src/core/terminal/commandTerminal';
 import { ConfinedRunner, notStarted, type CreatedProtected, type TerminalPort } from '../../src/core/terminal/confinedRun';
+import { scratchFolder } from '../fixtures/scratch';
 
 describe('the confined run (real sandbox)', function () {
   this.timeout(30_000);
@@ -24,7 +24,7 @@ describe('the confined run (real sandbox)', function () {
   let sandbox: CommandSandbox;
 
   before(async () => {
-    base = realpathSync(mkdtempSync(path.join(existsSync('/var/tmp') ? '/var/tmp' : os.homedir(), 'toolgate-confined-')));
+    base = scratchFolder('toolgate-confined-');
     ws = path.join(base, 'ws');
     stages = path.join(base, 'stages');
     mkdirSync(path.join(ws, '.vscode'), { recursive: true });

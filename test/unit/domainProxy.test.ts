@@ -4,10 +4,9 @@
  * nothing else.
  */
 import * as assert from 'node:assert/strict';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { CommandSandbox } from '../../src/core/sandbox/commandSandbox';
 import { DomainProxy, describeRefusal, parseAuthority, type Lookup } from '../../src/core/sandbox/domainProxy';
@@ -19,6 +18,7 @@ import { bridgeRuntime, probeSandbox } from '../../src/core/sandbox/sandbox';
 import { parseSetting } from '../../src/core/settings';
 import { pgrep } from '../fixtures/processes';
 import { runBash, type CommandResult } from '../../src/core/terminal/bashRunner';
+import { scratchFolder } from '../fixtures/scratch';
 
 describe('allowed domains: the entries', () => {
   const valid: [string, string, boolean, number | undefined][] = [
@@ -400,7 +400,7 @@ for (const runtime of runtimes) {describe(`a command reaching allowed domains fr
   before(async () => {
     host = await servers();
     // Not under /tmp, which the sandbox replaces with its own.
-    base = realpathSync(mkdtempSync(path.join(existsSync('/var/tmp') ? '/var/tmp' : os.homedir(), 'toolgate-net-')));
+    base = scratchFolder('toolgate-net-');
     workspace = path.join(base, 'ws');
     mkdirSync(workspace);
   });

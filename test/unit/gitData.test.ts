@@ -7,8 +7,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Gate } from '../../src/core/approval/gate';
 import { PathResolver } from '../../src/core/approval/paths';
@@ -21,6 +20,7 @@ import type { PendingCallView } from '../../src/shared/approvals';
 import { DiskFiles } from '../fixtures/diskFiles';
 import { runStaged, waiting } from '../fixtures/stagedRun';
 import { createMemoryGate, locateUnder } from '../fixtures/memoryGate';
+import { scratchFolder } from '../fixtures/scratch';
 
 describe("git's own files: what of a change inside .git lands unasked (path and kind of change -> rule)", () => {
   const lands = (what: string): string => `lands ${what}`;
@@ -90,7 +90,7 @@ describe("a staged command's changes inside .git (real overlay, bubblewrap and g
   let cache: string;
 
   beforeEach(() => {
-    base = realpathSync(mkdtempSync(path.join(existsSync('/var/tmp') ? '/var/tmp' : os.homedir(), 'toolgate-git-')));
+    base = scratchFolder('toolgate-git-');
     ws = path.join(base, 'ws');
     cache = path.join(base, 'cache');
     mkdirSync(path.join(ws, '.github', 'workflows'), { recursive: true });

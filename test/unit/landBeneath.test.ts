@@ -5,11 +5,11 @@
  */
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, lutimesSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { chmodSync, lstatSync, lutimesSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { createStage, discardStage, landChanges, type LandOutcome, type Stage, type StagedChange } from '../../src/core/sandbox/staging';
+import { scratchFolder } from '../fixtures/scratch';
 
 const writer = path.join(__dirname, '..', 'fixtures', 'swapWriter.mjs');
 
@@ -59,7 +59,7 @@ const count = 3000;
 function scratch(): { base: string; ws: string; outside: string; stage: Stage } {
   const current = { base: '', ws: '', outside: '', stage: { root: '', folders: [], startedMs: 0 } as Stage };
   beforeEach(async () => {
-    current.base = realpathSync(mkdtempSync(path.join(existsSync('/var/tmp') ? '/var/tmp' : os.homedir(), 'toolgate-land-')));
+    current.base = scratchFolder('toolgate-land-');
     current.ws = path.join(current.base, 'ws');
     current.outside = path.join(current.base, 'outside');
     mkdirSync(current.ws);

@@ -17,6 +17,7 @@ import { explainProbeFailure, findBwrap, probeSandbox } from '../../src/core/san
 import { pgrep } from '../fixtures/processes';
 import { runBash, type CommandResult } from '../../src/core/terminal/bashRunner';
 import { defaultProtectedPaths } from '../../src/core/settings';
+import { scratchFolder } from '../fixtures/scratch';
 
 describe('the command sandbox (real bubblewrap)', function () {
   this.timeout(30_000);
@@ -30,7 +31,7 @@ describe('the command sandbox (real bubblewrap)', function () {
 
   before(async () => {
     // Not under /tmp: the sandbox gives every command a private /tmp, so a home or folder there would be out of sight.
-    base = realpathSync(mkdtempSync(path.join(existsSync('/var/tmp') ? '/var/tmp' : os.homedir(), 'toolgate-sandbox-')));
+    base = scratchFolder('toolgate-sandbox-');
     workspace = path.join(base, 'ws');
     home = path.join(base, 'home');
     outside = path.join(base, 'outside');

@@ -6,8 +6,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { bwrapArgs } from '../../src/core/sandbox/bwrap';
 import { CommandSandbox } from '../../src/core/sandbox/commandSandbox';
@@ -16,6 +15,7 @@ import { confinementProblem, findBwrap, probeSandbox } from '../../src/core/sand
 import { createStage, discardStage, findUnshare, probeStaging, stagedLaunch } from '../../src/core/sandbox/staging';
 import { defaultProtectedPaths } from '../../src/core/settings';
 import { runBash, type CommandResult } from '../../src/core/terminal/bashRunner';
+import { scratchFolder } from '../fixtures/scratch';
 
 const bwrap = findBwrap() ?? '/usr/bin/bwrap';
 const unshare = findUnshare() ?? '/usr/bin/unshare';
@@ -31,7 +31,7 @@ describe(`the sandbox holds as ${process.getuid?.() === 0 ? 'root' : 'an ordinar
 
   before(() => {
     // Not under /tmp: the sandbox gives every command a private /tmp.
-    base = realpathSync(mkdtempSync(path.join(existsSync('/var/tmp') ? '/var/tmp' : os.homedir(), 'toolgate-caps-')));
+    base = scratchFolder('toolgate-caps-');
     workspace = path.join(base, 'ws');
     home = path.join(base, 'home');
     outside = path.join(base, 'outside');

@@ -7,8 +7,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CommandSandbox } from '../../src/core/sandbox/commandSandbox';
 import { pinnedFolders } from '../../src/core/sandbox/policy';
@@ -18,6 +17,7 @@ import { probeSandbox, type SandboxLaunch } from '../../src/core/sandbox/sandbox
 import { discardStage, findUnshare, landChanges, probeStaging, readChangeSet } from '../../src/core/sandbox/staging';
 import { defaultProtectedPaths } from '../../src/core/settings';
 import { runBash, type CommandResult } from '../../src/core/terminal/bashRunner';
+import { scratchFolder } from '../fixtures/scratch';
 
 const git = (cwd: string, ...args: string[]): string => execFileSync('git', ['-c', 'user.email=a@b', '-c', 'user.name=a', ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
@@ -33,7 +33,7 @@ describe('protected paths hold against renames of their folders, and against git
 
   beforeEach(() => {
     // Not under /tmp: the sandbox gives the command a private /tmp.
-    base = realpathSync(mkdtempSync(path.join(existsSync('/var/tmp') ? '/var/tmp' : os.homedir(), 'toolgate-renames-')));
+    base = scratchFolder('toolgate-renames-');
     ws = path.join(base, 'ws');
     marker = path.join(base, 'outside', 'planted-program-ran');
     mkdirSync(path.join(base, 'outside'));

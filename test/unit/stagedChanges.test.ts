@@ -6,8 +6,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Gate } from '../../src/core/approval/gate';
 import { PathResolver } from '../../src/core/approval/paths';
@@ -19,6 +18,7 @@ import { DiskFiles } from '../fixtures/diskFiles';
 import { runStaged, waiting } from '../fixtures/stagedRun';
 import { createMemoryGate, locateUnder } from '../fixtures/memoryGate';
 import { pendingViews } from '../../src/core/views/pendingCall';
+import { scratchFolder } from '../fixtures/scratch';
 
 const twoHunks = Array.from({ length: 20 }, (_, index) => `line ${index + 1}`).join('\n') + '\n';
 
@@ -29,7 +29,7 @@ describe('a staged command lands what is allowed and asks for the rest (real ove
   let cache: string;
 
   beforeEach(() => {
-    base = realpathSync(mkdtempSync(path.join(existsSync('/var/tmp') ? '/var/tmp' : os.homedir(), 'toolgate-landing-')));
+    base = scratchFolder('toolgate-landing-');
     ws = path.join(base, 'ws');
     cache = path.join(base, 'cache');
     for (const folder of ['allowed', 'src', 'gone']) {

@@ -6,8 +6,7 @@
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { bwrapArgs } from '../../src/core/sandbox/bwrap';
 import { gatherSandboxPolicy } from '../../src/core/sandbox/gather';
@@ -15,6 +14,7 @@ import { findBwrap } from '../../src/core/sandbox/sandbox';
 import { createStage, discardStage, landChanges, findUnshare, probeStaging, readChangeSet, stagedLaunch, sweepStages, type ChangeSet, type Stage } from '../../src/core/sandbox/staging';
 import { defaultProtectedPaths } from '../../src/core/settings';
 import { runBash, type CommandResult } from '../../src/core/terminal/bashRunner';
+import { scratchFolder } from '../fixtures/scratch';
 
 /** Every entry under `root`: its kind, mode and content hash (or link target). */
 function tree(root: string): Record<string, string> {
@@ -48,7 +48,7 @@ describe('staged commands (real overlay, unshare and bubblewrap)', function () {
 
   beforeEach(() => {
     // Not under /tmp: the sandbox gives the command a private /tmp.
-    base = realpathSync(mkdtempSync(path.join(existsSync('/var/tmp') ? '/var/tmp' : os.homedir(), 'toolgate-stage-')));
+    base = scratchFolder('toolgate-stage-');
     ws = path.join(base, 'ws');
     cache = path.join(base, 'cache');
     for (const folder of ['src', 'old/deep', 'remade', 'keep', '.vscode']) {

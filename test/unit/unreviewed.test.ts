@@ -4,7 +4,7 @@
  * all (the launch decision, in the real bubblewrap and overlay).
  */
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CommandSandbox, type StagingStatus } from '../../src/core/sandbox/commandSandbox';
@@ -13,6 +13,7 @@ import { findBwrap, probeSandbox } from '../../src/core/sandbox/sandbox';
 import { discardStage, findUnshare, probeStaging, type StagingProbe } from '../../src/core/sandbox/staging';
 import { runBash } from '../../src/core/terminal/bashRunner';
 import { reviewSetting, unreviewedCardLine, unreviewedItem, unreviewedNotRun, unreviewedReportLine } from '../../src/core/views/unreviewed';
+import { scratchFolder } from '../fixtures/scratch';
 
 describe('nothing silent: where changes land without review, what each surface says', () => {
   it('turned off: the card, the status item (a click opens the setting) and the model\'s report, word for word', () => {
@@ -87,7 +88,7 @@ describe('the staging probe says why it cannot stage, typed', () => {
   ];
   for (const [apparmor, expected] of failing) {
     it(`an unshare that fails, with AppArmor's user-namespace rule ${apparmor ? 'on' : 'off'}`, async () => {
-      const parent = realpathSync(mkdtempSync(path.join(existsSync('/var/tmp') ? '/var/tmp' : os.homedir(), 'toolgate-probe-')));
+      const parent = scratchFolder('toolgate-probe-');
       try {
         const probe = await probeStaging('/bin/false', parent, findBwrap, () => apparmor);
         assert.ok(!probe.available);
@@ -105,7 +106,7 @@ describe('a command runs as its card said: staged, or not at all (the real sandb
   let base: string;
   let workspace: string;
   before(() => {
-    base = realpathSync(mkdtempSync(path.join(existsSync('/var/tmp') ? '/var/tmp' : os.homedir(), 'toolgate-unreviewed-')));
+    base = scratchFolder('toolgate-unreviewed-');
     workspace = path.join(base, 'ws');
     mkdirSync(workspace);
   });
