@@ -15,8 +15,11 @@ import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync, realpathS
 import path from 'node:path';
 
 const user = 'toolgate-sandbox-test';
-/** A spec that starts the real sandbox: it builds bwrap's arguments, probes, or launches through CommandSandbox. */
-const startsTheSandbox = /probeSandbox|stagedLaunch|bwrapArgs\(|new CommandSandbox\(/;
+/**
+ * A spec that starts the real sandbox (it builds bwrap's arguments, probes, or launches through CommandSandbox or the
+ * staged-run fixture) or lands what a command wrote (by descriptor, where a user's permissions decide what it may do).
+ */
+const startsTheSandbox = /probeSandbox|probeStaging|stagedLaunch|bwrapArgs\(|new CommandSandbox\(|runStaged\(|landChanges\(|new Beneath|applyWrite\(/;
 
 if (process.getuid?.() !== 0) {
   process.exit(0);
