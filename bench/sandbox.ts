@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { CommandSandbox } from '../src/core/sandbox/commandSandbox';
 import type { SandboxInputs } from '../src/core/sandbox/gather';
 import { probeSandbox } from '../src/core/sandbox/sandbox';
-import { discardStage, findUnshare, probeStaging } from '../src/core/sandbox/staging';
+import { discardStage, findUnshare, probeStaging } from '../src/core/sandbox/stage';
 import { PathResolver } from '../src/core/approval/paths';
 import { GitCli } from '../src/core/checkpoints/gitCli';
 import { StagedLanding } from '../src/core/tools/stagedChanges';

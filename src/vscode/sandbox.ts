@@ -8,7 +8,7 @@ import path from 'node:path';
 import type * as vscode from 'vscode';
 import { CommandSandbox } from '../core/sandbox/commandSandbox';
 import { probeSandbox } from '../core/sandbox/sandbox';
-import { findUnshare, probeStaging, sweepStages } from '../core/sandbox/staging';
+import { findUnshare, probeStaging, sweepStages } from '../core/sandbox/stage';
 import { protectedPaths } from './gateParts';
 import type { Log } from './log';
 import type { Settings } from './settings';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { CommandSandbox } from '../../src/core/sandbox/commandSandbox';
 import type { SandboxInputs } from '../../src/core/sandbox/gather';
 import { probeSandbox } from '../../src/core/sandbox/sandbox';
-import { discardStage, findUnshare, probeStaging } from '../../src/core/sandbox/staging';
+import { discardStage, findUnshare, probeStaging } from '../../src/core/sandbox/stage';
 import { defaultProtectedPaths } from '../../src/core/settings';
 import { runBash } from '../../src/core/terminal/bashRunner';
 import type { CommandRequest, TerminalCommandResult } from '../../src/core/terminal/commandTerminal';

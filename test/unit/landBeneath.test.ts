@@ -8,7 +8,9 @@ import { spawn } from 'node:child_process';
 import { chmodSync, lstatSync, lutimesSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { createStage, discardStage, landChanges, type LandOutcome, type Stage, type StagedChange } from '../../src/core/sandbox/staging';
+import { createStage, discardStage, type Stage } from '../../src/core/sandbox/stage';
+import type { StagedChange } from '../../src/core/sandbox/changeSet';
+import { landChanges, type LandOutcome } from '../../src/core/sandbox/landing';
 import { scratchFolder } from '../fixtures/scratch';
 
 const writer = path.join(__dirname, '..', 'fixtures', 'swapWriter.mjs');

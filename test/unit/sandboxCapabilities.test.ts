@@ -12,7 +12,7 @@ import { bwrapArgs } from '../../src/core/sandbox/bwrap';
 import { CommandSandbox } from '../../src/core/sandbox/commandSandbox';
 import { gatherSandboxPolicy, type SandboxInputs } from '../../src/core/sandbox/gather';
 import { confinementProblem, findBwrap, probeSandbox } from '../../src/core/sandbox/sandbox';
-import { createStage, discardStage, findUnshare, probeStaging, stagedLaunch } from '../../src/core/sandbox/staging';
+import { createStage, discardStage, findUnshare, probeStaging, stagedLaunch } from '../../src/core/sandbox/stage';
 import { defaultProtectedPaths } from '../../src/core/settings';
 import { runBash, type CommandResult } from '../../src/core/terminal/bashRunner';
 import { scratchFolder } from '../fixtures/scratch';

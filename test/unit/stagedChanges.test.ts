@@ -12,7 +12,7 @@ import type { Gate } from '../../src/core/approval/gate';
 import { PathResolver } from '../../src/core/approval/paths';
 import { GitCli } from '../../src/core/checkpoints/gitCli';
 import type { FileWritten } from '../../src/core/checkpoints/recorder';
-import { discardStage, type Stage } from '../../src/core/sandbox/staging';
+import { discardStage, type Stage } from '../../src/core/sandbox/stage';
 import { changesSoFar, StagedLanding } from '../../src/core/tools/stagedChanges';
 import { DiskFiles } from '../fixtures/diskFiles';
 import { runStaged, waiting } from '../fixtures/stagedRun';

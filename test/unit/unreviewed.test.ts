@@ -10,7 +10,7 @@ import path from 'node:path';
 import { CommandSandbox, type StagingStatus } from '../../src/core/sandbox/commandSandbox';
 import type { SandboxInputs } from '../../src/core/sandbox/gather';
 import { findBwrap, probeSandbox } from '../../src/core/sandbox/sandbox';
-import { discardStage, findUnshare, probeStaging, type StagingProbe } from '../../src/core/sandbox/staging';
+import { discardStage, findUnshare, probeStaging, type StagingProbe } from '../../src/core/sandbox/stage';
 import { runBash } from '../../src/core/terminal/bashRunner';
 import { reviewSetting, unreviewedCardLine, unreviewedItem, unreviewedNotRun, unreviewedReportLine } from '../../src/core/views/unreviewed';
 import { scratchFolder } from '../fixtures/scratch';

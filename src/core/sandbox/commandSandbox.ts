@@ -7,7 +7,7 @@ import { localForwards, parseAllowedDomains } from './domains';
 import { protectedIn, type SandboxInputs } from './gather';
 import type { BridgeRuntime } from './bridge';
 import { bridgeRuntime, prepareLaunch, type SandboxLaunch, type SandboxState } from './sandbox';
-import { createStage, stagedLaunch, unstageable, type StagingProbe } from './staging';
+import { createStage, stagedLaunch, unstageable, type StagingProbe } from './stage';
 
 export interface CommandSandboxDeps {
   probe: () => Promise<SandboxState>;
@@ -19,7 +19,7 @@ export interface CommandSandboxDeps {
   /** For tests: the proxy's name resolution and the like. */
   proxyOptions?: Omit<DomainProxyOptions, 'rules'>;
   /**
-   * Staged commands (./staging): where stages are made (a folder the sandbox cannot write, on the workspace's disk if
+   * Staged commands (./stage): where stages are made (a folder the sandbox cannot write, on the workspace's disk if
    * it can be), the `unshare` that starts them, and whether they work here (probed once, on first need).
    */
   staging?: { parent: string; unshare: string; probe: () => Promise<StagingProbe>; enabled: () => boolean };

@@ -34,7 +34,7 @@ export interface SandboxInputs {
   /** Where tool caches go (default: `$XDG_CACHE_HOME/toolgate-sandbox/<hash of the first folder>`). */
   cacheRoot?: string;
   /**
-   * The command sees the workspace through a stage (./staging), whose review judges what it creates: git's missing
+   * The command sees the workspace through a stage (./stage), whose review judges what it creates: git's missing
    * control entries are not made empty first (`gitPlaceholders`), and the workspace stays untouched until it lands.
    */
   staged?: boolean;

@@ -14,7 +14,7 @@ import type { DomainProxy } from './domainProxy';
 import type { LocalForward } from './domains';
 import { gatherSandboxPolicy, type SandboxInputs } from './gather';
 import type { SandboxPolicy } from './policy';
-import type { Stage } from './staging';
+import type { Stage } from './stage';
 
 export type SandboxState =
   | { available: true; program: string }
@@ -37,7 +37,7 @@ export interface SandboxLaunch {
    */
   proxy?: DomainProxy;
   /**
-   * The stage the workspace folders are seen through (./staging): what the command writes there lands only when
+   * The stage the workspace folders are seen through (./stage): what the command writes there lands only when
    * Toolgate lands it. Whoever runs the command lands or discards it.
    */
   stage?: Stage;

@@ -6,7 +6,7 @@
  * terminal stops what runs in it.
  */
 import { Emitter, type Disposable } from '../disposable';
-import type { Stage } from '../sandbox/staging';
+import type { Stage } from '../sandbox/stage';
 import { runBash, type BashRunOptions, type CommandResult } from './bashRunner';
 import { visibleControls } from './output';
 

@@ -9,9 +9,9 @@ import { Emitter } from '../disposable';
 import type { CommandSandbox, StagingStatus } from '../sandbox/commandSandbox';
 import { describeRefusal } from '../sandbox/domainProxy';
 import type { SandboxLaunch } from '../sandbox/sandbox';
-import { discardStage, type Stage } from '../sandbox/staging';
-import { unreviewedNotRun } from '../views/unreviewed';
+import { discardStage, type Stage } from '../sandbox/stage';
 import type { CommandRequest, TerminalCommandResult } from './commandTerminal';
+import { unreviewedNotRun } from './report';
 
 /** How a command runs: in the OS sandbox (the default), or once without it because the person chose that. */
 export interface RunHow {

@@ -47,3 +47,8 @@ export function commandReport(result: TerminalCommandResult, context: CommandRep
   ];
   return { ok: result.exitCode === 0, text: lines.filter((line) => line !== undefined).join('\n') };
 }
+
+/** Why a command whose card promised review was not run: it could not be staged at launch (never run unreviewed). */
+export function unreviewedNotRun(reason: string): string {
+  return `Its card said its changes would be reviewed before they land, but it cannot be staged now (${reason}), so nothing was run.`;
+}

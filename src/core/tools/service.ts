@@ -29,7 +29,7 @@ import { sandboxFailure } from '../sandbox/failures';
 import { agentCaller, apiSource } from '../../shared/callers';
 import { boundedForModel, deniedMessage, writtenMessage } from './results';
 import { StagedLanding, textToWrite, type StagedLandingDeps } from './stagedChanges';
-import { discardStage, type Stage } from '../sandbox/staging';
+import { discardStage, type Stage } from '../sandbox/stage';
 import { unreviewedReportLine } from '../views/unreviewed';
 
 export interface ToolCallRequest {

@@ -1,6 +1,6 @@
 /**
  * What a staged command wrote, brought into the workspace (issue "see what a command changed before it lands"). The
- * command ran with the workspace folders behind a copy-on-write stage (../sandbox/staging); when it ends, each change it
+ * command ran with the workspace folders behind a copy-on-write stage (../sandbox/stage); when it ends, each change it
  * made is judged as a write by the same gate as `write_file`: edit rules, grants, protected paths, outside.
  *
  * - Lands without asking: git's data inside `.git` (new objects, the index, logs, ref moves that change no protected
@@ -28,7 +28,9 @@ import { diffPreview } from '../review/diffPreview';
 import { applyHunksOf } from '../review/hunks';
 import { Beneath, BeneathRefusal, beneathSupported } from '../sandbox/beneath';
 import { classifyGitPath, describeMove, diskView, gitAskWords, gitPathOf, GitTrees, judgeRefChange, type GitView, type RefMove, type RefVerdict } from '../sandbox/gitData';
-import { changesUnderNewFolders, landChanges, readChangeSet, type ConflictKind, type Stage, type StagedChange } from '../sandbox/staging';
+import type { Stage } from '../sandbox/stage';
+import { readChangeSet, type StagedChange } from '../sandbox/changeSet';
+import { changesUnderNewFolders, landChanges, type ConflictKind } from '../sandbox/landing';
 import type { DiffRow, Preview } from '../review/preview';
 import { applyWrite } from './applyWrite';
 import type { Proposal } from './fileTools';

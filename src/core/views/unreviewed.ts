@@ -63,9 +63,7 @@ export function unreviewedReportLine(status: StagingStatus | undefined): string 
 }
 
 /** A command whose card said its changes would be reviewed, but which cannot be staged at launch: not run. */
-export function unreviewedNotRun(reason: string): string {
-  return `Its card said its changes would be reviewed before they land, but it cannot be staged now (${reason}), so nothing was run.`;
-}
+export { unreviewedNotRun } from '../terminal/report';
 
 function withFix(sentence: string, status: Unstaged): string {
   const fix = fixes[status.why];
