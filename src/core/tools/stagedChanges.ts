@@ -3,9 +3,10 @@
  * command ran with the workspace folders behind a copy-on-write stage (../sandbox/stage); when it ends, each change it
  * made is judged as a write by the same gate as `write_file`: edit rules, grants, protected paths, outside.
  *
- * - Lands without asking: git's data inside `.git` (new objects, the index, logs, ref moves that change no protected
- *   path: the rule is ../sandbox/gitData's; the rest of `.git` asks on the command's card), and files git ignores (build output, caches, `node_modules`) unless a rule protects them or
- *   toolgate.sandbox.landIgnoredFiles is off. The sandbox let the command write these; they land as it left them.
+ * - Lands without asking: what ../sandbox/landingRules says, and nothing else (git's data inside `.git` and ref moves
+ *   that change no protected path; files the folder's repository ignores, with toolgate.sandbox.landIgnoredFiles on,
+ *   unless a rule protects them; folders of those; allowed empty folders). This file does the I/O those rules need
+ *   (git's answers) and lands them as the command left them; the rest of `.git` asks on the command's card.
  * - Everything else goes to the gate as a `write_file` of that path, with the diff from the file as it is now to what
  *   the command left: what a rule or grant allows lands at once; what asks waits in the panel and the chat like any
  *   edit (hunk by hunk, edit then allow, the diff editor), with a notice naming the command. A file the person changed
@@ -30,6 +31,7 @@ import { Beneath, BeneathRefusal, beneathSupported } from '../sandbox/beneath';
 import { classifyGitPath, describeMove, diskView, gitAskWords, gitPathOf, GitTrees, judgeRefChange, type GitView, type RefMove, type RefVerdict } from '../sandbox/gitData';
 import type { Stage } from '../sandbox/stage';
 import { readChangeSet, type StagedChange } from '../sandbox/changeSet';
+import { emptyFolderLands, foldersLandingWhole, landingOrder, mayLandAsIgnored, type WriteJudged } from '../sandbox/landingRules';
 import { changesUnderNewFolders, landChanges, type ConflictKind } from '../sandbox/landing';
 import type { DiffRow, Preview } from '../review/preview';
 import { applyWrite } from './applyWrite';
@@ -121,14 +123,8 @@ const describeChange = (change: StagedChange): string => {
   }
 };
 
-/** Where a change lands among those that land unasked: objects first, refs last, the rest between. */
-function landingOrder(change: StagedChange): number {
-  const inner = gitPathOf(change.path)?.inner;
-  if (inner === undefined) {
-    return 1;
-  }
-  return inner === 'objects' || inner.startsWith('objects/') ? 0 : inner === 'HEAD' || inner === 'packed-refs' || inner.startsWith('refs/') ? 2 : 1;
-}
+/** A write's judgement, as the rules of what lands unasked (../sandbox/landingRules) read it. */
+const writeJudged = (judgement: { kind: string; verdict: string }): WriteJudged => ({ allowed: judgement.verdict === 'allow', gatedOnly: judgement.kind === 'gated' });
 
 /**
  * The card's view of a ref move that changes protected paths: one hunk (the move lands whole or not at all) that says
@@ -337,19 +333,7 @@ export class StagedLanding {
     // A new folder with files, all of which land directly, goes with them, and so do the folders inside it (moved
     // whole: an `npm install` is one rename).
     const directFiles = new Set<StagedChange>([...git.keys(), ...ignored]);
-    const folders = set.changes.filter((change) => change.kind === 'folder');
-    const subfolders = changesUnderNewFolders(folders);
-    const filesUnder = (counts: ReadonlyMap<StagedChange, number>, folder: StagedChange): number => (counts.get(folder) ?? 0) - (subfolders.get(folder) ?? 0);
-    const allUnder = changesUnderNewFolders([...folders, ...files]);
-    const directUnder = changesUnderNewFolders([...folders, ...directFiles]);
-    const directFolders = new Set<string>();
-    // Outermost first, as the change set lists them: a folder inside a direct one is direct.
-    for (const folder of folders) {
-      const whole = filesUnder(allUnder, folder) > 0 && filesUnder(allUnder, folder) === filesUnder(directUnder, folder);
-      if (whole || directFolders.has(`${folder.folder}\0${path.posix.dirname(folder.path)}`)) {
-        directFolders.add(`${folder.folder}\0${folder.path}`);
-      }
-    }
+    const directFolders = foldersLandingWhole(set.changes, directFiles);
     // Objects land first and refs last, so git never reads a ref to an object that is not there yet.
     const direct = set.changes
       .filter((change) => directFiles.has(change) || (change.kind === 'folder' && directFolders.has(`${change.folder}\0${change.path}`)))
@@ -520,7 +504,7 @@ export class StagedLanding {
       const absolute = path.join(change.folder, change.path);
       const call: GateCall = { tool: 'write_file', args: { path: absolute }, argsHash: '', target: { input: absolute, absolute, real: absolute, root: change.folder, relative: change.path } };
       const judgement = this.deps.gate.evaluate(call, place);
-      if (judgement.kind === 'gated' || judgement.verdict === 'allow') {
+      if (mayLandAsIgnored(writeJudged(judgement))) {
         wouldAsk += judgement.verdict === 'allow' ? 0 : 1;
         const inFolder = byFolder.get(change.folder) ?? [];
         inFolder.push(change);
@@ -675,7 +659,7 @@ export class StagedLanding {
     const outcomes: Outcome[] = [];
     for (const change of empty) {
       const absolute = path.join(change.folder, change.path);
-      const allowed = ignored.has(change) || this.deps.gate.evaluate(gateCall('write_file', { path: absolute }, this.deps.resolver), place).verdict === 'allow';
+      const allowed = emptyFolderLands(ignored.has(change), writeJudged(this.deps.gate.evaluate(gateCall('write_file', { path: absolute }, this.deps.resolver), place)));
       if (allowed && (await beneathStep(change, (beneath) => beneath.mkdir(change.path), () => fs.mkdir(absolute, { recursive: true }).then(() => undefined))) === 'link') {
         outcomes.push({ path: `${this.shown(change)}/`, fate: { kind: 'refused', why: conflictWords.link } });
       } else if (!allowed) {
