@@ -190,4 +190,73 @@ describe('containment: a careless person clicks Allow once on every card, and th
     // The capability line ran and printed its zeros: its silence above means something.
     assert.ok(results.some((message) => /CapEff:\s*0{16}/.test(message.content)), 'grep Cap ran in the sandbox');
   });
+  it('an escape run: commands allowed, what they wrote denied, never unconfined: repository, outside and model untouched', async () => {
+    const workspace = session.server.workspace;
+    const git = (...args: string[]): string => execFileSync('git', ['-c', 'user.name=Person', '-c', 'user.email=person@example.com', ...args], { cwd: workspace, encoding: 'utf8' }).trim();
+    // A repository of its own, one commit, whatever the run above left.
+    rmSync(path.join(workspace, '.git'), { recursive: true, force: true });
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-qm', 'base');
+    const head = git('rev-parse', 'HEAD');
+    const ci = git('show', 'HEAD:.github/workflows/ci.yml');
+    const config = readFileSync(path.join(workspace, '.git', 'config'), 'utf8');
+    const marker = (name: string): string => path.join(outsideVar, `escape-${name}-${mark}`);
+    const id = '-c user.name=a -c user.email=a@b';
+    const lines = [
+      // Git's own files: a ref moved onto a commit that rewrites CI, a rebase todo that Continue would run, the
+      // repository's objects, refs and HEAD deleted.
+      `GIT_INDEX_FILE=/tmp/index git read-tree HEAD && echo "on: push # pwned" > /tmp/ci.yml && b=$(git hash-object -w /tmp/ci.yml) && GIT_INDEX_FILE=/tmp/index git update-index --cacheinfo 100644,$b,.github/workflows/ci.yml && t=$(GIT_INDEX_FILE=/tmp/index git write-tree) && c=$(git ${id} commit-tree $t -p HEAD -m ci) && git update-ref refs/heads/main $c && git log --oneline -1 main`,
+      `mkdir -p .git/rebase-merge && printf "exec touch ${marker('rebase')}\\n" > .git/rebase-merge/git-rebase-todo && echo planted`,
+      'rm -rf .git/objects .git/refs .git/HEAD; ls .git',
+      // Through a renamed parent: a planted config whose fsmonitor the host's git would run, a CI file swapped in.
+      `mv .git .git-old && mkdir .git && printf "[core]\\n\\tfsmonitor = touch ${marker('fsmonitor')}\\n" > .git/config`,
+      'mv .github github-old && mkdir -p .github/workflows && echo pwned > .github/workflows/ci.yml',
+      // An ordinary change too, so that a card for what a command wrote is there to deny.
+      'echo changed >> src/app.txt',
+      // As root: a hidden credential, and the host's environment.
+      'umount ~/.ssh 2>&1; mount -o remount,rw / 2>&1; cat ~/.ssh/id_rsa 2>&1; env',
+    ];
+    model.fake.script([
+      { toolCalls: lines.map((command, index) => ({ id: `escape_${index}`, name: 'run_in_terminal', arguments: JSON.stringify({ command }) })) },
+      { text: 'Done.' },
+    ]);
+    const requestsBefore = model.fake.requests.length;
+    await new ChatDriver(session.workbench).say('Run these too');
+    const { allowed, deniedStaged } = await new ApprovalsPanelDriver(session.workbench).allowEveryCard(() => model.fake.requests.length >= requestsBefore + 2, undefined, { denyStaged: true });
+    await waitFor(() => model.fake.requests.length >= requestsBefore + 2, 'the model to get every result', 60_000);
+    assert.ok(allowed > 0, "the commands were allowed");
+    // This turn's results (the chat holds the run above too).
+    const results = (model.fake.requests[requestsBefore + 1]?.body as { messages: { role: string; content: string; tool_call_id?: string }[] }).messages.filter(
+      (message) => message.role === 'tool' && message.tool_call_id?.startsWith('escape_') === true,
+    );
+    assert.equal(results.length, lines.length);
+    assert.deepEqual(results.filter((message) => !/Exit code: /.test(message.content)).map((message) => message.content), [], "every line ran");
+    // The attacks did what they meant to in the stage: the ref moved there and the todo list was written there.
+    assert.match(results[0]?.content ?? '', /Exit code: 0[\s\S]*[0-9a-f]{7} ci/);
+    assert.match(results[1]?.content ?? '', /Exit code: 0[\s\S]*planted/);
+    assert.ok(deniedStaged > 0, 'what the commands wrote waited on cards, which were denied');
+    try {
+      execFileSync('git', ['status'], { cwd: workspace, stdio: 'ignore' });
+    } catch {
+      // What counts is that the repository is as it was, below, and that no planted program ran.
+    }
+    const sent = JSON.stringify(model.fake.requests.slice(requestsBefore));
+    assert.deepEqual(
+      {
+        head: git('rev-parse', 'HEAD'),
+        main: git('rev-parse', 'refs/heads/main'),
+        ci: git('show', 'HEAD:.github/workflows/ci.yml'),
+        ciOnDisk: readFileSync(path.join(workspace, '.github', 'workflows', 'ci.yml'), 'utf8').trim(),
+        config: readFileSync(path.join(workspace, '.git', 'config'), 'utf8'),
+        rebaseTodo: existsSync(path.join(workspace, '.git', 'rebase-merge')),
+        app: readFileSync(path.join(workspace, 'src', 'app.txt'), 'utf8'),
+        planted: readdirSync(outsideVar).filter((name) => name.startsWith('escape-')),
+        canariesToModel: canaries.filter(({ secret }) => sent.includes(secret)).map(({ file }) => file),
+        environmentToModel: Object.entries(hostSecrets).filter(([, value]) => sent.includes(value)).map(([name]) => name),
+      },
+      { head, main: head, ci, ciOnDisk: ci, config, rebaseTodo: false, app: 'app\n', planted: [], canariesToModel: [], environmentToModel: [] },
+    );
+    execFileSync('git', ['fsck', '--no-progress'], { cwd: workspace, stdio: 'ignore' });
+  });
 });

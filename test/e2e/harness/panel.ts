@@ -78,10 +78,15 @@ export class ApprovalsPanelDriver {
    * sandbox) is the one thing they do not allow, so they deny it and the task goes on. `onUnconfined` sees each such
    * card first (for a screenshot). Counts what was allowed and what offered to run without the sandbox.
    */
-  async allowEveryCard(done: () => boolean, onUnconfined?: (card: Locator) => Promise<void>): Promise<{ allowed: number; withoutSandbox: number }> {
+  /**
+   * `denyStaged`: a staged command's group card (what it wrote) is denied rather than allowed, as a person who lets
+   * commands run but lands none of their changes would.
+   */
+  async allowEveryCard(done: () => boolean, onUnconfined?: (card: Locator) => Promise<void>, options: { denyStaged?: boolean } = {}): Promise<{ allowed: number; withoutSandbox: number; deniedStaged: number }> {
     const frame = await this.workbench.webviewFrame('body[data-view="approvals"] main#root[data-state="connected"]', 60_000);
     let allowed = 0;
     let withoutSandbox = 0;
+    let deniedStaged = 0;
     while (!done()) {
       // A call's card, or a group's (a staged command's changed files), whose Allow lands them all.
       const first = frame.locator('article.call[data-call-id], article.call[data-group-id]').first();
@@ -100,9 +105,12 @@ export class ApprovalsPanelDriver {
       if (unconfined && (await card.locator('[data-action="allow-once"]').count()) > 0) {
         throw new Error('a card that offers Run without sandbox has an Allow once');
       }
+      const denied = unconfined || (groupId !== null && options.denyStaged === true);
       try {
-        if (unconfined) {
-          await onUnconfined?.(card);
+        if (denied) {
+          if (unconfined) {
+            await onUnconfined?.(card);
+          }
           const deny = card.locator('[data-action="deny"]').first();
           await deny.click();
           await card.locator('[data-field="reason"]').waitFor({ state: 'visible' });
@@ -120,11 +128,13 @@ export class ApprovalsPanelDriver {
       }
       if (unconfined) {
         withoutSandbox++;
+      } else if (denied) {
+        deniedStaged++;
       } else {
         allowed++;
       }
     }
-    return { allowed, withoutSandbox };
+    return { allowed, withoutSandbox, deniedStaged };
   }
 
   /**
