@@ -329,25 +329,25 @@ describe('what the person reads and sees: plain reasons, contrast, grant control
 
   it('stays usable 300 px wide: every button of a card whole and clickable in the panel and the chat, no sideways scroll', async () => {
     const page = session.workbench.page;
-    await modelCalls([call('call_n1', 'write_file', { path: 'src/narrow/a-file-with-a-rather-long-name.txt', content: `${'x'.repeat(200)}\n` })]);
-    const card = await panel().waitForCall('write_file', 'a-file-with-a-rather-long-name.txt');
-    const inline = await chatCard('a-file-with-a-rather-long-name.txt');
-
-    // The chat: drag the side bar's edge until its webview is 300 px wide.
+    // The chat first: drag the side bar's edge until its webview is 300 px wide, before any card is there, so that a
+    // press that missed the sash cannot land on a card's button (a hunk's Reject sits at the card's right edge: a
+    // stray press there rejected the hunk once in CI, and the card's Allow was off).
     const chatFrame = await chat();
     const sidebar = page.locator('.part.sidebar');
     const box = await sidebar.boundingBox();
     assert.ok(box);
     const current = await chatFrame.evaluate(() => window.innerWidth);
     const edgeX = box.x + box.width;
-    // The sash is taken by the side bar's title row, away from the webview: a press that missed it there cannot land
-    // on a card's button (the hunk's Reject sits at the card's right edge).
+    // The sash is taken by the side bar's title row, away from the webview.
     const sashY = box.y + 12;
     await page.mouse.move(edgeX - 1, sashY);
     await page.mouse.down();
     await page.mouse.move(edgeX - 1 + (300 - current), sashY, { steps: 8 });
     await page.mouse.up();
     await chatFrame.waitForFunction(() => Math.abs(window.innerWidth - 300) <= 10, undefined, { timeout: 30_000 });
+    await modelCalls([call('call_n1', 'write_file', { path: 'src/narrow/a-file-with-a-rather-long-name.txt', content: `${'x'.repeat(200)}\n` })]);
+    const card = await panel().waitForCall('write_file', 'a-file-with-a-rather-long-name.txt');
+    const inline = await chatCard('a-file-with-a-rather-long-name.txt');
     await usableAt300(chatFrame, inline, 'chat');
     await session.workbench.screenshot('wording-narrow-chat-300');
 
