@@ -7,6 +7,7 @@ import type { FileFormat } from '../files/encoding';
 import type { StagingStatus } from '../sandbox/commandSandbox';
 import type { McpModelTool } from '../mcp/tools';
 import type { TerminalCommandResult } from '../terminal/commandTerminal';
+import type { RunHow } from '../terminal/confinedRun';
 
 /** A file as a write starts from it: an open editor's unsaved buffer if it has one, else the disk. */
 export interface FileSnapshot {
@@ -55,11 +56,9 @@ export interface WorkspaceFiles {
   search(absolute: string, query: string, limit: number, signal?: AbortSignal): Promise<string[]>;
 }
 
-/** Runs an allowed command exactly as judged (the real one: the chat's Toolgate terminal over `runBash`). */
-import type { RunHow } from '../terminal/confinedRun';
-
 export type { RunHow };
 
+/** Runs an allowed command exactly as judged (the real one: the core's confined run over the chat's terminal). */
 export interface CommandRunner {
   run(command: string, cwd: string, timeoutSeconds: number, signal?: AbortSignal, chatId?: string, how?: RunHow): Promise<TerminalCommandResult>;
   /** Whether a command's changes would be reviewed before they land, or why not: asked before its card is shown. */

@@ -4,7 +4,6 @@
  * allowed exactly as shown. An edit whose file changed after its diff was shown is not written: it asks again with a
  * fresh diff. The editor is reached only through the ports of `./ports`.
  */
-import { applyWrite } from './applyWrite';
 import pLimit from 'p-limit';
 import type { Gate, GateInput, GateResult } from '../approval/gate';
 import { newCallId } from '../approval/broker';
@@ -27,6 +26,7 @@ import { mcpArgs, mcpGateCall, mcpPreview, mcpText } from './mcpCalls';
 import { ToolError, type CommandRunner, type LogPort, type McpBridge, type ResultKeeper, type RunHow, type WorkspaceFiles } from './ports';
 import { sandboxFailure } from '../sandbox/failures';
 import { agentCaller, apiSource } from '../../shared/callers';
+import { applyWrite } from './applyWrite';
 import { boundedForModel, deniedMessage, writtenMessage } from './results';
 import { StagedLanding, textToWrite, type StagedLandingDeps } from './stagedChanges';
 import { discardStage, type Stage } from '../sandbox/stage';
