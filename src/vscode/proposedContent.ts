@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { HeldEdit } from '../core/review/heldEdits';
 import type { Proposal } from '../core/tools/fileTools';
+import { parseProposedQuery, proposedDocumentParts, type ProposedDocument, type ProposedSide } from '../core/views/proposedDocument';
 
 /** The host-held edit of a waiting call (the gate's), as the diff editor's proposed side reads and writes it. */
 export interface HeldEditPort {
@@ -13,8 +14,8 @@ export interface HeldEditPort {
  * In-memory documents with the proposed content of waiting edits, so the person can compare them in VS Code's own diff
  * editor and edit the proposed side there. The proposed side is the call's host-held edit (made here, in the panel or
  * in the chat), else the proposal: typing or saving here edits the call for every surface, and never writes the real
- * file; only an Allow through the gate writes anything. URIs: toolgate-proposed:/<callId>/<file name> (the proposal)
- * and toolgate-proposed:/<callId>/.empty/<file name> (the empty original of a new file).
+ * file; only an Allow through the gate writes anything. URIs: toolgate-proposed:/<relative path>?call=<callId> (the
+ * proposal) and the same with `&side=original` (the empty original of a new file): see core/views/proposedDocument.
  */
 export class ProposedContentProvider implements vscode.FileSystemProvider {
   static readonly scheme = 'toolgate-proposed';
@@ -29,26 +30,20 @@ export class ProposedContentProvider implements vscode.FileSystemProvider {
     private readonly held: HeldEditPort,
   ) {}
 
-  /** The call a URI of this scheme belongs to, and whether it is the proposed side. */
-  static parse(uri: vscode.Uri): { callId: string; side: 'proposed' | 'original' } | undefined {
-    if (uri.scheme !== ProposedContentProvider.scheme) {
-      return undefined;
-    }
-    const [, callId, second, third] = uri.path.split('/');
-    if (callId === undefined || callId === '' || second === undefined) {
-      return undefined;
-    }
-    return { callId, side: second === '.empty' && third !== undefined ? 'original' : 'proposed' };
+  /** The call a URI of this scheme belongs to, and whether it is the proposed side (both in its query). */
+  static parse(uri: vscode.Uri): ProposedDocument | undefined {
+    return uri.scheme === ProposedContentProvider.scheme ? parseProposedQuery(uri.query) : undefined;
+  }
+
+  /** A call's document: its path is the file's own (what the breadcrumb and the tab show); the call is in the query. */
+  private uriOf(callId: string, proposal: Proposal, side: ProposedSide): vscode.Uri {
+    return vscode.Uri.from({ scheme: ProposedContentProvider.scheme, ...proposedDocumentParts(callId, proposal.target, side) });
   }
 
   /** The proposed side's URI for a waiting call, if it has a proposal. */
   proposedUri(callId: string): vscode.Uri | undefined {
     const proposal = this.proposal(callId);
-    if (!proposal) {
-      return undefined;
-    }
-    const base = vscode.Uri.file(proposal.target.absolute).path.split('/').pop() ?? 'file';
-    return vscode.Uri.from({ scheme: ProposedContentProvider.scheme, path: `/${callId}/${base}` });
+    return proposal ? this.uriOf(callId, proposal, 'proposed') : undefined;
   }
 
   private text(uri: vscode.Uri): string | undefined {
@@ -214,9 +209,7 @@ export class ProposedContentProvider implements vscode.FileSystemProvider {
     }
     const name = proposal.target.relative ?? proposal.target.input;
     const file = vscode.Uri.file(proposal.target.absolute);
-    const left = proposal.base.exists
-      ? file
-      : vscode.Uri.from({ scheme: ProposedContentProvider.scheme, path: `/${callId}/.empty/${right.path.split('/').pop() ?? 'file'}` });
+    const left = proposal.base.exists ? file : this.uriOf(callId, proposal, 'original');
     await vscode.commands.executeCommand('vscode.diff', left, right, `${name} ↔ proposed by the agent`, {
       preview: true,
     });

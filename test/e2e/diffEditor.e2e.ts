@@ -37,16 +37,26 @@ describe("decisions in VS Code's diff editor", function () {
     return session.workbench.page.locator(`.editor-actions .action-label[aria-label^="${title}"]`).first();
   }
 
-  it('Allow in the title bar writes the proposal, and the tab closes', async () => {
-    const result = control.invoke('write_file', { path: 'titled.txt', content: 'from the diff editor\n' });
-    const tab = await openDiff('titled.txt');
-    for (const title of ['Allow the Proposed Change', 'Deny the Proposed Change', 'Edit the Proposed Change']) {
+  it('the title bar says its actions in words, the breadcrumb and the tab name the file (not the call); Allow there writes the proposal, and the tab closes', async () => {
+    const result = control.invoke('write_file', { path: 'notes/titled.txt', content: 'from the diff editor\n' });
+    const tab = await openDiff('notes/titled.txt');
+    // Words a person reads, not icons: the full title stays the tooltip and the accessible name.
+    for (const [title, words] of [['Allow the Proposed Change', 'Allow once'], ['Deny the Proposed Change', 'Deny…'], ['Edit the Proposed Change', 'Edit']] as const) {
       await titleAction(title).waitFor({ state: 'visible' });
+      assert.equal((await titleAction(title).innerText()).trim(), words);
+      assert.equal(await titleAction(title).evaluate((element) => element.classList.contains('codicon')), false, `${words} is text, not an icon`);
     }
+    assert.equal((await tab.innerText()).trim(), 'notes/titled.txt ↔ proposed by the agent');
+    const callId = (await (await panel().waitForCall('write_file', 'notes/titled.txt')).getAttribute('data-call-id')) ?? '';
+    const breadcrumbs = session.workbench.page.locator('.editor-group-container.active .breadcrumbs-control');
+    await breadcrumbs.locator('.monaco-breadcrumb-item', { hasText: 'titled.txt' }).waitFor();
+    const crumbs = await breadcrumbs.locator('.monaco-breadcrumb-item').allInnerTexts();
+    assert.deepEqual(crumbs.map((crumb) => crumb.trim()), ['notes', 'titled.txt']);
+    assert.ok(callId.length > 0 && !(await breadcrumbs.innerText()).includes(callId), 'the call id is not shown');
     await titleAction('Allow the Proposed Change').click();
     const outcome = await result;
     assert.equal(outcome.ok, true, outcome.output);
-    assert.equal(readFileSync(file('titled.txt'), 'utf8'), 'from the diff editor\n');
+    assert.equal(readFileSync(file('notes/titled.txt'), 'utf8'), 'from the diff editor\n');
     await tab.waitFor({ state: 'detached', timeout: 10_000 });
     await titleAction('Allow the Proposed Change').waitFor({ state: 'detached' });
   });
@@ -151,10 +161,14 @@ describe("decisions in VS Code's diff editor", function () {
     await inPanel(2, 'accepted');
 
     await page.setViewportSize({ width: 1400, height: 900 });
-    // Away from the tab, so its tooltip does not cover the editor.
-    await page.mouse.move(1100, 800);
-    await page.waitForTimeout(600);
-    await session.workbench.screenshot('diff-editor-actions');
+    for (const theme of ['Light Modern', 'Dark Modern'] as const) {
+      await session.workbench.setColorTheme(theme);
+      await tab.click();
+      // Away from the tab, so its tooltip does not cover the editor.
+      await page.mouse.move(1100, 800);
+      await lens('Hunk 3 of 3: accepted').waitFor();
+      await session.workbench.screenshot(`diff-editor-actions-${theme.startsWith('Light') ? 'light' : 'dark'}-1400x900`);
+    }
 
     // Allow in the title bar: hunks 1 and 3 are written; the model is told of hunk 2 and why.
     await titleAction('Allow the Proposed Change').click();

@@ -1,0 +1,37 @@
+/**
+ * Where a waiting write's proposed side lives, as VS Code's diff editor names it: the visible path is the file's own
+ * (workspace-relative, so the breadcrumb and the tab read `src/app.ts`), and the call it belongs to is in the query,
+ * which nothing shows. The empty original of a new file is the same path with `side=original`.
+ */
+
+/** Which side of a call's diff a document is. */
+export type ProposedSide = 'proposed' | 'original';
+
+export interface ProposedDocument {
+  callId: string;
+  side: ProposedSide;
+}
+
+/** The path and query of a call's document: `/src/app.ts` and `call=<id>` (with `&side=original` for a new file's empty side). */
+export function proposedDocumentParts(
+  callId: string,
+  target: { relative?: string | undefined; absolute: string },
+  side: ProposedSide,
+): { path: string; query: string } {
+  // Outside the workspace folders the file is named by its base name alone: the full path is on the call's card.
+  const shown = target.relative ?? target.absolute.split(/[\\/]/).filter(Boolean).pop() ?? 'file';
+  const path = `/${shown.split(/[\\/]/).filter((part) => part !== '' && part !== '.').join('/') || 'file'}`;
+  const query = new URLSearchParams({ call: callId, ...(side === 'original' ? { side } : {}) }).toString();
+  return { path, query };
+}
+
+/** The call and side a document's query names, or undefined when it names none (any other query, or a forged one). */
+export function parseProposedQuery(query: string): ProposedDocument | undefined {
+  const params = new URLSearchParams(query);
+  const callId = params.get('call');
+  const side = params.get('side');
+  if (callId === null || callId === '' || (side !== null && side !== 'original')) {
+    return undefined;
+  }
+  return { callId, side: side === 'original' ? 'original' : 'proposed' };
+}
