@@ -259,6 +259,8 @@ export const ApprovalsState = z.strictObject({
   trusted: z.boolean(),
   pending: z.array(PendingCallView),
   grants: z.array(GrantView),
+  /** The agent's ask_user questions waiting for an answer in the chat, oldest first: the panel says so when no call waits. */
+  questions: z.array(z.strictObject({ id: z.string(), question: z.string() })).optional(),
   /** How diffs open: the person's last choice in this workspace (unified when never chosen). */
   diffMode: DiffMode.optional(),
 });

@@ -187,7 +187,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
       log,
       () => ({
         view: 'approvals', waitingCalls: gate.waitingCount, trusted: vscode.workspace.isTrusted, pending: pendingViews(gate).map(forViews), grants: grantViews(gate, [agent.chatId, ...Object.keys(outsideChats)]),
-        diffMode: DiffMode.catch('unified').parse(context.workspaceState.get(diffModeKey)),
+        questions: agent.questionViews(), diffMode: DiffMode.catch('unified').parse(context.workspaceState.get(diffModeKey)),
       }),
       panelRequests(gate, grants, { proposed, args }, focus, (mode) => context.workspaceState.update(diffModeKey, mode)),
     ),
@@ -212,7 +212,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   const views = store.add(new WaitingViews({ gate, settings, log, chat, approvals, chatPending, attention, diffTabs: new DiffTabs(proposed, log), hold }));
   store.add(
     chats.onDidChange(() => {
-      chat.refresh();
+      [chat, approvals].forEach((view) => view.refresh()); // the panel says when a question waits in the chat
       attention.refresh();
       terminals.retainChats(new Set([...Object.keys(outsideChats), ...chats.list().map(({ id }) => id)]));
     }),

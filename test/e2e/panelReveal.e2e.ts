@@ -97,4 +97,33 @@ describe('the Approvals panel opens only when the call is not visible elsewhere'
     await waitFor(() => model.fake.requests.length === before + 2, 'the model heard the result');
     assert.equal(readFileSync(file('next-task.txt'), 'utf8'), 'next-task.txt\n');
   });
+
+  it('while no call waits but a question does, the panel says a question waits in the chat and goes there', async () => {
+    // The chat is off screen (since the tests above): the question waits where the person is not looking.
+    const question = 'Which name should the new module have?';
+    model.fake.script([
+      { toolCalls: [{ id: 'q1', name: 'ask_user', arguments: JSON.stringify({ question, options: ['alpha', 'beta'] }) }] },
+      { text: 'Named it.' },
+    ]);
+    const task = runTask('Ask me a question');
+    // The status bar counts the question; the panel, opened as a person does, says where it waits.
+    await session.workbench.page.locator('.statusbar-item', { hasText: '1 question' }).first().waitFor({ timeout: 30_000 });
+    await control.call('/command', { command: 'toolgate.openApprovals' });
+    const note = await session.workbench.inWebview('[data-field="waiting-question"]');
+    await note.waitFor({ state: 'visible' });
+    assert.match(await note.innerText(), /A question waits in the chat:\s+Which name should the new module have\?/);
+    const empty = await session.workbench.inWebview('[data-field="empty"]');
+    assert.equal((await empty.innerText()).trim(), 'No calls are waiting for approval, but the agent waits for you:');
+    await session.workbench.screenshot('approvals-question-waits');
+    // Its button shows the chat, where the question is answered.
+    await note.locator('[data-action="go-to-question"]').click();
+    const frame = await chat().frame();
+    const asked = frame.locator('[data-entry="question"]', { hasText: question });
+    await asked.waitFor({ state: 'visible' });
+    await asked.locator('[data-action="answer"][data-option="beta"]').click();
+    await task;
+    // Answered: the panel says plainly that nothing waits.
+    await note.waitFor({ state: 'hidden' });
+    assert.equal((await empty.innerText()).trim(), 'No calls are waiting for approval.');
+  });
 });

@@ -15,8 +15,10 @@ const diffModeMemory = {
 };
 let updates = 0;
 const trustNote = h('div');
-const emptyNote = h('section', { class: 'empty', 'data-field': 'empty', role: 'status' },
-  icon('pass'), h('p', {}, 'No calls are waiting for approval.'));
+const emptyText = h('p', {}, 'No calls are waiting for approval.');
+const emptyNote = h('section', { class: 'empty', 'data-field': 'empty', role: 'status' }, icon('pass'), emptyText);
+/** A question of the agent waits in the chat (and no call here): said in place of "nothing waits", with the way there. */
+const questionNote = h('section', { class: 'notice info waiting-question', 'data-field': 'waiting-question', role: 'status', hidden: true });
 const grantsSection = h('section', { class: 'grants', 'data-field': 'grants', 'aria-label': 'Grants' });
 const errorBar = h('p', { class: 'notice error', role: 'alert', 'data-field': 'error', hidden: true });
 let latest: ApprovalsState | undefined;
@@ -85,6 +87,7 @@ root.replaceChildren(
   grantNote,
   list.batch,
   emptyNote,
+  questionNote,
   list.element,
   grantsSection,
 );
@@ -97,11 +100,38 @@ function render(state: ApprovalsState): void {
   );
   list.render(state.pending);
   emptyNote.hidden = state.pending.length > 0;
+  renderQuestions(state.questions ?? [], state.pending.length === 0);
   renderGrants(state.grants);
   confirmNewGrants(state.grants);
   if (state.pending.length === 0) {
     errorBar.hidden = true;
   }
+}
+
+let shownQuestions: string | undefined;
+
+/** The questions that wait in the chat, and the button that goes there (where they are answered). */
+function renderQuestions(questions: NonNullable<ApprovalsState['questions']>, nothingHere: boolean): void {
+  // Only in place of the empty note: with calls here, their cards come first (the status bar counts the questions).
+  questionNote.hidden = questions.length === 0 || !nothingHere;
+  // Drawn again only when the questions changed, so a focused button keeps the focus across the panel's updates.
+  const key = JSON.stringify(questions);
+  if (key === shownQuestions) {
+    return;
+  }
+  shownQuestions = key;
+  emptyText.textContent = questions.length === 0 ? 'No calls are waiting for approval.' : 'No calls are waiting for approval, but the agent waits for you:';
+  if (questions.length === 0) {
+    questionNote.replaceChildren();
+    return;
+  }
+  const go = button({ 'data-action': 'go-to-question' }, questions.length === 1 ? 'Answer in the chat' : 'Answer them in the chat');
+  go.addEventListener('click', () => bridge.command('focusChat'));
+  questionNote.replaceChildren(
+    h('p', {}, icon('comment-discussion'), ' ', questions.length === 1 ? 'A question waits in the chat:' : `${questions.length} questions wait in the chat:`),
+    h('ul', {}, ...questions.map(({ id, question }) => h('li', { 'data-question-id': id }, h('q', {}, question)))),
+    go,
+  );
 }
 
 const scopeNames: Record<GrantView['scope'], string> = { workspace: 'Always', session: 'Session', task: 'This task', timed: 'Timed' };
