@@ -21,14 +21,31 @@ export interface ProposedDiffsDeps {
 
 /** The proposed sides' provider, registered with everything that follows the gate; disposed with `store`. */
 export function createProposedDiffs(store: DisposableStore, { gate, tools, log }: ProposedDiffsDeps): ProposedContentProvider {
+  // Calls whose refused edit was already told to the person (once each, not at every pause in their typing).
+  const told = new Set<string>();
+  store.add(gate.onDidChange(() => {
+    const waiting = new Set(pendingViews(gate).map((view) => view.callId));
+    [...told].filter((callId) => !waiting.has(callId)).forEach((callId) => told.delete(callId));
+  }));
   const proposed = store.add(
     new ProposedContentProvider((callId) => tools.proposal(callId), {
       get: (callId) => gate.heldEdit(callId),
       set: (callId, text) => {
         const call = pendingViews(gate).find((view) => view.callId === callId);
-        const outcome = call ? gate.setEdit(call, text, 'diff-editor') : undefined;
-        if (outcome?.ok === false) {
-          log.warn(`the diff editor's edit of ${callId} was not kept: ${outcome.error}`);
+        const outcome = call ? gate.setEdit(call, text, 'diff-editor') : { ok: false as const, error: `call ${callId} is no longer waiting` };
+        if (outcome.ok) {
+          told.delete(callId);
+          return;
+        }
+        log.warn(`the diff editor's edit of ${callId} was not kept: ${outcome.error}`);
+        if (call && !told.has(callId)) {
+          told.add(callId);
+          // Never silent: what was typed here is not what an Allow writes, and the person hears it while typing.
+          void vscode.window.showWarningMessage(
+            `Toolgate: what you typed in the diff editor is not kept for ${call.tool} ${call.preview.kind === 'diff' ? call.preview.path : ''}: ${outcome.error}. ` +
+              'An Allow writes the proposal as it is. Edit it on its card, or deny it with a reason.',
+            'Open Approvals',
+          ).then((picked) => picked === undefined ? undefined : vscode.commands.executeCommand('toolgate.openApprovals'));
         }
       },
     }),

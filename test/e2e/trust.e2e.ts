@@ -39,6 +39,29 @@ describe('an untrusted workspace (Workspace Trust on, folder not trusted)', func
     assert.equal(existsSync(path.join(session.server.workspace, 'untrusted.txt')), false);
   });
 
+  it("Edit in the diff editor's title bar, in Restricted Mode: what is typed there is the call's edit on its card, and Allow writes it", async () => {
+    const result = control.invoke('write_file', { path: 'restricted-edit.txt', content: 'one\nTWO\nthree\n' });
+    const panel = new ApprovalsPanelDriver(session.workbench);
+    const card = await panel.waitForCall('write_file', 'restricted-edit.txt');
+    await card.locator('[data-action="open-diff"]').click();
+    const page = session.workbench.page;
+    await page.locator('.tabs-container .tab', { hasText: 'restricted-edit.txt ↔ proposed by the agent' }).waitFor();
+    await page.locator('.editor-actions .action-label[aria-label^="Edit the Proposed Change"]').first().click();
+    // The cursor is in the proposed side, on the first change (line 1 of a new file): the typing goes there.
+    await page.locator('.monaco-diff-editor .editor.modified .monaco-editor.focused').waitFor();
+    await page.keyboard.press('End');
+    await page.keyboard.type(', as I want it');
+    await page.locator('.monaco-diff-editor .editor.modified .view-line', { hasText: 'one, as I want it' }).waitFor();
+    // Every surface shows the edit: the card says where it was made, and its Allow is for the edited text.
+    await card.locator('[data-field="edit-diff"], .notice.info', { hasText: "Edited in VS Code's diff editor" }).first().waitFor({ timeout: 10_000 });
+    await session.workbench.screenshot('untrusted-diff-editor-edit');
+    await page.locator('.editor-actions .action-label[aria-label^="Allow the Proposed Change"]').first().click();
+    const outcome = await result;
+    assert.equal(outcome.ok, true, outcome.output);
+    assert.equal(session.workbench.readWorkspaceFile('restricted-edit.txt'), 'one, as I want it\nTWO\nthree\n');
+    assert.equal(outcome.decision?.reason, 'allowed once by the person, after editing');
+  });
+
   /** Allows the command on its card, then waits for VS Code's own trust request that the new terminal makes. */
   const allowCommand = async (command: string, marker: string): Promise<{ result: ReturnType<Control['invoke']>; dialog: Locator }> => {
     const result = control.invoke('run_in_terminal', { command });
