@@ -19,6 +19,16 @@ describe("proposedDocument: a proposed side's path is the file's own, its call i
     });
   }
 
+  it('two calls writing one file, and a new file\'s two sides, are told apart without the query (a language server drops it)', () => {
+    const target = { relative: 'src/app.ts', absolute: '/w/src/app.ts' };
+    const authorities = [
+      proposedDocumentParts('c-1', target, 'proposed'),
+      proposedDocumentParts('c-2', target, 'proposed'),
+      proposedDocumentParts('c-1', target, 'original'),
+    ].map(({ authority }) => authority);
+    assert.equal(new Set(authorities).size, 3, authorities.join(' '));
+  });
+
   const queries: [query: string, parsed: ProposedDocument | undefined][] = [
     ['call=c-1', { callId: 'c-1', side: 'proposed' }],
     ['call=c-1&side=original', { callId: 'c-1', side: 'original' }],

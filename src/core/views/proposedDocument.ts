@@ -12,17 +12,22 @@ export interface ProposedDocument {
   side: ProposedSide;
 }
 
-/** The path and query of a call's document: `/src/app.ts` and `call=<id>` (with `&side=original` for a new file's empty side). */
+/**
+ * The parts of a call's document: path `/src/app.ts`, query `call=<id>` (with `&side=original` for a new file's empty
+ * side), which is what is read back; and the call and side again as the authority, which nothing shows either, so that
+ * two calls that write the same file, or a new file's two sides, are two documents to a language server too (the TypeScript one names a document by its
+ * scheme, authority and path, without the query). URIs lower-case an authority, so it is never read back.
+ */
 export function proposedDocumentParts(
   callId: string,
   target: { relative?: string | undefined; absolute: string },
   side: ProposedSide,
-): { path: string; query: string } {
+): { authority: string; path: string; query: string } {
   // Outside the workspace folders the file is named by its base name alone: the full path is on the call's card.
   const shown = target.relative ?? target.absolute.split(/[\\/]/).filter(Boolean).pop() ?? 'file';
   const path = `/${shown.split(/[\\/]/).filter((part) => part !== '' && part !== '.').join('/') || 'file'}`;
   const query = new URLSearchParams({ call: callId, ...(side === 'original' ? { side } : {}) }).toString();
-  return { path, query };
+  return { authority: `${callId.toLowerCase()}${side === 'original' ? '-original' : ''}`, path, query };
 }
 
 /** The call and side a document's query names, or undefined when it names none (any other query, or a forged one). */
