@@ -135,6 +135,20 @@ for (const staged of [false, true]) {
       assert.deepEqual(readdirSync(path.join(ws, '.vscode')), ['settings.json']);
     });
 
+    it(`no .vscode folder: another protected file made in the folder made for the allowed one is ${staged ? 'asked on the group card' : 'refused, by name'}`, async () => {
+      const result = await agentRuns(`echo '{}' >> .vscode/settings.json; python3 -c "open('.vscode/tasks.json', 'w').write('planted')"`);
+      assert.equal(readFileSync(settings(), 'utf8'), '{}\n');
+      if (staged) {
+        // The folder is new on the stage (the workspace has none to hold read-only): what else lands in it is judged.
+        assert.equal(result.cards.length, 2, result.cards.join(' | '));
+        assert.match(result.cards[1] ?? '', /^write_file: .*protected/);
+        assert.match(result.output, /\.vscode\/tasks\.json/);
+      } else {
+        assert.equal(existsSync(path.join(ws, '.vscode', 'tasks.json')), false);
+        assert.ok(result.cards.some((card) => card.includes('the sandbox kept `.vscode/tasks.json` read-only (protected path)')), result.cards.join(' | '));
+      }
+    });
+
     it('a write the command did not make leaves nothing behind: no empty file, no folder', async () => {
       const result = await agentRuns(`true || echo '{}' > .vscode/settings.json`);
       assert.equal(result.ok, true, result.output);

@@ -160,7 +160,12 @@ export function normalisePolicy(policy: Omit<SandboxPolicy, 'pinned'>): { policy
   });
   const readOnly = [...new Set(policy.readOnly)].filter((entry) => writableInside(entry) && !once.some((opened) => opened.path === entry)).sort();
   const pinned = pinnedFolders([...readOnly, ...once.map((entry) => entry.path)], writable);
-  return { policy: { ...policy, writable, readOnly, hidden: outermost, pinned, ...(once.length > 0 ? { writableOnce: once } : {}) }, conflicts };
+  // Built field by field: an opened file the checks above refused must not come back with the rest of the input.
+  const normalised: SandboxPolicy = { writable, readOnly, pinned, hidden: outermost, network: policy.network, env: policy.env };
+  if (once.length > 0) {
+    normalised.writableOnce = once;
+  }
+  return { policy: normalised, conflicts };
 }
 
 /**
