@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import { bwrapArgs } from '../../src/core/sandbox/bwrap';
 import { sandboxFailure, type SandboxedRun } from '../../src/core/sandbox/failures';
-import { openablePlace } from '../../src/core/sandbox/openOnce';
+import { openablePlace, protectedWritesNotice } from '../../src/core/sandbox/openOnce';
 import { normalisePolicy, type SandboxPolicy } from '../../src/core/sandbox/policy';
 import { pathsInReadOnlyErrors, refusedWrites } from '../../src/core/sandbox/refusedWrites';
 import { analyseCommand, writesOf } from '../../src/core/shell/analysis';
@@ -48,6 +48,18 @@ describe('a protected file opened for one run: the pure rules', () => {
     ];
     for (const [what, absolute, expected] of table) {
       it(what, () => assert.deepEqual(openablePlace(absolute, ['/ws', '/ws/sub']), expected));
+    }
+  });
+
+  describe("the command card's line on what its Allow once opens", () => {
+    const table: [string, string[], string | undefined][] = [
+      ['no protected file', [], undefined],
+      ['one', ['.vscode/settings.json'], 'Allow once lets this command write the protected file `.vscode/settings.json`: the sandbox opens that file alone, for this run only.'],
+      ['two', ['.env', '.vscode/tasks.json'], 'Allow once lets this command write the protected files `.env`, `.vscode/tasks.json`: the sandbox opens those files alone, for this run only.'],
+      ["git's files are never opened", ['.git/hooks/pre-commit'], "The sandbox keeps `.git/hooks/pre-commit` read-only even if you allow it: git's own files are never opened for a command."],
+    ];
+    for (const [what, relative, expected] of table) {
+      it(what, () => assert.equal(protectedWritesNotice(relative.map((entry) => ({ absolute: `/ws/${entry}`, relative: entry })), ['/ws']), expected));
     }
   });
 

@@ -98,7 +98,7 @@ for (const staged of [false, true]) {
       const cards: string[] = [];
       const allowEvery = gate.onDidChange(() => {
         for (const view of pendingViews(gate)) {
-          cards.push(`${view.tool}${view.unconfined === true ? ' (unconfined)' : ''}: ${view.reason}`);
+          cards.push(`${view.tool}${view.unconfined === true ? ' (unconfined)' : ''}: ${view.reason} ${view.warnings.join(' ')}`);
           gate.settle(view, { action: view.unconfined === true ? 'deny' : 'allow-once' });
         }
       });
@@ -117,6 +117,7 @@ for (const staged of [false, true]) {
       assert.equal(first.ok, true, first.output);
       assert.equal(first.cards.length, 1, `one card: ${first.cards.join(' | ')}`);
       assert.match(first.cards[0] ?? '', /protected|always ask/);
+      assert.match(first.cards[0] ?? '', /Allow once lets this command write the protected file `\.vscode\/settings\.json`: the sandbox opens that file alone, for this run only\./);
       assert.equal(readFileSync(settings(), 'utf8'), '{}\n{"a": 1}\n');
       // A command the analysis does not see writing it: the card does not name it, so nothing is opened, and the
       // refusal names the path and the sandbox.

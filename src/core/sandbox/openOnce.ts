@@ -65,6 +65,21 @@ export function openablePlace(absolute: string, folders: readonly string[]): { f
   return { folder, relative };
 }
 
+/**
+ * The command card's line on the protected files it writes: what its Allow once opens in the sandbox, for this run
+ * only, and what stays read-only whatever the person clicks (git's files). Undefined when it writes none.
+ */
+export function protectedWritesNotice(files: readonly { absolute: string; relative: string }[], folders: readonly string[]): string | undefined {
+  const quote = (entries: readonly { relative: string }[]): string => entries.map((entry) => `\`${entry.relative}\``).join(', ');
+  const opened = files.filter((file) => !('refused' in openablePlace(file.absolute, folders)));
+  const kept = files.filter((file) => 'refused' in openablePlace(file.absolute, folders));
+  const lines = [
+    ...(opened.length > 0 ? [`Allow once lets this command write the protected ${opened.length === 1 ? 'file' : 'files'} ${quote(opened)}: the sandbox opens ${opened.length === 1 ? 'that file' : 'those files'} alone, for this run only.`] : []),
+    ...(kept.length > 0 ? [`The sandbox keeps ${quote(kept)} read-only even if you allow it: git's own files are never opened for a command.`] : []),
+  ];
+  return lines.length === 0 ? undefined : lines.join(' ');
+}
+
 const refusalOf = (error: unknown): OpenRefusalKind => (error instanceof BeneathRefusal ? (error.kind === 'link' ? 'link' : 'not-a-file') : 'failed');
 
 /** The folders on the way to `relative` that are missing now, outermost first. */

@@ -24,6 +24,7 @@ import { parseBuiltinCall, type ParsedCall } from '../toolDefinitions';
 import { formatNote, listFolder, proposeEdit, proposeWrite, readFileText, searchFolder, type Proposal } from './fileTools';
 import { commandFolder, gateCall } from './gateCall';
 import { writesOf } from '../shell/analysis';
+import { protectedWritesNotice } from '../sandbox/openOnce';
 import { mcpArgs, mcpGateCall, mcpPreview, mcpText } from './mcpCalls';
 import { ToolError, type CommandRunner, type LogPort, type McpBridge, type ResultKeeper, type RunHow, type WorkspaceFiles } from './ports';
 import { sandboxFailure } from '../sandbox/failures';
@@ -197,7 +198,9 @@ export class ToolService {
           const preview: Preview = { kind: 'command', command: parsed.args.command, cwd: commandFolder(call, resolver), analysis: [] };
           // An edit is analysed as the proposal was (same folder): the cards show what the edited command does.
           const editedCall = (command: string): GateCall => gateCall(parsed.tool, { ...parsed.args, command }, resolver, home);
-          const input = { callId: newCallId(), call, preview, source, editable: { kind: 'command' as const, text: parsed.args.command }, editedCall, ...(staging ? { staging } : {}) };
+          // The card says what its Allow once opens in the sandbox: the protected files it names, for this run only.
+          const opens = protectedWritesNotice(this.writesOf(call, source, '').protected.map((absolute) => ({ absolute, relative: resolver.resolve(absolute).relative ?? absolute })), resolver.roots);
+          const input = { callId: newCallId(), call, preview, source, editable: { kind: 'command' as const, text: parsed.args.command }, editedCall, ...(staging ? { staging } : {}), ...(opens !== undefined ? { notices: [opens] } : {}) };
           return { kind: 'ready', parsed, request, input };
         }
         default:
@@ -399,31 +402,38 @@ export class ToolService {
   }
 
   /**
-   * The files a command that is about to run was judged to write (`writes`, absolute) and, of those, the protected ones
-   * the person allowed it to write on its card (`open`): only an Allow by the person (never a rule or grant, which
-   * cannot allow a protected write anyway), only of the command that runs (the edited one's own analysis, if edited),
-   * and only a path named without a link on its way (one that leads elsewhere is judged where it leads, and not opened).
+   * The files a command was judged to write (`writes`, absolute) and, of those, the protected ones (`protected`): only
+   * a path named without a link on its way (one that leads elsewhere is judged where it leads, and never opened).
    */
-  private protectedWrites(item: Ready, decision: Extract<GateResult, { verdict: 'allow' }>, command: string, options: RunOptions): { writes: string[]; open: string[] } {
-    const ran = decision.edited === undefined ? item.input.call : item.input.editedCall?.(command);
+  private writesOf(call: GateCall | undefined, source: string, chatId: string, taskId?: string): { writes: string[]; protected: string[] } {
     const resolver = this.deps.resolver();
-    const place = { chatId: options.chatId, source: item.input.source, taskId: options.turn?.taskId };
     const writes: string[] = [];
-    const open: string[] = [];
-    for (const target of writesOf(ran?.commandAnalysis)) {
-      const call = gateCall('write_file', { path: target }, resolver);
-      const located = call.target;
+    const found: string[] = [];
+    for (const target of writesOf(call?.commandAnalysis)) {
+      const write = gateCall('write_file', { path: target }, resolver);
+      const located = write.target;
       if (located?.root === undefined || located.relative === undefined) {
         continue;
       }
       const real = path.join(located.root, located.relative);
       writes.push(real);
       const named = located.absolute === real || located.absolute.endsWith(`/${located.relative}`);
-      if (decision.decidedBy === 'person' && named && this.deps.gate.evaluate(call, place).kind === 'protected') {
-        open.push(real);
+      if (named && this.deps.gate.evaluate(write, { chatId, source, taskId }).kind === 'protected') {
+        found.push(real);
       }
     }
-    return { writes, open };
+    return { writes, protected: found };
+  }
+
+  /**
+   * What a command about to run may write: the files it was judged to write, and the protected ones the person allowed
+   * it to write on its card (`open`). Only an Allow by the person (a rule or grant cannot allow a protected write), and
+   * only of the command that runs (the edited one's own analysis, if edited).
+   */
+  private protectedWrites(item: Ready, decision: Extract<GateResult, { verdict: 'allow' }>, command: string, options: RunOptions): { writes: string[]; open: string[] } {
+    const ran = decision.edited === undefined ? item.input.call : item.input.editedCall?.(command);
+    const found = this.writesOf(ran, item.input.source, options.chatId, options.turn?.taskId);
+    return { writes: found.writes, open: decision.decidedBy === 'person' ? found.protected : [] };
   }
 
   /** Judges and lands what a staged command wrote (./stagedChanges); what is not landed is discarded after. */
