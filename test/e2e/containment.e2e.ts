@@ -282,7 +282,7 @@ describe('a protected file the person allowed on the command card is written wit
     await chat.say('Add a comment to the CI workflow');
 
     const card = await panel.waitForCall('run_in_terminal', '.github/workflows/ci.yml');
-    assert.match(await card.innerText(), /protected/i);
+    assert.match(await card.innerText(), /Allow once lets this command write the protected file `\.github\/workflows\/ci\.yml`: the sandbox opens that file alone, for this run only/);
     await card.scrollIntoViewIfNeeded();
     await session.workbench.screenshot('protected-write-card');
     await panel.act(card, 'allow-once');
