@@ -90,7 +90,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   // Whether commands' changes are reviewed here, said on the status bar from the start, not only on the first card.
   store.add(new UnreviewedStatus(sandbox, settings, log));
   const terminals = store.add(new TerminalRunner((chatId) => outsideChats[chatId] ?? chats.list().find((chat) => chat.id === chatId)?.title));
-  const terminal = store.add(new ConfinedRunner({ sandbox, terminal: terminals, relative: (absolute) => vscode.workspace.asRelativePath(absolute, true) }));
+  const terminal = store.add(new ConfinedRunner({ sandbox, terminal: terminals, relative: (absolute) => vscode.workspace.asRelativePath(absolute) }));
   store.add(terminal.onDidCreateProtected((created) => showCreatedProtected(created)));
   const stagedSoFar = store.add(new StagedSoFar(() => terminal.runningStages(), () => paths.resolver.roots));
   // Checkpoints of what the agent's allowed calls change; a note when old ones are dropped goes to the chat.

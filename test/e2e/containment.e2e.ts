@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { containmentLines } from '../fixtures/containmentAttacks';
-import { useFakeModel, waitFor } from './harness/chat';
+import { sentToolResult, useFakeModel, waitFor } from './harness/chat';
 import { ChatDriver } from './harness/chat';
 import { ApprovalsPanelDriver } from './harness/panel';
 import { useCodeServer } from './harness/session';
@@ -258,5 +258,62 @@ describe('containment: a careless person clicks Allow once on every card, and th
       { head, main: head, ci, ciOnDisk: ci, config, rebaseTodo: false, app: 'app\n', planted: [], canariesToModel: [], environmentToModel: [] },
     );
     execFileSync('git', ['fsck', '--no-progress'], { cwd: workspace, stdio: 'ignore' });
+  });
+});
+
+describe('a protected file the person allowed on the command card is written with that one approval, for that run only', function () {
+  this.timeout(300_000);
+  const model = useFakeModel();
+  const session = useCodeServer(() => ({ settings: model.workspaceSettings(), files: { '.github/workflows/ci.yml': 'name: ci\n' } }));
+
+  it('Allow once writes it with no second card (its folder made when missing); a later write the card did not name is refused, by name', async () => {
+    const workspace = session.server.workspace;
+    const ci = path.join(workspace, '.github', 'workflows', 'ci.yml');
+    const fake = model.fake;
+    fake.script([
+      { toolCalls: [{ id: 'protected_once', name: 'run_in_terminal', arguments: JSON.stringify({ command: "echo '# allowed once' >> .github/workflows/ci.yml" }) }] },
+      { toolCalls: [{ id: 'protected_new', name: 'run_in_terminal', arguments: JSON.stringify({ command: "echo '{}' > .devcontainer/devcontainer.json" }) }] },
+      { toolCalls: [{ id: 'protected_unnamed', name: 'run_in_terminal', arguments: JSON.stringify({ command: `python3 -c "open('.github/workflows/ci.yml', 'a').write('again')"` }) }] },
+      { text: 'Done.' },
+    ]);
+    const before = fake.requests.length;
+    const chat = new ChatDriver(session.workbench);
+    const panel = new ApprovalsPanelDriver(session.workbench);
+    await chat.say('Add a comment to the CI workflow');
+
+    const card = await panel.waitForCall('run_in_terminal', '.github/workflows/ci.yml');
+    assert.match(await card.innerText(), /Allow once lets this command write the protected file `\.github\/workflows\/ci\.yml`: the sandbox opens that file alone, for this run only/);
+    await card.scrollIntoViewIfNeeded();
+    await session.workbench.screenshot('protected-write-card');
+    await panel.act(card, 'allow-once');
+    // The result reaches the model only once the command ran and what it wrote landed: no card came between.
+    await waitFor(() => fake.requests.length >= before + 2, 'the first result to reach the model', 60_000);
+    const first = sentToolResult(fake, before + 1, 'protected_once');
+    assert.match(first, /Exit code: 0/);
+    assert.doesNotMatch(first, /failed in the sandbox|NOT landed|waits/);
+    assert.equal(readFileSync(ci, 'utf8'), 'name: ci\n# allowed once\n');
+
+    // No .devcontainer folder: the approved write makes it, again with one card.
+    await panel.act(await panel.waitForCall('run_in_terminal', '.devcontainer/devcontainer.json'), 'allow-once');
+    await waitFor(() => fake.requests.length >= before + 3, 'the second result to reach the model', 60_000);
+    assert.match(sentToolResult(fake, before + 2, 'protected_new'), /Exit code: 0/);
+    assert.equal(readFileSync(path.join(workspace, '.devcontainer', 'devcontainer.json'), 'utf8'), '{}\n');
+
+    // A write its card did not name: the sandbox keeps the file read-only, and the card that follows says which.
+    const unnamed = await panel.waitForCall('run_in_terminal', 'python3');
+    const unnamedId = await unnamed.getAttribute('data-call-id');
+    await panel.act(unnamed, 'allow-once');
+    const frame = await session.workbench.webviewFrame('body[data-view="approvals"] main#root[data-state="connected"]');
+    const offer = frame.locator('article.call[data-call-id]', { has: frame.locator('[data-action="allow-unconfined"]') }).first();
+    await offer.waitFor({ state: 'visible', timeout: 60_000 });
+    assert.notEqual(await offer.getAttribute('data-call-id'), unnamedId);
+    assert.match(await offer.innerText(), /the sandbox kept `\.github\/workflows\/ci\.yml` read-only \(protected path\)/);
+    await offer.scrollIntoViewIfNeeded();
+    await session.workbench.screenshot('protected-write-refused-named');
+    await panel.deny(offer);
+    await waitFor(() => fake.requests.length >= before + 4, 'the third result to reach the model', 60_000);
+    assert.match(sentToolResult(fake, before + 3, 'protected_unnamed'), /the sandbox kept `\.github\/workflows\/ci\.yml` read-only \(protected path\)/);
+    assert.equal(readFileSync(ci, 'utf8'), 'name: ci\n# allowed once\n');
+    await chat.idle();
   });
 });

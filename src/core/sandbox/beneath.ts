@@ -245,6 +245,27 @@ export class Beneath {
     });
   }
 
+  /**
+   * An O_PATH descriptor of the file at `relative` (a link there is opened as itself, never followed, so the caller's
+   * fstat sees it), made empty first, with the folders on its way, when it is missing and `create`. `created`: made now.
+   */
+  async openPath(relative: string, create: boolean): Promise<{ handle: FileHandle; created: boolean }> {
+    return await this.inParent(relative, create, async (dir, name) => {
+      let created = false;
+      if (create) {
+        try {
+          await (await fs.open(at(dir, name), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644)).close();
+          created = true;
+        } catch (error) {
+          if (code(error) !== 'EEXIST') {
+            throw error;
+          }
+        }
+      }
+      return { handle: await fs.open(at(dir, name), oPath | constants.O_NOFOLLOW), created };
+    });
+  }
+
   /** Removes an empty folder (never a link's target: rmdir of a link fails). */
   async rmdir(relative: string): Promise<void> {
     await this.inParent(relative, false, (dir, name) => fs.rmdir(at(dir, name)));

@@ -18,7 +18,8 @@
  *   toolgate.sandbox.allowedDomains lists any: ./domainProxy);
  * - the writable folders bound read-write at their own paths, then the folders the policy pins bound onto themselves
  *   (a mount point cannot be renamed or removed, so no folder above a protected path can be swapped for a planted
- *   one), then the protected paths read-only again;
+ *   one), then the protected paths read-only again, then a protected file the person allowed this command to write
+ *   on its card read-write again (by the descriptor Toolgate opened, never by a path bwrap would follow);
  * - hidden folders covered by an empty read-only folder, hidden files by /dev/null;
  * - `--die-with-parent`: if Toolgate's side of it is killed, so is the sandbox.
  */
@@ -56,6 +57,10 @@ export function bwrapArgs(policy: SandboxPolicy, cwd: string, bridge?: BridgeMou
   }
   for (const entry of policy.readOnly) {
     args.push('--ro-bind', entry, entry);
+  }
+  // On top of the read-only entries: the one protected file the person allowed this command to write, and no more.
+  for (const entry of policy.writableOnce ?? []) {
+    args.push(...(entry.fd === undefined ? ['--bind', entry.path, entry.path] : ['--bind-fd', String(entry.fd), entry.path]));
   }
   for (const entry of policy.hidden) {
     if (entry.kind === 'dir') {

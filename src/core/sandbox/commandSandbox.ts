@@ -7,7 +7,8 @@ import { localForwards, parseAllowedDomains } from './domains';
 import { protectedIn, type SandboxInputs } from './gather';
 import type { BridgeRuntime } from './bridge';
 import { bridgeRuntime, prepareLaunch, type SandboxLaunch, type SandboxState } from './sandbox';
-import { createStage, stagedLaunch, unstageable, type StagingProbe } from './stage';
+import { openInStage, openInWorkspace, openRefusalWords, releaseOpened } from './openOnce';
+import { createStage, discardStage, stagedLaunch, unstageable, type Stage, type StagingProbe } from './stage';
 
 export interface CommandSandboxDeps {
   probe: () => Promise<SandboxState>;
@@ -38,6 +39,15 @@ export type UnstagedWhy = 'setting-off' | 'no-sandbox' | 'not-built' | 'folder-p
 
 /** Whether a confined command's changes are reviewed before they land (staged), decided before its card is shown. */
 export type StagingStatus = { staged: true } | { staged: false; why: UnstagedWhy; reason: string };
+
+/**
+ * How a command is launched: `stage`, its card said its changes are reviewed, so it runs staged or not at all;
+ * `open`, the protected files (absolute) the person allowed it to write on its card, opened for this run only (./openOnce).
+ */
+export interface LaunchOptions {
+  stage: boolean;
+  open?: readonly string[];
+}
 
 /** What the gate knows about the sandbox when it judges a command. */
 export type SandboxStatus = { available: true } | { available: false; reason: string };
@@ -138,8 +148,8 @@ export class CommandSandbox {
    * why); never quietly unstaged.
    */
   async launch(cwd: string, network?: SandboxInputs['network']): Promise<{ launch: SandboxLaunch } | { unavailable: string }>;
-  async launch(cwd: string, network: SandboxInputs['network'] | undefined, options: { stage: boolean }): Promise<{ launch: SandboxLaunch } | { unavailable: string } | { notStaged: string }>;
-  async launch(cwd: string, network?: SandboxInputs['network'], options: { stage?: boolean } = {}): Promise<{ launch: SandboxLaunch } | { unavailable: string } | { notStaged: string }> {
+  async launch(cwd: string, network: SandboxInputs['network'] | undefined, options: LaunchOptions): Promise<{ launch: SandboxLaunch } | { unavailable: string } | { notStaged: string }>;
+  async launch(cwd: string, network?: SandboxInputs['network'], options: Partial<LaunchOptions> = {}): Promise<{ launch: SandboxLaunch } | { unavailable: string } | { notStaged: string }> {
     const state = await this.ready();
     if (!state.available) {
       return { unavailable: state.reason };
@@ -153,23 +163,43 @@ export class CommandSandbox {
     }
     const rules = network === undefined && inputs.network === 'none' ? parseAllowedDomains(inputs.allowedDomains ?? []).rules : [];
     const proxy = rules.length > 0 ? await DomainProxy.start({ ...this.deps.proxyOptions, rules }) : undefined;
+    let stage: Stage | undefined;
+    let opened: SandboxLaunch['opened'];
     try {
+      // The stage first when a protected file is opened on it (its copy goes in the stage's upper layer); on the
+      // workspace, the file is opened before the policy is gathered, so a folder made for it is read-only like the rest.
+      stage = staging === undefined ? undefined : await createStage(staging.parent, inputs.workspaceFolders);
+      const open = options.open ?? [];
+      if (open.length > 0) {
+        const result = stage === undefined ? await openInWorkspace(open, inputs.workspaceFolders) : await openInStage(open, stage);
+        opened = { files: result.opened, refused: result.refused };
+        for (const refused of result.refused) {
+          this.deps.log(`sandbox: ${refused.path} stays read-only for this command: ${openRefusalWords[refused.kind]}`);
+        }
+      }
+      const files = opened?.files ?? [];
+      const writableOnce = files.map((file, index) => ({ path: file.path, ...(file.handle === undefined ? {} : { fd: 3 + index }) }));
+      const fds = files.flatMap((file) => (file.handle === undefined ? [] : [file.handle.fd]));
       const { launch, notes } = await prepareLaunch(
         state,
-        { ...inputs, ...(network === undefined ? {} : { network }), staged: staging !== undefined },
+        { ...inputs, ...(network === undefined ? {} : { network }), staged: staging !== undefined, writableOnce },
         cwd,
         proxy === undefined ? undefined : { proxy, runtime: this.deps.bridgeRuntime ?? bridgeRuntime(), forwards: localForwards(rules) },
       );
       for (const note of notes) {
         this.deps.log(`sandbox: ${note}`);
       }
-      if (staging === undefined) {
-        return { launch };
+      const held = { ...(opened === undefined ? {} : { opened }), ...(fds.length > 0 ? { fds } : {}) };
+      if (staging === undefined || stage === undefined) {
+        return { launch: { ...launch, ...held } };
       }
-      const stage = await createStage(staging.parent, inputs.workspaceFolders);
-      return { launch: { ...launch, ...stagedLaunch(stage, staging.unshare, launch), stage } };
+      return { launch: { ...launch, ...stagedLaunch(stage, staging.unshare, launch), stage, ...held } };
     } catch (error) {
       await proxy?.close();
+      await releaseOpened(opened?.files ?? [], inputs.workspaceFolders);
+      if (stage !== undefined) {
+        await discardStage(stage);
+      }
       throw error;
     }
   }

@@ -4,6 +4,8 @@
  * which call it refused), so it only ever offers the person a choice; it never decides anything by itself.
  */
 
+import { openRefusalWords, type OpenRefusalKind } from './openOnce';
+
 /**
  * What this reads of a command's run (terminal/bashRunner's CommandResult has these fields): declared here, as a port,
  * because the terminal launches commands in the sandbox and the sandbox must not depend on the terminal in turn.
@@ -16,6 +18,14 @@ export interface SandboxedRun {
   cancelled: boolean;
   timedOut: boolean;
   refusedConnections?: string[];
+  /** The writes the sandbox refused, worked out from its policy (./refusedWrites): as the person reads the paths. */
+  refusedWrites?: { path: string; why?: OpenRefusalKind }[];
+}
+
+/** "the sandbox kept `.vscode/settings.json` read-only (protected path)", with why a file the card allowed was not opened. */
+export function describeRefusedWrites(refused: readonly { path: string; why?: OpenRefusalKind }[]): string {
+  const named = refused.map((entry) => `\`${entry.path}\` read-only (protected path${entry.why === undefined ? '' : `: ${openRefusalWords[entry.why]}`})`);
+  return `the sandbox kept ${named.join(', ')}`;
 }
 
 interface FailureRow {
@@ -53,6 +63,10 @@ export function sandboxFailure(
   const refused = result.refusedConnections ?? [];
   if (refused.length > 0) {
     return `the sandbox refused connections to ${refused.join(', ')}`;
+  }
+  // Nor this: the policy says which of the paths it wrote it held read-only.
+  if (result.refusedWrites !== undefined && result.refusedWrites.length > 0) {
+    return describeRefusedWrites(result.refusedWrites);
   }
   const row = rows.find((candidate) => candidate.pattern.test(result.output));
   // The sandbox's own start-up error is quoted: it is what the person needs to see to decide.

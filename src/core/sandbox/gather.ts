@@ -8,7 +8,7 @@ import { promises as fs, type Dirent } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import picomatch from 'picomatch';
-import { credentialPaths, gitControlEntries, gitPlaceholders, normalisePolicy, runtimePaths, sandboxEnvironment, type HiddenPath, type SandboxPolicy } from './policy';
+import { credentialPaths, gitControlEntries, gitPlaceholders, normalisePolicy, runtimePaths, sandboxEnvironment, type HiddenPath, type SandboxPolicy, type WritableOnce } from './policy';
 
 export interface SandboxInputs {
   /** Real paths of the workspace folders. */
@@ -38,6 +38,8 @@ export interface SandboxInputs {
    * control entries are not made empty first (`gitPlaceholders`), and the workspace stays untouched until it lands.
    */
   staged?: boolean;
+  /** Protected files opened for this one run (./openOnce): read-write over the read-only entries. */
+  writableOnce?: readonly WritableOnce[];
 }
 
 export interface GatheredPolicy {
@@ -90,6 +92,7 @@ export async function gatherSandboxPolicy(inputs: SandboxInputs): Promise<Gather
     writable: [...inputs.workspaceFolders, ...(cacheDir === undefined ? [] : [cacheDir]), ...extraWritable],
     readOnly,
     hidden,
+    ...(inputs.writableOnce !== undefined && inputs.writableOnce.length > 0 ? { writableOnce: [...inputs.writableOnce] } : {}),
     network: inputs.network,
     env: sandboxEnvironment(cacheDir),
   });

@@ -12,6 +12,12 @@ export interface HiddenPath {
   kind: 'dir' | 'file';
 }
 
+export interface WritableOnce {
+  path: string;
+  /** The descriptor bwrap gets it as (`--bind-fd`); absent on a stage, where it is bound by its path in the overlay. */
+  fd?: number;
+}
+
 export interface SandboxPolicy {
   /** Folders the command may write: the workspace folders, the per-workspace cache, folders the person added. */
   writable: string[];
@@ -22,6 +28,13 @@ export interface SandboxPolicy {
    * writable folder, so that none can be renamed or removed to put a planted one in its place.
    */
   pinned: string[];
+  /**
+   * Protected files the person allowed this one command to write on its card (./openOnce): each bound read-write over
+   * the read-only entries, by the descriptor Toolgate opened without following links (`fd`, the command's file
+   * descriptor number) or, on a stage, by its path in the stage (whose upper layer holds Toolgate's own copy). Only
+   * these paths; their folders and siblings stay read-only, and the next command's policy has none.
+   */
+  writableOnce?: WritableOnce[];
   /** What the command cannot read at all: credentials, Toolgate's and VS Code's own storage. */
   hidden: HiddenPath[];
   /** `none`: no network at all, the host's loopback included (the default). */
@@ -136,8 +149,23 @@ export function normalisePolicy(policy: Omit<SandboxPolicy, 'pinned'>): { policy
   // read-only folder that covers it).
   const outermost = hidden.filter((entry) => !hidden.some((other) => other !== entry && other.kind === 'dir' && other.path !== entry.path && inside(entry.path, other.path)));
   const writableInside = (entry: string): boolean => writable.some((folder) => inside(entry, folder));
-  const readOnly = [...new Set(policy.readOnly)].filter(writableInside).sort();
-  return { policy: { ...policy, writable, readOnly, hidden: outermost, pinned: pinnedFolders(readOnly, writable) }, conflicts };
+  // A protected file opened for this run stays read-only no more, but only where it is inside a writable folder and
+  // not hidden: never a way out of the policy's other rules.
+  const once = dedupe(policy.writableOnce ?? [], (entry) => entry.path).filter((entry) => {
+    const refused = !writableInside(entry.path) || outermost.some((hiddenEntry) => inside(entry.path, hiddenEntry.path));
+    if (refused) {
+      conflicts.push(`${entry.path} is not inside a writable folder, so it is not opened`);
+    }
+    return !refused;
+  });
+  const readOnly = [...new Set(policy.readOnly)].filter((entry) => writableInside(entry) && !once.some((opened) => opened.path === entry)).sort();
+  const pinned = pinnedFolders([...readOnly, ...once.map((entry) => entry.path)], writable);
+  // Built field by field: an opened file the checks above refused must not come back with the rest of the input.
+  const normalised: SandboxPolicy = { writable, readOnly, pinned, hidden: outermost, network: policy.network, env: policy.env };
+  if (once.length > 0) {
+    normalised.writableOnce = once;
+  }
+  return { policy: normalised, conflicts };
 }
 
 /**

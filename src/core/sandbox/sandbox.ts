@@ -14,6 +14,7 @@ import type { DomainProxy } from './domainProxy';
 import type { LocalForward } from './domains';
 import { gatherSandboxPolicy, type SandboxInputs } from './gather';
 import type { SandboxPolicy } from './policy';
+import type { OpenedOnce, OpenRefusal } from './openOnce';
 import type { Stage } from './stage';
 
 export type SandboxState =
@@ -41,6 +42,13 @@ export interface SandboxLaunch {
    * Toolgate lands it. Whoever runs the command lands or discards it.
    */
   stage?: Stage;
+  /**
+   * The protected files the person allowed this command to write on its card, opened for this run (./openOnce), and
+   * those that could not be: whoever runs the command releases them (`releaseOpened`) when it has ended.
+   */
+  opened?: { files: OpenedOnce[]; refused: OpenRefusal[] };
+  /** Descriptors the command's first program gets after stdin, stdout and stderr (3, 4, …): the opened files. */
+  fds?: number[];
 }
 
 /** The extension host's own binary: Node in a server, Electron (run as Node) in the desktop app. */

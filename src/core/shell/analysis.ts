@@ -1119,3 +1119,19 @@ function lookThroughShell(name: string, rest: FinishedWord[], record: () => void
   }
   nested(script.value, `${name} -c`, via, context);
 }
+
+/**
+ * The files a command line writes, as its analysis reads them: each redirect that writes a file it names, and each path
+ * a command touches (`touch`, `cp`'s target, `rm`). Absolute as the shell passes them (not normalised: the policy
+ * resolves them as the kernel does); a write whose target depends on an expansion is not among them.
+ */
+export function writesOf(analysis: CommandAnalysis | undefined): string[] {
+  if (analysis === undefined) {
+    return [];
+  }
+  const targets = [
+    ...analysis.redirects.flatMap((redirect) => (redirect.writes && redirect.target !== undefined ? [redirect.target] : [])),
+    ...analysis.commands.flatMap((command) => command.paths.flatMap((use) => (use.role === 'touches' ? [use.target] : []))),
+  ];
+  return [...new Set(targets)];
+}

@@ -16,6 +16,7 @@ import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { inheritedEnvironment } from '../sandbox/environment';
 import { cleanOutput, maxOutputChars, OutputBuffer } from './output';
+import type { OpenRefusalKind } from '../sandbox/openOnce';
 
 export interface CommandResult {
   /** bash's exit status; `undefined` when it was ended by a signal or never ran. */
@@ -43,6 +44,8 @@ export interface CommandResult {
   createdProtected?: string[];
   /** In the sandbox: connections its filtering proxy refused (`host:port (why)`), oldest first. */
   refusedConnections?: string[];
+  /** In the sandbox, after it failed: the writes its policy refused (workspace-relative), and why where the card allowed one. */
+  refusedWrites?: { path: string; why?: OpenRefusalKind }[];
 }
 
 /** Where streamed output goes for display (a terminal); called with text as it arrives. */
@@ -74,7 +77,8 @@ export interface BashRunOptions {
    * Runs bash inside this launcher (the OS sandbox): `program ...args -- bash ...`, with `env` added to the command's
    * environment. Without it the command runs unconfined.
    */
-  wrap?: { program: string; args: readonly string[]; env?: Readonly<Record<string, string>> };
+  /** `fds`: descriptors the wrapping program gets as 3, 4, … (the sandbox's opened files). */
+  wrap?: { program: string; args: readonly string[]; env?: Readonly<Record<string, string>>; fds?: readonly number[] };
 }
 
 /** The argument list bash gets before the program text. */
@@ -222,7 +226,7 @@ export function runBash(command: string, options: BashRunOptions): Promise<Comma
     child = spawn(program, args, {
       cwd: options.cwd,
       env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe', ...(options.wrap?.fds ?? [])],
       // Its own process group (POSIX), so SIGINT and SIGKILL reach every process the command started.
       detached: posix,
       windowsHide: true,

@@ -9,6 +9,8 @@ import { Emitter } from '../disposable';
 import type { CommandSandbox, StagingStatus } from '../sandbox/commandSandbox';
 import { describeRefusal } from '../sandbox/domainProxy';
 import type { SandboxLaunch } from '../sandbox/sandbox';
+import { releaseOpened } from '../sandbox/openOnce';
+import { refusedWrites } from '../sandbox/refusedWrites';
 import { discardStage, type Stage } from '../sandbox/stage';
 import type { CommandRequest, TerminalCommandResult } from './commandTerminal';
 import { unreviewedNotRun } from './report';
@@ -21,6 +23,13 @@ export interface RunHow {
    * landing without review (false: staging is off or unavailable, and the card said why).
    */
   staged?: boolean;
+  /**
+   * The protected files (absolute) the person allowed this command to write on its card: opened for this run only
+   * (../sandbox/openOnce). Never from a rule or a grant: only the person's own Allow on a card that named them.
+   */
+  open?: readonly string[];
+  /** The files (absolute) the command was judged to write: a failure names those its sandbox kept read-only. */
+  writes?: readonly string[];
 }
 
 /** Runs one command in a chat's terminal, as it is given (the wrap is the sandbox; absent, it runs unconfined). */
@@ -71,7 +80,7 @@ export class ConfinedRunner {
     let wrap: SandboxLaunch | undefined;
     if (how.unconfined !== true) {
       try {
-        const prepared = await this.deps.sandbox.launch(cwd, undefined, { stage: how.staged ?? true });
+        const prepared = await this.deps.sandbox.launch(cwd, undefined, { stage: how.staged ?? true, ...(how.open !== undefined ? { open: how.open } : {}) });
         if ('notStaged' in prepared) {
           return notStarted(unreviewedNotRun(prepared.notStaged));
         }
@@ -92,7 +101,7 @@ export class ConfinedRunner {
       if (!wrap || result.notRun !== undefined) {
         return result;
       }
-      const checked = await this.checkCreated(withRefusals(result, wrap), wrap);
+      const checked = await this.checkCreated(this.withRefusedWrites(withRefusals(result, wrap), wrap, cwd, how), wrap);
       handedOver = wrap.stage !== undefined;
       return wrap.stage === undefined ? checked : { ...checked, stage: wrap.stage };
     } finally {
@@ -100,10 +109,21 @@ export class ConfinedRunner {
         this.staged.delete(running);
       }
       await wrap?.proxy?.close();
+      // Before the stage is handed over: an empty file made for the run that it did not touch is no change of its own.
+      await releaseOpened(wrap?.opened?.files ?? [], wrap?.stage?.folders.map((entry) => entry.folder) ?? wrap?.policy.writable ?? []);
       if (!handedOver && wrap?.stage !== undefined) {
         await discardStage(wrap.stage);
       }
     }
+  }
+
+  /** A failed run: the writes its sandbox refused, from its policy and what it was judged to write (../sandbox/refusedWrites). */
+  private withRefusedWrites(result: TerminalCommandResult, launch: SandboxLaunch, cwd: string, how: RunHow): TerminalCommandResult {
+    if (result.exitCode === 0 || result.cancelled || result.timedOut) {
+      return result;
+    }
+    const refused = refusedWrites({ policy: launch.policy, writes: how.writes ?? [], notOpened: launch.opened?.refused ?? [], output: result.output, cwd });
+    return refused.length === 0 ? result : { ...result, refusedWrites: refused.map((entry) => ({ ...entry, path: this.deps.relative(entry.path) })) };
   }
 
   /** Protected paths a sandboxed command created: the person (through the event) and the model (the result) are told. */

@@ -4,6 +4,7 @@
  * allowed exactly as shown. An edit whose file changed after its diff was shown is not written: it asks again with a
  * fresh diff. The editor is reached only through the ports of `./ports`.
  */
+import path from 'node:path';
 import pLimit from 'p-limit';
 import type { Gate, GateInput, GateResult } from '../approval/gate';
 import { newCallId } from '../approval/broker';
@@ -22,6 +23,8 @@ import type { DiffPreview, Preview } from '../review/preview';
 import { parseBuiltinCall, type ParsedCall } from '../toolDefinitions';
 import { formatNote, listFolder, proposeEdit, proposeWrite, readFileText, searchFolder, type Proposal } from './fileTools';
 import { commandFolder, gateCall } from './gateCall';
+import { writesOf } from '../shell/analysis';
+import { protectedWritesNotice } from '../sandbox/openOnce';
 import { mcpArgs, mcpGateCall, mcpPreview, mcpText } from './mcpCalls';
 import { ToolError, type CommandRunner, type LogPort, type McpBridge, type ResultKeeper, type RunHow, type WorkspaceFiles } from './ports';
 import { sandboxFailure } from '../sandbox/failures';
@@ -195,7 +198,9 @@ export class ToolService {
           const preview: Preview = { kind: 'command', command: parsed.args.command, cwd: commandFolder(call, resolver), analysis: [] };
           // An edit is analysed as the proposal was (same folder): the cards show what the edited command does.
           const editedCall = (command: string): GateCall => gateCall(parsed.tool, { ...parsed.args, command }, resolver, home);
-          const input = { callId: newCallId(), call, preview, source, editable: { kind: 'command' as const, text: parsed.args.command }, editedCall, ...(staging ? { staging } : {}) };
+          // The card says what its Allow once opens in the sandbox: the protected files it names, for this run only.
+          const opens = protectedWritesNotice(this.writesOf(call, source, '').protected.map((absolute) => ({ absolute, relative: resolver.resolve(absolute).relative ?? absolute })), resolver.roots);
+          const input = { callId: newCallId(), call, preview, source, editable: { kind: 'command' as const, text: parsed.args.command }, editedCall, ...(staging ? { staging } : {}), ...(opens !== undefined ? { notices: [opens] } : {}) };
           return { kind: 'ready', parsed, request, input };
         }
         default:
@@ -362,7 +367,8 @@ export class ToolService {
             return this.deps.recorder ? await this.deps.recorder.commandRan(options.turn, { command, cwd }, start) : await start();
           };
           const promised = item.input.staging;
-          const first = await run(promised ? { staged: promised.staged } : {});
+          const writes = this.protectedWrites(item, decision, command, options);
+          const first = await run({ ...(promised ? { staged: promised.staged } : {}), ...writes });
           let stage = first.stage;
           try {
             // Failed because of the sandbox: the person may run it once without it, asked on a card of its own.
@@ -378,7 +384,7 @@ export class ToolService {
             const sandbox = failure === undefined ? undefined : { failure, rerun: again?.verdict === 'allow' };
             const report = commandReport(result, { command, edited: decision.edited !== undefined, timeoutSeconds, ...(sandbox ? { sandbox } : {}) });
             const unreviewed = stage === undefined && again?.verdict !== 'allow' && result.notRun === undefined ? unreviewedReportLine(promised) : undefined;
-            const landing = stage === undefined ? [unreviewed, describeCommandChanges(result.observed)].filter((line) => line !== undefined && line !== '').join(' ') : await this.landStaged(stage, command, item.input.source, options);
+            const landing = stage === undefined ? [unreviewed, describeCommandChanges(result.observed)].filter((line) => line !== undefined && line !== '').join(' ') : await this.landStaged(stage, command, item.input.source, options, writes.open);
             return { ok: report.ok, output: landing === '' ? report.text : `${report.text}\n\n${landing}`, decision };
           } finally {
             // Removed after the model has its answer: a stage is in Toolgate's own cache, which no command can read, and
@@ -395,8 +401,43 @@ export class ToolService {
     }
   }
 
+  /**
+   * The files a command was judged to write (`writes`, absolute) and, of those, the protected ones (`protected`): only
+   * a path named without a link on its way (one that leads elsewhere is judged where it leads, and never opened).
+   */
+  private writesOf(call: GateCall | undefined, source: string, chatId: string, taskId?: string): { writes: string[]; protected: string[] } {
+    const resolver = this.deps.resolver();
+    const writes: string[] = [];
+    const found: string[] = [];
+    for (const target of writesOf(call?.commandAnalysis)) {
+      const write = gateCall('write_file', { path: target }, resolver);
+      const located = write.target;
+      if (located?.root === undefined || located.relative === undefined) {
+        continue;
+      }
+      const real = path.join(located.root, located.relative);
+      writes.push(real);
+      const named = located.absolute === real || located.absolute.endsWith(`/${located.relative}`);
+      if (named && this.deps.gate.evaluate(write, { chatId, source, taskId }).kind === 'protected') {
+        found.push(real);
+      }
+    }
+    return { writes, protected: found };
+  }
+
+  /**
+   * What a command about to run may write: the files it was judged to write, and the protected ones the person allowed
+   * it to write on its card (`open`). Only an Allow by the person (a rule or grant cannot allow a protected write), and
+   * only of the command that runs (the edited one's own analysis, if edited).
+   */
+  private protectedWrites(item: Ready, decision: Extract<GateResult, { verdict: 'allow' }>, command: string, options: RunOptions): { writes: string[]; open: string[] } {
+    const ran = decision.edited === undefined ? item.input.call : item.input.editedCall?.(command);
+    const found = this.writesOf(ran, item.input.source, options.chatId, options.turn?.taskId);
+    return { writes: found.writes, open: decision.decidedBy === 'person' ? found.protected : [] };
+  }
+
   /** Judges and lands what a staged command wrote (./stagedChanges); what is not landed is discarded after. */
-  private async landStaged(stage: Stage, command: string, source: string, options: RunOptions): Promise<string> {
+  private async landStaged(stage: Stage, command: string, source: string, options: RunOptions, approved: readonly string[] = []): Promise<string> {
     const landing = new StagedLanding({
       gate: this.deps.gate,
       files: this.deps.files,
@@ -411,7 +452,7 @@ export class ToolService {
       },
     });
     try {
-      return await landing.land(stage, { command, source, chatId: options.chatId, ...(options.signal ? { signal: options.signal } : {}), ...(options.turn ? { turn: options.turn } : {}) });
+      return await landing.land(stage, { command, source, chatId: options.chatId, approved, ...(options.signal ? { signal: options.signal } : {}), ...(options.turn ? { turn: options.turn } : {}) });
     } catch (error) {
       this.deps.log.error(`staged changes of \`${command}\` could not be landed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
       return `Its changes to the workspace were staged, but reading them failed (${error instanceof Error ? error.message : String(error)}): none landed.`;

@@ -63,11 +63,26 @@ export interface LandingContext {
   chatId: string;
   signal?: AbortSignal;
   turn?: TurnRef;
+  /**
+   * The protected files (absolute) the person allowed the command to write on its card, opened for its run: a change
+   * the command made to one of them (created or modified, not changed by the person meanwhile) lands without asking
+   * again. Every other change is judged as ever.
+   */
+  approved?: readonly string[];
 }
 
 /** Where the command's changes are judged: its chat, its caller's grants, its task. */
 function placeOf(context: LandingContext): CallPlace {
   return { chatId: context.chatId, source: context.source, taskId: context.turn?.taskId };
+}
+
+/**
+ * Whether a change lands as the person already allowed it on the command's card: a protected file the card named,
+ * created or modified as a file (not deleted, not a link), not changed by the person while it ran, not in `.git`.
+ */
+function approvedOnCard(review: Pick<Review, 'change' | 'absolute' | 'input' | 'gitAsked'>, context: LandingContext): boolean {
+  const { change } = review;
+  return (context.approved ?? []).includes(review.absolute) && (change.kind === 'created' || change.kind === 'modified') && review.input.call.changedMeanwhile === undefined && review.gitAsked === undefined;
 }
 
 /** What became of one change, for the summary. */
@@ -360,6 +375,11 @@ export class StagedLanding {
       const review = await this.review(stage, change, context, group, asked);
       if ('refused' in review) {
         outcomes.push({ path: review.path, fate: { kind: 'refused', why: review.refused }, ...(asked !== undefined ? { gitAsked: asked.why } : {}) });
+      } else if (approvedOnCard(review, context)) {
+        const allowed: GateResult = { verdict: 'allow', callId: review.input.callId, decidedBy: 'person', scope: 'once', reason: "allowed once by the person on the command's card" };
+        const fate = await this.landReviewed(stage, review, allowed, context);
+        this.deps.onSettled?.(review.relative, fate.kind === 'landed');
+        outcomes.push({ path: review.relative, fate });
       } else {
         reviews.push(review);
       }
