@@ -39,6 +39,17 @@ export type UnstagedWhy = 'setting-off' | 'no-sandbox' | 'not-built' | 'folder-p
 /** Whether a confined command's changes are reviewed before they land (staged), decided before its card is shown. */
 export type StagingStatus = { staged: true } | { staged: false; why: UnstagedWhy; reason: string };
 
+/** How one command is launched. */
+export interface LaunchOptions {
+  /** Its card said its changes are reviewed: it runs staged or not at all. */
+  stage: boolean;
+  /**
+   * Entries of toolgate.sandbox.allowedDomains added for this run only (the person chose them on the card of a run the
+   * proxy refused): read with the same rules as the setting's.
+   */
+  allowDomains?: readonly string[];
+}
+
 /** What the gate knows about the sandbox when it judges a command. */
 export type SandboxStatus = { available: true } | { available: false; reason: string };
 
@@ -138,8 +149,8 @@ export class CommandSandbox {
    * why); never quietly unstaged.
    */
   async launch(cwd: string, network?: SandboxInputs['network']): Promise<{ launch: SandboxLaunch } | { unavailable: string }>;
-  async launch(cwd: string, network: SandboxInputs['network'] | undefined, options: { stage: boolean }): Promise<{ launch: SandboxLaunch } | { unavailable: string } | { notStaged: string }>;
-  async launch(cwd: string, network?: SandboxInputs['network'], options: { stage?: boolean } = {}): Promise<{ launch: SandboxLaunch } | { unavailable: string } | { notStaged: string }> {
+  async launch(cwd: string, network: SandboxInputs['network'] | undefined, options: LaunchOptions): Promise<{ launch: SandboxLaunch } | { unavailable: string } | { notStaged: string }>;
+  async launch(cwd: string, network?: SandboxInputs['network'], options: Partial<LaunchOptions> = {}): Promise<{ launch: SandboxLaunch } | { unavailable: string } | { notStaged: string }> {
     const state = await this.ready();
     if (!state.available) {
       return { unavailable: state.reason };
@@ -151,8 +162,11 @@ export class CommandSandbox {
     if (staging !== undefined && 'notStaged' in staging) {
       return staging;
     }
-    const rules = network === undefined && inputs.network === 'none' ? parseAllowedDomains(inputs.allowedDomains ?? []).rules : [];
-    const proxy = rules.length > 0 ? await DomainProxy.start({ ...this.deps.proxyOptions, rules }) : undefined;
+    // Every command without a network of its own goes through a proxy, an empty list included: what it refused is then
+    // known (and named on the card, with the entry that would allow it), never guessed from the command's output.
+    const filtered = network === undefined && inputs.network === 'none';
+    const rules = filtered ? parseAllowedDomains([...(inputs.allowedDomains ?? []), ...(options.allowDomains ?? [])]).rules : [];
+    const proxy = filtered ? await DomainProxy.start({ ...this.deps.proxyOptions, rules }) : undefined;
     try {
       const { launch, notes } = await prepareLaunch(
         state,

@@ -14,6 +14,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
+import type { Refusal } from '../sandbox/domainProxy';
 import { inheritedEnvironment } from '../sandbox/environment';
 import { cleanOutput, maxOutputChars, OutputBuffer } from './output';
 
@@ -43,6 +44,8 @@ export interface CommandResult {
   createdProtected?: string[];
   /** In the sandbox: connections its filtering proxy refused (`host:port (why)`), oldest first. */
   refusedConnections?: string[];
+  /** The same refusals as the proxy recorded them: what the card offers to allow is read from these. */
+  refusals?: Refusal[];
 }
 
 /** Where streamed output goes for display (a terminal); called with text as it arrives. */
