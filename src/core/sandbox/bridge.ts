@@ -285,40 +285,36 @@ def serve_proxy(client):
             return
         join(client, local)
         return
+    through_proxy(client, lambda upstream: upstream.sendall(head))
+def through_proxy(client, start):
+    # A connection handed to the host's proxy: start sends what comes first; an error ends both.
     upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         upstream.connect(sock_path)
-        upstream.sendall(head)
+        start(upstream)
     except OSError:
         client.close()
         upstream.close()
         return
     join(client, upstream)
+def open_tunnel(upstream, client, target):
+    upstream.sendall(('CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n' % (target, target)).encode('latin-1'))
+    answer = b''
+    while b'\r\n\r\n' not in answer:
+        chunk = upstream.recv(4096)
+        if not chunk:
+            raise OSError('the proxy closed the tunnel')
+        answer += chunk
+    head, rest = answer.split(b'\r\n\r\n', 1)
+    if not (head.startswith(b'HTTP/1.1 200') or head.startswith(b'HTTP/1.0 200')):
+        raise OSError('refused')
+    if rest:
+        client.sendall(rest)
 def handle(client, target):
     if target is None:
         serve_proxy(client)
-        return
-    upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        upstream.connect(sock_path)
-        if target is not None:
-            upstream.sendall(('CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n' % (target, target)).encode('latin-1'))
-            answer = b''
-            while b'\r\n\r\n' not in answer:
-                chunk = upstream.recv(4096)
-                if not chunk:
-                    raise OSError('the proxy closed the tunnel')
-                answer += chunk
-            head, rest = answer.split(b'\r\n\r\n', 1)
-            if not (head.startswith(b'HTTP/1.1 200') or head.startswith(b'HTTP/1.0 200')):
-                raise OSError('refused')
-            if rest:
-                client.sendall(rest)
-    except OSError:
-        client.close()
-        upstream.close()
-        return
-    join(client, upstream)
+    else:
+        through_proxy(client, lambda upstream: open_tunnel(upstream, client, target))
 proxy = listener('127.0.0.1', 0)
 servers = [(proxy, None)]
 for entry in json.loads(forwards_json):
