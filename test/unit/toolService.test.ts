@@ -271,8 +271,7 @@ describe('the tool service (core, over in-memory ports)', () => {
           const waiting = await waitFor(() => pendingViews(gate)[0]);
           // The card names what was refused, offers the narrow fixes first, and still the wide one as its own button.
           assert.match(waiting.reason, new RegExp(row.destination.replace(/[.[\]]/g, '\\$&')));
-          assert.deepEqual(waiting.remedies?.map((remedy) => remedy.id), ['allow-hosts', 'allow-hosts-once']);
-          assert.deepEqual(waiting.remedies?.map((remedy) => remedy.label), [`Allow ${row.entry} on this machine`, 'Allow once for this command']);
+          assert.deepEqual(waiting.remedies?.map((remedy) => [remedy.id, remedy.label]), [['allow-hosts', `Allow ${row.entry} on this machine`], ['allow-hosts-once', 'Allow once for this command']]);
           assert.equal(waiting.unconfined, true);
           // A remedy the card did not offer is refused; so is one named without its action.
           assert.equal(gate.settle(waiting, { action: 'allow-remedy', remedy: 'allow-everything' }).ok, false);
