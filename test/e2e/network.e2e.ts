@@ -72,7 +72,10 @@ describe('the sandbox\'s network allow-list in the real VS Code: what the person
   });
 
   it('a malformed setting is shown with the way to fix it, not only logged', async () => {
-    const toast = session.workbench.page.locator('.notification-toast', { hasText: 'toolgate.sandbox.hiddenPaths is invalid' });
+    // In the notification center, where it stays: its toast hides itself after a while (the spec before takes 15 to 30 s).
+    const page = session.workbench.page;
+    await page.locator('[id="status.notifications"]').click();
+    const toast = page.locator('.notifications-center .notification-list-item', { hasText: 'toolgate.sandbox.hiddenPaths is invalid' });
     await toast.waitFor({ timeout: 30_000 });
     assert.match(await toast.innerText(), /Toolgate: toolgate\.sandbox\.hiddenPaths is invalid \(.*expected array.*\); using the default\./);
     await toast.locator('.monaco-button', { hasText: 'Open Setting' }).click();
@@ -121,6 +124,7 @@ describe('a refused connection to a service of this machine in the real VS Code:
     const allow = card.locator('[data-remedy="allow-hosts"]');
     assert.equal((await allow.innerText()).trim(), `Allow localhost:${port} on this machine`);
     assert.equal(requests, 0, 'nothing reached the server before the person allowed it');
+    await session.workbench.screenshot('network-refusal-card');
     await allow.click();
     await waitFor(() => model.fake.requests.length >= before + 2, 'the model to get the result', 60_000);
     const result = sentToolResult(model.fake, before + 1, 'call_local');
