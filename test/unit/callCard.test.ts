@@ -142,9 +142,10 @@ describe('the call card, one component for the panel and the chat', () => {
       const order = [...card.element.querySelectorAll<HTMLElement>('.actions [data-action]')].map((button) => button.dataset['remedy'] ?? button.dataset['action']);
       assert.deepEqual(order.slice(0, 3), ['allow-hosts', 'allow-hosts-once', 'allow-unconfined']);
       const once = q(card.element, '[data-remedy="allow-hosts-once"]');
-      assert.equal(once?.textContent?.trim(), 'Allow once for this command');
-      assert.equal(once?.title, 'For that run only');
-      once?.click();
+      assert.ok(once);
+      assert.equal(once.textContent.trim(), 'Allow once for this command');
+      assert.equal(once.title, 'For that run only');
+      once.click();
       assert.deepEqual(sent.map(({ type, action, remedy }) => [type, action, remedy]), [['decide', 'allow-remedy', 'allow-hosts-once']]);
     });
   }
