@@ -81,6 +81,15 @@ export type CallGroupView = z.infer<typeof CallGroupView>;
 export const ActionsOffView = z.strictObject({ allow: z.string().optional(), grant: z.string().optional(), 'allow-all': z.string().optional() });
 export type ActionsOffView = z.infer<typeof ActionsOffView>;
 
+export const RemedyId = z.string().min(1).max(40).regex(/^[a-z0-9-]+$/);
+
+/**
+ * A narrow fix the card of a command the sandbox made fail offers before "Run without sandbox" (allow the host the
+ * proxy refused): a button sending `allow-remedy` with its `id`; `title` says what it does.
+ */
+export const RemedyView = z.strictObject({ id: RemedyId, label: z.string().max(400), title: z.string().max(1000) });
+export type RemedyView = z.infer<typeof RemedyView>;
+
 export const PendingCallView = z.strictObject({
   callId: CallId,
   batchId: z.string(),
@@ -104,6 +113,8 @@ export const PendingCallView = z.strictObject({
    * of Allow once, which the host refuses for it.
    */
   unconfined: z.boolean().optional(),
+  /** The narrow fixes offered first, each its own button (`data-action="allow-remedy"`, `data-remedy`). */
+  remedies: z.array(RemedyView).max(8).optional(),
   grantOptions: z.array(GrantOptionView),
   /**
    * What "Edit then allow" edits: the proposed file content or the command; absent when not editable. A large content
@@ -172,9 +183,10 @@ export type AllowedByView = z.infer<typeof AllowedByView>;
 
 /**
  * `allow-task`: a grant for the agent's current task; `allow-minutes`: a grant for the next `minutes` minutes;
- * `allow-unconfined`: once, without the sandbox: the only allow of a call whose view says `unconfined`.
+ * `allow-unconfined`: once, without the sandbox: the only allow of a call whose view says `unconfined`;
+ * `allow-remedy`: one of the narrow fixes the call's view offers (`remedies`), named by its id.
  */
-export const decisionActions = ['allow-once', 'allow-session', 'allow-workspace', 'allow-edited', 'deny', 'allow-task', 'allow-minutes', 'allow-unconfined'] as const;
+export const decisionActions = ['allow-once', 'allow-session', 'allow-workspace', 'allow-edited', 'deny', 'allow-task', 'allow-minutes', 'allow-unconfined', 'allow-remedy'] as const;
 export const DecisionAction = z.enum(decisionActions);
 export type DecisionAction = z.infer<typeof DecisionAction>;
 
@@ -200,6 +212,8 @@ export const DecideMessage = z
     grantOption: z.string().min(1).max(40).optional(),
     /** allow-minutes: how long the grant lasts (the host checks the range again). */
     minutes: z.number().int().min(1).max(24 * 60).optional(),
+    /** allow-remedy: which of the call's `remedies` (the host checks it was offered). */
+    remedy: RemedyId.optional(),
     /** allow-edited: the edited content or command. */
     edited: z.string().max(50_000_000).optional(),
     /**
@@ -211,6 +225,9 @@ export const DecideMessage = z
     editRevision: z.number().int().nonnegative().optional(),
   })
   .superRefine((message, context) => {
+    if ((message.action === 'allow-remedy') !== (message.remedy !== undefined)) {
+      context.addIssue({ code: 'custom', path: ['remedy'], message: 'a remedy is named with allow-remedy, and only with it' });
+    }
     if (message.hunks === undefined) {
       return;
     }

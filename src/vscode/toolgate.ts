@@ -46,6 +46,7 @@ import { WaitAttention } from './waitAttention';
 import { UnreviewedStatus } from './unreviewedStatus';
 import { WaitingViews } from './waitingViews';
 import { WorkspacePaths } from './workspacePaths';
+import { addAllowedDomains } from './workspaceSettings';
 import { forViews, pendingViews } from '../core/views/pendingCall';
 import { grantViews } from '../core/views/grants';
 
@@ -108,10 +109,8 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     commandJudgeReady,
     log,
     recorder: checkpoints.recorder,
-    staging: {
-      ignored: (folder, paths) => git.ignored(folder, paths),
-      landIgnored: () => settings.get('sandbox.landIgnoredFiles'),
-    },
+    staging: { ignored: (folder, paths) => git.ignored(folder, paths), landIgnored: () => settings.get('sandbox.landIgnoredFiles') },
+    allowDomains: addAllowedDomains,
     mcp: {
       resolve: (name) => mcp.modelTools().resolve(name),
       call: (server, tool, args, options) => mcp.manager.callTool(server, tool, args, options),

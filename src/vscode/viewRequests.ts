@@ -28,6 +28,7 @@ function decide(gate: Gate, message: DecideMessage): Outcome {
     ...(message.reason !== undefined ? { reason: message.reason } : {}),
     ...(message.grantOption !== undefined ? { grantOption: message.grantOption } : {}),
     ...(message.minutes !== undefined ? { minutes: message.minutes } : {}),
+    ...(message.remedy !== undefined ? { remedy: message.remedy } : {}),
     ...(message.edited !== undefined ? { edited: message.edited } : {}),
     ...(message.hunks !== undefined ? { hunks: message.hunks.map(({ index, accepted, reason }) => ({ index, accepted, ...(reason !== undefined ? { reason } : {}) })) } : {}),
     // A view's decision always names the edit it showed (0: none), so it never applies an edit it did not show.

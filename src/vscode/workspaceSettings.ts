@@ -65,3 +65,19 @@ export async function writeModelSetting(key: 'model.provider' | 'model.baseUrl' 
   await config.update(key, value, vscode.ConfigurationTarget.Global);
   return 'your user settings';
 }
+
+/**
+ * Adds entries to toolgate.sandbox.allowedDomains in the person's own settings (a machine setting: VS Code takes it
+ * only from there, in a remote window its Remote settings): the person chose them on the card of a command the proxy
+ * refused. Entries already listed are not added twice; the list as the person wrote it is kept, malformed or not, so
+ * the setting's own check still decides.
+ */
+export async function addAllowedDomains(entries: readonly string[]): Promise<void> {
+  const config = vscode.workspace.getConfiguration('toolgate');
+  const current: unknown = config.inspect('sandbox.allowedDomains')?.globalValue;
+  const listed = Array.isArray(current) ? current.filter((entry): entry is string => typeof entry === 'string') : [];
+  const added = entries.filter((entry) => !listed.includes(entry));
+  if (added.length > 0) {
+    await config.update('sandbox.allowedDomains', [...listed, ...added], vscode.ConfigurationTarget.Global);
+  }
+}

@@ -1,5 +1,8 @@
 import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
+import path from 'node:path';
 import { useFakeModel, waitFor, sentToolResult } from './harness/chat';
 import { ChatDriver } from './harness/chat';
 import { ApprovalsPanelDriver } from './harness/panel';
@@ -69,11 +72,66 @@ describe('the sandbox\'s network allow-list in the real VS Code: what the person
   });
 
   it('a malformed setting is shown with the way to fix it, not only logged', async () => {
-    const toast = session.workbench.page.locator('.notification-toast', { hasText: 'toolgate.sandbox.hiddenPaths is invalid' });
+    // In the notification center, where it stays: its toast hides itself after a while (the spec before takes 15 to 30 s).
+    const page = session.workbench.page;
+    await page.locator('[id="status.notifications"]').click();
+    const toast = page.locator('.notifications-center .notification-list-item', { hasText: 'toolgate.sandbox.hiddenPaths is invalid' });
     await toast.waitFor({ timeout: 30_000 });
     assert.match(await toast.innerText(), /Toolgate: toolgate\.sandbox\.hiddenPaths is invalid \(.*expected array.*\); using the default\./);
     await toast.locator('.monaco-button', { hasText: 'Open Setting' }).click();
     // The settings editor opens on that one setting (a modal editor in this VS Code, a tab in older ones).
     await session.workbench.page.locator('.settings-editor .setting-item-title', { hasText: 'Sandbox: Hidden Paths' }).waitFor({ timeout: 30_000 });
+  });
+});
+
+describe('a refused connection to a service of this machine in the real VS Code: named on its card, fixed narrowly', function () {
+  this.timeout(300_000);
+  const model = useFakeModel();
+  let requests = 0;
+  const web = createHttpServer((_request, response) => {
+    requests++;
+    response.end('LOCAL-TEST-SERVER\n');
+  });
+  let port = 0;
+  before(async () => {
+    await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
+    const address = web.address();
+    port = typeof address === 'object' && address ? address.port : 0;
+  });
+  // Nothing listed: the allow-list starts empty, in the machine's settings where the person keeps it.
+  const session = useCodeServer(() => ({ machineSettings: { 'toolgate.sandbox.allowedDomains': [] }, settings: model.workspaceSettings() }));
+  after(async () => {
+    web.closeAllConnections();
+    await new Promise((resolve) => web.close(resolve));
+  });
+
+  it('curl to 127.0.0.1:PORT is refused by the proxy and named; "Allow … on this machine" re-runs it in the sandbox, and the setting keeps the entry', async () => {
+    const command = `curl -sS --max-time 10 http://127.0.0.1:${port}/hello`;
+    model.fake.script([{ toolCalls: [{ id: 'call_local', name: 'run_in_terminal', arguments: JSON.stringify({ command }) }] }, { text: 'Done.' }]);
+    const before = model.fake.requests.length;
+    await new ChatDriver(session.workbench).say('Reach the local server');
+    const frame = await session.workbench.webviewFrame('body[data-view="approvals"] main#root[data-state="connected"]', 60_000);
+    // The command's own card: allowed once, it runs in the sandbox.
+    const first = frame.locator('article.call[data-call-id]').first();
+    await first.locator('[data-action="allow-once"]').click();
+    await first.waitFor({ state: 'detached', timeout: 60_000 });
+    // The card of the refusal: it names the host and port the proxy refused, and offers the narrow fixes first.
+    const card = frame.locator('article.call[data-call-id]', { has: frame.locator('[data-action="allow-remedy"]') }).first();
+    await card.waitFor({ state: 'visible', timeout: 60_000 });
+    assert.match(await card.innerText(), new RegExp(`refused connections to 127\\.0\\.0\\.1:${port}`));
+    const buttons = await card.locator('.actions button').evaluateAll((elements) => elements.map((element) => element.getAttribute('data-remedy') ?? element.getAttribute('data-action')));
+    assert.deepEqual(buttons, ['allow-hosts', 'allow-hosts-once', 'allow-unconfined', 'deny']);
+    const allow = card.locator('[data-remedy="allow-hosts"]');
+    assert.equal((await allow.innerText()).trim(), `Allow localhost:${port} on this machine`);
+    assert.equal(requests, 0, 'nothing reached the server before the person allowed it');
+    await session.workbench.screenshot('network-refusal-card');
+    await allow.click();
+    await waitFor(() => model.fake.requests.length >= before + 2, 'the model to get the result', 60_000);
+    const result = sentToolResult(model.fake, before + 1, 'call_local');
+    assert.match(result, new RegExp(`^The sandbox refused connections it needed; the person allowed localhost:${port} \\(added to toolgate\\.sandbox\\.allowedDomains\\), and this is the run again in the sandbox with it\\.\\nExit code: 0\\nOutput:\\nLOCAL-TEST-SERVER`));
+    assert.doesNotMatch(result, /without the sandbox/);
+    assert.equal(requests, 1);
+    const machine = JSON.parse(readFileSync(path.join(session.server.userDataDir, 'Machine', 'settings.json'), 'utf8')) as Record<string, unknown>;
+    assert.deepEqual(machine['toolgate.sandbox.allowedDomains'], [`localhost:${port}`]);
   });
 });

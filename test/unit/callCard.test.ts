@@ -129,6 +129,27 @@ describe('the call card, one component for the panel and the chat', () => {
     }
   }
 
+  for (const layout of ['full', 'dense'] as CardLayout[]) {
+    it(`${layout}: a refused command's narrow fixes come first, each sending its own remedy, and Run without sandbox stays its own button`, () => {
+      const { bridge, sent } = fakeBridge();
+      const remedies = [
+        { id: 'allow-hosts', label: 'Allow localhost:5173 on this machine', title: 'Adds it to toolgate.sandbox.allowedDomains' },
+        { id: 'allow-hosts-once', label: 'Allow once for this command', title: 'For that run only' },
+      ];
+      const bare = kinds['a command without the sandbox'];
+      assert.ok(bare);
+      const card = new CallCard({ ...bare, remedies }, { bridge, layout });
+      const order = [...card.element.querySelectorAll<HTMLElement>('.actions [data-action]')].map((button) => button.dataset['remedy'] ?? button.dataset['action']);
+      assert.deepEqual(order.slice(0, 3), ['allow-hosts', 'allow-hosts-once', 'allow-unconfined']);
+      const once = q(card.element, '[data-remedy="allow-hosts-once"]');
+      assert.ok(once);
+      assert.equal(once.textContent.trim(), 'Allow once for this command');
+      assert.equal(once.title, 'For that run only');
+      once.click();
+      assert.deepEqual(sent.map(({ type, action, remedy }) => [type, action, remedy]), [['decide', 'allow-remedy', 'allow-hosts-once']]);
+    });
+  }
+
   it('turns Allow once off and on as the host says, with its reason, and sends nothing while it is off', () => {
     const { bridge, sent } = fakeBridge();
     const call = kinds['an edit with hunks'];

@@ -272,7 +272,7 @@ describe('the filtering proxy', () => {
   after(() => host.close());
 
   // A test network: these names resolve to the host's loopback, and the loopback counts as the network.
-  const lookup: Lookup = (name) => Promise.resolve(name.endsWith('.test') ? [{ address: '127.0.0.1', family: 4 }] : []);
+  const lookup: Lookup = (name) => Promise.resolve(name.endsWith('.test') || name === 'localhost' ? [{ address: '127.0.0.1', family: 4 }] : []);
 
   it('tunnels CONNECT to a listed destination, refuses the rest with 403 and keeps what it refused', async () => {
     const proxy = await DomainProxy.start({ rules: parseAllowedDomains([`registry.test:${host.rawPort}`]).rules, lookup, addressKind: () => undefined });
@@ -409,7 +409,7 @@ for (const runtime of runtimes) {describe(`a command reaching allowed domains fr
     rmSync(base, { recursive: true, force: true });
   });
 
-  const lookup: Lookup = (name) => Promise.resolve(name.endsWith('.test') ? [{ address: '127.0.0.1', family: 4 }] : []);
+  const lookup: Lookup = (name) => Promise.resolve(name.endsWith('.test') || name === 'localhost' ? [{ address: '127.0.0.1', family: 4 }] : []);
 
   async function run(
     command: string,
@@ -440,16 +440,58 @@ for (const runtime of runtimes) {describe(`a command reaching allowed domains fr
     try {
       const result = await runBash(command, { cwd: workspace, timeoutMs, wrap: prepared.launch, graceMs: 500, drainMs: 300 });
       const refused = proxy?.refusals.map(describeRefusal) ?? [];
-      return { ...result, refused, ...(refused.length > 0 ? { refusedConnections: refused } : {}), proxyFolder: proxy ? path.dirname(proxy.socketPath) : undefined };
+      const refusals = [...(proxy?.refusals ?? [])];
+      return { ...result, refused, ...(refused.length > 0 ? { refusedConnections: refused, refusals } : {}), proxyFolder: proxy ? path.dirname(proxy.socketPath) : undefined };
     } finally {
       await proxy?.close();
     }
   }
 
-  it('without allowed domains there is no proxy and no network', async () => {
-    const result = await run(`echo "[$HTTPS_PROXY]"; curl -sS --max-time 5 http://registry.test:${host.webPort}/`, []);
-    assert.equal(result.proxyFolder, undefined);
-    assert.match(result.output, /^\[\]\ncurl: \(6\) Could not resolve host: registry\.test/);
+  it('without allowed domains nothing is reached, and the proxy knows what was refused (not a guess from the output)', async () => {
+    const result = await run(`curl -sSf --max-time 5 http://registry.test:${host.webPort}/`, []);
+    assert.ok(result.proxyFolder !== undefined, 'an empty list still has a proxy, which records what it refused');
+    assert.doesNotMatch(result.output, /HOST-WEB/);
+    assert.notEqual(result.exitCode, 0);
+    assert.deepEqual(result.refused, [`registry.test:${host.webPort} (not in toolgate.sandbox.allowedDomains)`]);
+    assert.deepEqual(result.refusals?.map((refusal) => [refusal.destination, refusal.why]), [[`registry.test:${host.webPort}`, 'not-listed']]);
+  });
+
+  // A service of this machine: the sandbox's loopback is its own, so proxy-aware clients are sent to the bridge, which
+  // tries the sandbox's loopback first (a server the command started) and then lets the proxy judge and record it.
+  // Node's fetch with NODE_USE_ENV_PROXY (Node 24) tunnels http:// with CONNECT, as `curl --proxytunnel` does here
+  // (the Node on this PATH predates NODE_USE_ENV_PROXY).
+  const loopbackClients: [string, (url: string) => string][] = [
+    ['curl', (url) => `curl -sS --max-time 5 ${url}`],
+    ['curl through a CONNECT tunnel', (url) => `curl -sS --max-time 5 --proxytunnel ${url}`],
+    ['python urllib', (url) => `python3 -I -c "import urllib.request,sys; sys.stdout.write(urllib.request.urlopen('${url}', timeout=5).read().decode())"`],
+  ];
+  for (const [client, request] of loopbackClients) {
+    it(`${client}: a service of this machine that is not listed is refused and named as localhost:PORT or 127.0.0.1:PORT`, async () => {
+      const result = await run(`${request(`http://127.0.0.1:${host.webPort}/x`)}; ${request(`http://localhost:${host.webPort}/y`)}`, []);
+      assert.doesNotMatch(result.output, /HOST-WEB/);
+      assert.deepEqual(result.refusals?.map((refusal) => refusal.destination), [`127.0.0.1:${host.webPort}`, `localhost:${host.webPort}`], result.output);
+    });
+
+    it(`${client}: the command's own server on the sandbox's loopback is reached first, through the bridge`, async () => {
+      const port = host.webPort; // The same port as the host's service: the sandbox's own wins, the host's is not reached.
+      const server = `python3 -I -c "import http.server as h
+class H(h.BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = ('OWN-SERVER %s %s\\n' % (self.path, self.headers.get('Proxy-Connection', '-'))).encode()
+        self.send_response(200); self.send_header('Content-Length', str(len(body))); self.end_headers(); self.wfile.write(body)
+    def log_message(self, *a): pass
+h.HTTPServer(('127.0.0.1', ${port}), H).serve_forever()" &
+for i in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/${port}) 2>/dev/null && break; sleep 0.1; done`;
+      const result = await run(`${server}\n${request(`http://127.0.0.1:${port}/own`)}; ${request(`http://localhost:${port}/again`)}`, []);
+      assert.equal(result.output, 'OWN-SERVER /own -\nOWN-SERVER /again -\n');
+      assert.deepEqual(result.refusals ?? [], []);
+    });
+  }
+
+  it('a service of this machine that is listed is reached through the bridge by a proxy-aware client too', async () => {
+    const result = await run(`curl -sS --max-time 5 http://localhost:${host.webPort}/l && curl -sS --max-time 5 --proxytunnel http://127.0.0.1:${host.webPort}/t`, [`localhost:${host.webPort}`]);
+    assert.equal(result.exitCode, 0, result.output);
+    assert.equal(result.output, `HOST-WEB GET localhost:${host.webPort} /l\nHOST-WEB GET 127.0.0.1:${host.webPort} /t\n`);
   });
 
   it('curl reaches a listed domain over plain HTTP and through a CONNECT tunnel (as HTTPS goes)', async () => {
@@ -480,10 +522,10 @@ for (const runtime of runtimes) {describe(`a command reaching allowed domains fr
     assert.notEqual(unlisted.exitCode, 0);
   });
 
-  it('keeps the command\'s exit code, its own loopback and its environment (without ELECTRON_RUN_AS_NODE)', async () => {
-    const result = await run('echo "$HTTPS_PROXY $NO_PROXY ${ELECTRON_RUN_AS_NODE:-unset}"; exit 5', ['registry.test']);
+  it('keeps the command\'s exit code and its environment (no NO_PROXY: loopback goes through the bridge; no ELECTRON_RUN_AS_NODE)', async () => {
+    const result = await run('echo "$HTTPS_PROXY ${NO_PROXY-none} ${no_proxy-none} ${ELECTRON_RUN_AS_NODE:-unset}"; exit 5', ['registry.test']);
     assert.equal(result.exitCode, 5);
-    assert.match(result.output, /^http:\/\/127\.0\.0\.1:\d+ localhost,127\.0\.0\.1,::1 unset\n$/);
+    assert.match(result.output, /^http:\/\/127\.0\.0\.1:\d+ none none unset\n$/);
   });
 
   if (runtime.kind === 'node') {it('a Node binary the sandbox cannot see (in a hidden folder) is shown to it alone, and the bridge runs on it', async () => {

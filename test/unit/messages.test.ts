@@ -126,6 +126,23 @@ describe('the host <-> webview contract', () => {
     }
   });
 
+  describe('a remedy chosen on decide', () => {
+    const decide = (extra: Record<string, unknown>): Record<string, unknown> => ({ type: 'decide', requestId: 'approvals-1', callId: 'c1', argsHash: 'a'.repeat(64), ...extra });
+    const rows: [string, Record<string, unknown>, boolean][] = [
+      ['valid: allow-remedy naming its remedy', decide({ action: 'allow-remedy', remedy: 'allow-hosts' }), true],
+      ['allow-remedy without a remedy', decide({ action: 'allow-remedy' }), false],
+      ['a remedy with another action', decide({ action: 'allow-once', remedy: 'allow-hosts' }), false],
+      ['a remedy id that is not one (spaces, capitals)', decide({ action: 'allow-remedy', remedy: 'Allow Everything' }), false],
+      ['a remedy id too long', decide({ action: 'allow-remedy', remedy: 'x'.repeat(41) }), false],
+    ];
+    for (const [label, message, ok] of rows) {
+      it(`${ok ? 'accepts' : 'rejects'} ${label}`, () => {
+        const result = WebviewToHost.safeParse(message);
+        assert.equal(result.success, ok, result.error ? describeIssues(result.error) : 'parsed');
+      });
+    }
+  });
+
   describe('per-hunk decisions on decide', () => {
     const decide = (extra: Record<string, unknown>): Record<string, unknown> => ({
       type: 'decide',

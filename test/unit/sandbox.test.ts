@@ -286,6 +286,8 @@ describe('the sandbox policy, without starting it', () => {
     ['a refused connection', { output: 'Error: connect ECONNREFUSED 127.0.0.1:5432\n', exitCode: 1 }, 'a connection was refused'],
     ['a test that failed', { output: 'AssertionError: 1 !== 2\n', exitCode: 1 }, undefined],
     ['success that prints the words', { output: 'Read-only file system handled\n', exitCode: 0 }, undefined],
+    ['curl exiting 0 with the proxy\'s refusal as its output', { output: "Toolgate's sandbox refused 127.0.0.1:3000 (not in toolgate.sandbox.allowedDomains)\n", exitCode: 0, refusedConnections: ['127.0.0.1:3000 (not in toolgate.sandbox.allowedDomains)'] }, 'the sandbox refused connections to 127.0.0.1:3000'],
+    ['success whose refused call went unseen (a version check)', { output: 'built\n', exitCode: 0, refusedConnections: ['telemetry.example:443 (not in toolgate.sandbox.allowedDomains)'] }, undefined],
     ['not in the sandbox', { output: 'Read-only file system\n', exitCode: 1, sandboxed: false }, undefined],
   ];
   for (const [what, change, expected] of failures) {

@@ -236,6 +236,66 @@ describe('the tool service (core, over in-memory ports)', () => {
       });
     }
 
+    describe('a connection the proxy refused: the narrow fix is offered first', () => {
+      const refused = (destination: string) => commandResult({
+        exitCode: 7,
+        output: `curl: (56) CONNECT tunnel failed, response 403\n`,
+        refusedConnections: [`${destination} (not in toolgate.sandbox.allowedDomains)`],
+        refusals: [{ destination, why: 'not-listed' }],
+      });
+      const rows: { name: string; destination: string; remedy: string; entry: string; saved: string[][]; output: RegExp }[] = [
+        {
+          name: 'Allow … on this machine adds the entry to the allow-list and runs it again in the sandbox with it',
+          destination: 'example.com:443',
+          remedy: 'allow-hosts',
+          entry: 'example.com',
+          saved: [['example.com']],
+          output: /^The sandbox refused connections it needed; the person allowed example\.com \(added to toolgate\.sandbox\.allowedDomains\), and this is the run again in the sandbox with it\.\nExit code: 0/,
+        },
+        {
+          name: 'Allow once for this command runs it again in the sandbox with the host for that run only',
+          destination: '127.0.0.1:5173',
+          remedy: 'allow-hosts-once',
+          entry: 'localhost:5173',
+          saved: [],
+          output: /^The sandbox refused connections it needed; the person allowed localhost:5173 \(for this command only\), and this is the run again in the sandbox with it\.\nExit code: 0/,
+        },
+      ];
+      for (const row of rows) {
+        it(row.name, async () => {
+          const saved: string[][] = [];
+          const { gate, entries, audit } = createMemoryGate({ locate: locateUnder('/ws'), terminalRules: { curl: true } });
+          const { service, runner } = memoryToolService(gate, new MemoryFiles({}), { allowDomains: (added) => Promise.resolve(void saved.push([...added])) });
+          runner.next.push(refused(row.destination), commandResult({ output: 'fetched\n' }));
+          const promise = service.runBatch([{ tool: 'run_in_terminal', args: JSON.stringify({ command: 'curl -sS https://x' }) }], { chatId: 'chat' });
+          const waiting = await waitFor(() => pendingViews(gate)[0]);
+          // The card names what was refused, offers the narrow fixes first, and still the wide one as its own button.
+          assert.match(waiting.reason, new RegExp(row.destination.replace(/[.[\]]/g, '\\$&')));
+          assert.deepEqual(waiting.remedies?.map((remedy) => [remedy.id, remedy.label]), [['allow-hosts', `Allow ${row.entry} on this machine`], ['allow-hosts-once', 'Allow once for this command']]);
+          assert.equal(waiting.unconfined, true);
+          // A remedy the card did not offer is refused; so is one named without its action.
+          assert.equal(gate.settle(waiting, { action: 'allow-remedy', remedy: 'allow-everything' }).ok, false);
+          assert.equal(gate.settle(waiting, { action: 'allow-remedy', remedy: row.remedy }).ok, true);
+          const [result] = await promise;
+          assert.match(result?.output ?? '', row.output);
+          assert.deepEqual(saved, row.saved);
+          assert.deepEqual(runner.ran.map((ran) => [ran.unconfined === true, ran.allowDomains]), [[false, undefined], [false, [row.entry]]]);
+          await audit.flush();
+          assert.ok(entries.some((entry) => /allowed by the person: Allow/.test(JSON.stringify(entry))));
+        });
+      }
+
+      it('a refusal no entry may fix (a cloud metadata address) offers only the wide fix', async () => {
+        const { service, gate, runner } = setup({ terminalRules: { curl: true } });
+        runner.next.push(refused('169.254.169.254:80'));
+        const promise = service.runBatch([{ tool: 'run_in_terminal', args: JSON.stringify({ command: 'curl -sS http://169.254.169.254/' }) }], { chatId: 'chat' });
+        const waiting = await waitFor(() => pendingViews(gate)[0]);
+        assert.equal(waiting.remedies, undefined);
+        gate.settle(waiting, { action: 'deny' });
+        await promise;
+      });
+    });
+
     it('a failure of its own (a failing test) is just reported', async () => {
       const { run, runner } = setup({ terminalRules: { 'npm test': true } });
       runner.next.push(commandResult({ exitCode: 1, output: 'AssertionError\n' }));

@@ -15,7 +15,7 @@ import { editOfProposal } from '../approvals/editPreview';
 import { loadWholeDiff, renderDiff, type DiffView } from '../approvals/diffView';
 import { hunkReviewOf, type HunkReview } from '../approvals/hunkReview';
 import { h, type Bridge } from './bridge';
-import { actionButton, allowButton, commandPreview, denyWithReason, grantControls, isTextEntry, reasonLine, reportFocus, warningNotes } from './callParts';
+import { actionButton, remedyButtons, allowButton, commandPreview, denyWithReason, grantControls, isTextEntry, reasonLine, reportFocus, warningNotes } from './callParts';
 import { EditNote, editAnalysis, labelAllowForEdit, shownEditRevision } from './heldEdit';
 
 export type CardLayout = 'full' | 'dense';
@@ -31,7 +31,7 @@ export interface CallCardOptions {
   onDecided?: () => void;
 }
 
-type Decision = Pick<DecideMessage, 'action'> & Partial<Pick<DecideMessage, 'reason' | 'grantOption' | 'edited' | 'minutes'>>;
+type Decision = Pick<DecideMessage, 'action'> & Partial<Pick<DecideMessage, 'reason' | 'grantOption' | 'edited' | 'minutes' | 'remedy'>>;
 
 /** What the card names as the call's target: the file, the command, else the compact arguments. */
 export function callTarget(call: PendingCallView): string {
@@ -81,6 +81,8 @@ export class CallCard {
     this.allow = allowButton(call, which);
     this.allow.element.addEventListener('click', () => !this.allow.element.hasAttribute('disabled') && this.decide({ action: this.allow.action }));
     const { deny, reasonArea } = denyWithReason(which, (reason) => this.decide({ action: 'deny', ...(reason === undefined ? {} : { reason }) }));
+    // The narrow fixes the host offers, before the wide allow: each sends its own id.
+    const remedies = remedyButtons(call, which, (remedy) => this.decide({ action: 'allow-remedy', remedy }));
     this.landing = this.allow.action === 'allow-unconfined' ? deny : this.allow.element;
 
     let grants: HTMLElement | string = '';
@@ -141,7 +143,7 @@ export class CallCard {
     this.args(call, preview.kind === 'none'),
     h('div', { class: 'decision' },
       this.hunkStatus ? h('p', { class: 'hunk-status', role: 'status' }, this.hunkStatus.summary, this.hunkStatus.hint) : '',
-      h('div', { class: 'actions' }, this.allow.element, editButton, deny),
+      h('div', { class: 'actions' }, ...remedies, this.allow.element, editButton, deny),
       reasonArea,
       grants),
     this.edit?.area ?? '',

@@ -29,6 +29,15 @@ export function allowButton(call: Pick<PendingCallView, 'unconfined'>, which: st
   return { action: 'allow-once', element: actionButton('allow-once', 'Allow once', 'check', { 'aria-label': `Allow once: ${which}` }) };
 }
 
+/** The narrow fixes the host's view offers (`remedies`), in its order: one button each, sending its id. */
+export function remedyButtons(call: Pick<PendingCallView, 'remedies'>, which: string, choose: (remedy: string) => void): HTMLElement[] {
+  return (call.remedies ?? []).map((remedy, index) => {
+    const element = actionButton('allow-remedy', remedy.label, 'shield', { 'data-remedy': remedy.id, ...(index > 0 ? { secondary: true } : {}), title: remedy.title, 'aria-label': `${remedy.label}: ${which}` });
+    element.addEventListener('click', () => choose(remedy.id));
+    return element;
+  });
+}
+
 /**
  * Tells the host when this call's card gets the keyboard focus and when it loses it (to somewhere outside the card):
  * Toolgate: Allow Once / Deny then decide the focused call instead of the oldest.

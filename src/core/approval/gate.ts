@@ -21,9 +21,21 @@ import { grantCaller } from '../../shared/callers';
 /**
  * What a person can do with a waiting call: `allow-task`, a grant for the agent's current task; `allow-minutes`, a
  * grant for the next minutes; `allow-unconfined`, once, without the sandbox (the only allow of a call that would run
- * unconfined). The core's own words for the webview contract's DecisionAction (src/core/views checks they are the same).
+ * unconfined); `allow-remedy`, one of the narrow fixes the call's card offers (`GateInput.remedies`). The core's own
+ * words for the webview contract's DecisionAction (src/core/views checks they are the same).
  */
-export type DecisionAction = 'allow-once' | 'allow-session' | 'allow-workspace' | 'allow-edited' | 'deny' | 'allow-task' | 'allow-minutes' | 'allow-unconfined';
+export type DecisionAction = 'allow-once' | 'allow-session' | 'allow-workspace' | 'allow-edited' | 'deny' | 'allow-task' | 'allow-minutes' | 'allow-unconfined' | 'allow-remedy';
+
+/**
+ * A narrow fix offered on the card of a command the sandbox made fail, before the wide "Run without sandbox": allow the
+ * host the proxy refused, for this run or in the allow-list. Whoever asks offers them and acts on the one chosen (the
+ * gate only checks it was offered); `id` is what the decision names, `label` the button, `title` what it does.
+ */
+export interface CallRemedy {
+  id: string;
+  label: string;
+  title: string;
+}
 
 /** Calls decided together on one card: the files a staged command changed. */
 export interface CallGroup {
@@ -55,6 +67,8 @@ export interface GateInput {
   group?: CallGroup;
   /** A command: whether its changes will be reviewed before they land, or why not (its card says so). */
   staging?: StagingStatus;
+  /** The narrow fixes its card offers (`allow-remedy`), in the order shown. */
+  remedies?: readonly CallRemedy[];
 }
 
 /** Where a call is judged: the chat, who asks, and the agent's task it belongs to (none for other callers). */
@@ -79,6 +93,8 @@ export type GateResult =
       allowedBy?: AllowedBy;
       /** Allowed by the person with a new grant: that grant. */
       granted?: Grant;
+      /** Allowed by one of the remedies the card offered: its id. */
+      remedy?: string;
     }
   | {
       verdict: 'deny';
@@ -133,6 +149,8 @@ export interface PersonChoice {
   grantOption?: string;
   /** allow-minutes: how long the grant lasts (default 15). */
   minutes?: number;
+  /** allow-remedy: which of the card's remedies. */
+  remedy?: string;
   /** allow-edited: the edited content or command. */
   edited?: string;
   /** allow-once of a diff decided hunk by hunk: what was rejected (a hunk not listed is accepted). */
@@ -336,6 +354,10 @@ export class Gate implements Disposable {
             reason: 'allowed once by the person, after editing',
             edited: decision.edited ?? '',
           };
+        } else if (decision.action === 'allow-remedy') {
+          scope = 'once';
+          const remedy = input.remedies?.find((offered) => offered.id === decision.remedy);
+          result = { verdict: 'allow', callId, decidedBy: 'person', scope, reason: `allowed by the person: ${remedy?.label ?? decision.remedy ?? ''}`, ...(remedy ? { remedy: remedy.id } : {}) };
         } else if (decision.action === 'allow-unconfined') {
           scope = 'once';
           result = { verdict: 'allow', callId, decidedBy: 'person', scope, reason: 'allowed once by the person, without the sandbox' };
@@ -569,6 +591,9 @@ export class Gate implements Disposable {
     if (choice.action === 'allow-unconfined' && entry.judgement.runsUnconfined !== true) {
       return `call ${entry.callId}: it runs in the sandbox; allow it once instead`;
     }
+    if (choice.action === 'allow-remedy' && !(entry.input.remedies ?? []).some((remedy) => remedy.id === choice.remedy)) {
+      return `call ${entry.callId}: '${choice.remedy ?? ''}' is not one of the fixes its card offers`;
+    }
     if (choice.action === 'allow-task' && entry.taskId === undefined) {
       return `call ${entry.callId}: it is not part of an agent's task; allow it for the session instead`;
     }
@@ -714,7 +739,7 @@ function editAction(action: DecisionAction): 'allow' | 'allow-edited' | 'grant' 
   if (action === 'deny' || action === 'allow-edited') {
     return action;
   }
-  return action === 'allow-once' || action === 'allow-unconfined' ? 'allow' : 'grant';
+  return action === 'allow-once' || action === 'allow-unconfined' || action === 'allow-remedy' ? 'allow' : 'grant';
 }
 
 /** Whether a waiting call's diff can be decided hunk by hunk: a file's content the host writes, or a group's member, with hunks. */

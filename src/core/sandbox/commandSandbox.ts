@@ -41,12 +41,15 @@ export type UnstagedWhy = 'setting-off' | 'no-sandbox' | 'not-built' | 'folder-p
 export type StagingStatus = { staged: true } | { staged: false; why: UnstagedWhy; reason: string };
 
 /**
- * How a command is launched: `stage`, its card said its changes are reviewed, so it runs staged or not at all;
- * `open`, the protected files (absolute) the person allowed it to write on its card, opened for this run only (./openOnce).
+ * How one command is launched: `stage`, its card said its changes are reviewed, so it runs staged or not at all;
+ * `open`, the protected files (absolute) the person allowed it to write on its card, opened for this run only
+ * (./openOnce); `allowDomains`, entries of toolgate.sandbox.allowedDomains added for this run only (the person chose
+ * them on the card of a run the proxy refused), read with the same rules as the setting's.
  */
 export interface LaunchOptions {
   stage: boolean;
   open?: readonly string[];
+  allowDomains?: readonly string[];
 }
 
 /** What the gate knows about the sandbox when it judges a command. */
@@ -161,8 +164,11 @@ export class CommandSandbox {
     if (staging !== undefined && 'notStaged' in staging) {
       return staging;
     }
-    const rules = network === undefined && inputs.network === 'none' ? parseAllowedDomains(inputs.allowedDomains ?? []).rules : [];
-    const proxy = rules.length > 0 ? await DomainProxy.start({ ...this.deps.proxyOptions, rules }) : undefined;
+    // Every command without a network of its own goes through a proxy, an empty list included: what it refused is then
+    // known (and named on the card, with the entry that would allow it), never guessed from the command's output.
+    const filtered = network === undefined && inputs.network === 'none';
+    const rules = filtered ? parseAllowedDomains([...(inputs.allowedDomains ?? []), ...(options.allowDomains ?? [])]).rules : [];
+    const proxy = filtered ? await DomainProxy.start({ ...this.deps.proxyOptions, rules }) : undefined;
     let stage: Stage | undefined;
     let opened: SandboxLaunch['opened'];
     try {

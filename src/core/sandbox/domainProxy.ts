@@ -45,6 +45,9 @@ export function describeRefusal(refusal: Refusal): string {
   }
 }
 
+/** How every refusal the proxy answers a command with begins (the command may print it as its own result). */
+export const refusalWords = "Toolgate's sandbox refused";
+
 export type Lookup = (host: string) => Promise<{ address: string; family: number }[]>;
 
 export interface DomainProxyOptions {
@@ -201,7 +204,7 @@ export class DomainProxy {
     }
     const resolved = await this.resolve(target.host, target.port);
     if ('refusal' in resolved) {
-      client.end(refusalResponse(403, `Toolgate's sandbox refused ${describeRefusal(resolved.refusal)}`));
+      client.end(refusalResponse(403, `${refusalWords} ${describeRefusal(resolved.refusal)}`));
       return;
     }
     let upstream: net.Socket;
@@ -249,7 +252,7 @@ export class DomainProxy {
     const port = url.port === '' ? 80 : Number(url.port);
     const resolved = await this.resolve(url.hostname, port);
     if ('refusal' in resolved) {
-      sendRefusal(response, 403, `Toolgate's sandbox refused ${describeRefusal(resolved.refusal)}`);
+      sendRefusal(response, 403, `${refusalWords} ${describeRefusal(resolved.refusal)}`);
       return;
     }
     // Hop-by-hop headers stay with the proxy (a Proxy-Authorization is not the destination's business).

@@ -28,6 +28,8 @@ export function describeRefusedWrites(refused: readonly { path: string; why?: Op
   return `the sandbox kept ${named.join(', ')}`;
 }
 
+import { refusalWords } from './domainProxy';
+
 interface FailureRow {
   pattern: RegExp;
   /** Completes "it failed in the sandbox because …". */
@@ -56,11 +58,15 @@ const rows: readonly FailureRow[] = [
 export function sandboxFailure(
   result: SandboxedRun,
 ): string | undefined {
-  if (!result.sandboxed || result.notRun !== undefined || result.cancelled || result.timedOut || result.exitCode === 0) {
+  if (!result.sandboxed || result.notRun !== undefined || result.cancelled || result.timedOut) {
     return undefined;
   }
-  // Not a guess: the proxy said what it refused.
+  // Not a guess: the proxy said what it refused. A command that succeeded failed too when what it printed is the
+  // proxy's refusal (`curl -sS http://…` exits 0 on a 403); one whose refused call went unseen (a version check) did not.
   const refused = result.refusedConnections ?? [];
+  if (result.exitCode === 0 && !(refused.length > 0 && result.output.includes(refusalWords))) {
+    return undefined;
+  }
   if (refused.length > 0) {
     return `the sandbox refused connections to ${refused.join(', ')}`;
   }

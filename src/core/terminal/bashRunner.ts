@@ -14,6 +14,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
+import type { Refusal } from '../sandbox/domainProxy';
 import { inheritedEnvironment } from '../sandbox/environment';
 import { cleanOutput, maxOutputChars, OutputBuffer } from './output';
 import type { OpenRefusalKind } from '../sandbox/openOnce';
@@ -46,6 +47,8 @@ export interface CommandResult {
   refusedConnections?: string[];
   /** In the sandbox, after it failed: the writes its policy refused (workspace-relative), and why where the card allowed one. */
   refusedWrites?: { path: string; why?: OpenRefusalKind }[];
+  /** The same refusals as the proxy recorded them: what the card offers to allow is read from these. */
+  refusals?: Refusal[];
 }
 
 /** Where streamed output goes for display (a terminal); called with text as it arrives. */

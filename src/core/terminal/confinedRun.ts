@@ -30,6 +30,8 @@ export interface RunHow {
   open?: readonly string[];
   /** The files (absolute) the command was judged to write: a failure names those its sandbox kept read-only. */
   writes?: readonly string[];
+  /** Entries of toolgate.sandbox.allowedDomains for this run only, which the person chose on the card of a refused run. */
+  allowDomains?: readonly string[];
 }
 
 /** Runs one command in a chat's terminal, as it is given (the wrap is the sandbox; absent, it runs unconfined). */
@@ -80,7 +82,11 @@ export class ConfinedRunner {
     let wrap: SandboxLaunch | undefined;
     if (how.unconfined !== true) {
       try {
-        const prepared = await this.deps.sandbox.launch(cwd, undefined, { stage: how.staged ?? true, ...(how.open !== undefined ? { open: how.open } : {}) });
+        const prepared = await this.deps.sandbox.launch(cwd, undefined, {
+          stage: how.staged ?? true,
+          ...(how.open !== undefined ? { open: how.open } : {}),
+          ...(how.allowDomains ? { allowDomains: how.allowDomains } : {}),
+        });
         if ('notStaged' in prepared) {
           return notStarted(unreviewedNotRun(prepared.notStaged));
         }
@@ -149,8 +155,8 @@ export function createdProtectedWarning(created: readonly string[]): string {
 
 /** What the command's filtering proxy refused, for the model and the person (the terminal already showed the 403s). */
 function withRefusals(result: TerminalCommandResult, launch: SandboxLaunch): TerminalCommandResult {
-  const refused = launch.proxy?.refusals.map(describeRefusal) ?? [];
-  return refused.length === 0 ? result : { ...result, refusedConnections: refused };
+  const refusals = [...(launch.proxy?.refusals ?? [])];
+  return refusals.length === 0 ? result : { ...result, refusedConnections: refusals.map(describeRefusal), refusals };
 }
 
 export const notStarted = (reason: string): TerminalCommandResult => ({

@@ -9,6 +9,11 @@ export interface CommandReportContext {
   timeoutSeconds: number;
   /** It failed in the sandbox, probably because of it; `rerun`: the person let it run once more without it. */
   sandbox?: { failure: string; rerun: boolean };
+  /**
+   * The sandbox refused hosts, and the person allowed them (in toolgate.sandbox.allowedDomains when `saved`, else for
+   * this command only): this is the run again in the sandbox with them.
+   */
+  allowedHosts?: { entries: string[]; saved: boolean };
 }
 
 export function commandReport(result: TerminalCommandResult, context: CommandReportContext): { ok: boolean; text: string } {
@@ -25,10 +30,15 @@ export function commandReport(result: TerminalCommandResult, context: CommandRep
     : result.sandboxed
       ? undefined
       : 'It ran without the sandbox (there is none here), with the person\'s approval.';
+  const hosts = context.allowedHosts;
+  const allowedHosts = hosts === undefined
+    ? undefined
+    : `The sandbox refused connections it needed; the person allowed ${hosts.entries.join(', ')} (${hosts.saved ? 'added to toolgate.sandbox.allowedDomains' : 'for this command only'}), and this is the run again in the sandbox with ${hosts.entries.length === 1 ? 'it' : 'them'}.`;
   const created = result.createdProtected ?? [];
   const refused = result.refusedConnections ?? [];
   const lines = [
     edited,
+    allowedHosts,
     confinement,
     refused.length > 0 && sandbox === undefined ? `The sandbox refused connections to ${refused.join(', ')}.` : undefined,
     created.length > 0

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import pLimit from 'p-limit';
-import type { Gate, GateInput, GateResult } from '../approval/gate';
+import type { CallRemedy, Gate, GateInput, GateResult } from '../approval/gate';
 import { newCallId } from '../approval/broker';
 import type { PathResolver } from '../approval/paths';
 import type { GateCall, Judgement } from '../approval/policy';
@@ -28,6 +28,7 @@ import { protectedWritesNotice } from '../sandbox/openOnce';
 import { mcpArgs, mcpGateCall, mcpPreview, mcpText } from './mcpCalls';
 import { ToolError, type CommandRunner, type LogPort, type McpBridge, type ResultKeeper, type RunHow, type WorkspaceFiles } from './ports';
 import { sandboxFailure } from '../sandbox/failures';
+import { entriesToAllow } from '../sandbox/networkRemedies';
 import { agentCaller, apiSource } from '../../shared/callers';
 import { applyWrite } from './applyWrite';
 import { boundedForModel, deniedMessage, writtenMessage } from './results';
@@ -85,7 +86,17 @@ export interface ToolServiceDeps {
   results?: ResultKeeper;
   /** What a staged command's changes need to land (./stagedChanges): which files git ignores, and the setting. */
   staging?: Pick<StagedLandingDeps, 'ignored'> & { landIgnored: () => boolean };
+  /**
+   * Adds entries to toolgate.sandbox.allowedDomains in the person's own settings: they chose "Allow … on this machine"
+   * on the card of a command the proxy refused. Absent: that remedy is not offered.
+   */
+  allowDomains?: (entries: readonly string[]) => Promise<void>;
 }
+
+/** The remedies a refused command's card offers, by id. */
+const remedyIds = { save: 'allow-hosts', once: 'allow-hosts-once' } as const;
+/** How many times one command is run again in the sandbox with more hosts allowed, before only the wide fix is left. */
+const maxNarrowReruns = 3;
 
 /** A request the service could not bring to the gate (invalid arguments, an unknown tool, a file it cannot read). */
 type Prepared =
@@ -371,19 +382,42 @@ export class ToolService {
           const first = await run({ ...(promised ? { staged: promised.staged } : {}), ...writes });
           let stage = first.stage;
           try {
-            // Failed because of the sandbox: the person may run it once without it, asked on a card of its own.
-            const failure = sandboxFailure(first);
-            const again = failure === undefined || options.signal?.aborted ? undefined : await this.askUnconfined(item, command, failure, options);
+            // Failed because of the sandbox: the person may allow what the proxy refused (for this run, or in the
+            // allow-list) and run it again in the sandbox, or run it once without it, asked on a card of its own.
             let result = first;
-            if (again?.verdict === 'allow') {
-              // What the failed run staged is dropped: the run without the sandbox writes directly.
+            let failure = sandboxFailure(result);
+            let again: GateResult | undefined;
+            const hosts: { entries: string[]; saved: boolean } = { entries: [], saved: false };
+            for (let rerun = 0; failure !== undefined && !options.signal?.aborted; rerun++) {
+              const offered = rerun < maxNarrowReruns ? entriesToAllow(result.refusals ?? []).filter((entry) => !hosts.entries.includes(entry)) : [];
+              again = await this.askUnconfined(item, command, failure, options, offered);
+              if (again.verdict !== 'allow') {
+                break;
+              }
+              // What the failed run staged is dropped: the next run starts from the workspace as it is.
               await this.discard(stage);
               stage = undefined;
-              result = await run({ unconfined: true });
+              if (again.remedy === undefined) {
+                result = await run({ unconfined: true });
+                break;
+              }
+              if (again.remedy === remedyIds.save && this.deps.allowDomains) {
+                try {
+                  await this.deps.allowDomains(offered);
+                  hosts.saved = true;
+                } catch (error) {
+                  this.deps.log.warn(`could not add ${offered.join(', ')} to toolgate.sandbox.allowedDomains (${error instanceof Error ? error.message : String(error)}); allowed for this command only`);
+                }
+              }
+              hosts.entries.push(...offered);
+              result = await run({ ...(promised ? { staged: promised.staged } : {}), ...writes, allowDomains: hosts.entries });
+              stage = result.stage;
+              failure = sandboxFailure(result);
             }
-            const sandbox = failure === undefined ? undefined : { failure, rerun: again?.verdict === 'allow' };
-            const report = commandReport(result, { command, edited: decision.edited !== undefined, timeoutSeconds, ...(sandbox ? { sandbox } : {}) });
-            const unreviewed = stage === undefined && again?.verdict !== 'allow' && result.notRun === undefined ? unreviewedReportLine(promised) : undefined;
+            const sandbox = failure === undefined ? undefined : { failure, rerun: again?.verdict === 'allow' && again.remedy === undefined };
+            const report = commandReport(result, { command, edited: decision.edited !== undefined, timeoutSeconds, ...(sandbox ? { sandbox } : {}), ...(hosts.entries.length > 0 ? { allowedHosts: hosts } : {}) });
+            const unconfinedRun = again?.verdict === 'allow' && again.remedy === undefined;
+            const unreviewed = stage === undefined && !unconfinedRun && result.notRun === undefined ? unreviewedReportLine(promised) : undefined;
             const landing = stage === undefined ? [unreviewed, describeCommandChanges(result.observed)].filter((line) => line !== undefined && line !== '').join(' ') : await this.landStaged(stage, command, item.input.source, options, writes.open);
             return { ok: report.ok, output: landing === '' ? report.text : `${report.text}\n\n${landing}`, decision };
           } finally {
@@ -466,7 +500,7 @@ export class ToolService {
   }
 
   /** Asks whether a command that failed in the sandbox may run once without it: always the person (no rule or grant). */
-  private async askUnconfined(item: Ready, command: string, failure: string, options: RunOptions): Promise<GateResult> {
+  private async askUnconfined(item: Ready, command: string, failure: string, options: RunOptions, hosts: readonly string[] = []): Promise<GateResult> {
     // Not editable: what runs again is exactly what failed.
     const input: GateInput = { ...item.input };
     delete input.editable;
@@ -480,11 +514,33 @@ export class ToolService {
           call,
           // What runs is the command that ran (the person's edit included), shown as such.
           preview: input.preview.kind === 'command' ? { ...input.preview, command } : input.preview,
-          notices: [`It ran in the sandbox and failed: ${failure}. "Run without sandbox" runs it once more, with all your access.`],
+          notices: [hosts.length === 0
+            ? `It ran in the sandbox and failed: ${failure}. "Run without sandbox" runs it once more, with all your access.`
+            : `It ran in the sandbox and failed: ${failure}. Allowing ${hostList(hosts)} runs it again in the sandbox with only that added; "Run without sandbox" runs it once more with all your access.`],
+          ...(hosts.length > 0 ? { remedies: this.hostRemedies(hosts) } : {}),
         },
       },
       options,
     );
+  }
+
+  /** The narrow fixes for refused hosts, offered before "Run without sandbox": in the allow-list, or for one run. */
+  private hostRemedies(hosts: readonly string[]): CallRemedy[] {
+    const list = hostList(hosts);
+    return [
+      ...(this.deps.allowDomains
+        ? [{
+            id: remedyIds.save,
+            label: `Allow ${hosts.join(', ')} on this machine`,
+            title: `Adds ${list} to toolgate.sandbox.allowedDomains in your user settings (commands of every workspace on this machine may then reach ${hosts.length === 1 ? 'it' : 'them'}), then runs this command again in the sandbox`,
+          }]
+        : []),
+      {
+        id: remedyIds.once,
+        label: 'Allow once for this command',
+        title: `Runs this command again in the sandbox with ${list} reachable for that run only; the allow-list is not changed`,
+      },
+    ];
   }
 
   /** Writes exactly what was allowed, if the file is still what the diff showed; else asks again with a fresh diff. */
@@ -534,4 +590,10 @@ export class ToolService {
     fresh.input.notices = [`Asked again: ${applied.detail}, so nothing was written. This is a fresh diff.`];
     return await this.complete(fresh, await this.ask(fresh, options), options, attempt + 1);
   }
+}
+
+/** Entries of the allow-list as a sentence names them: `a`, `b` and `c`. */
+function hostList(hosts: readonly string[]): string {
+  const quoted = hosts.map((host) => `\`${host}\``);
+  return quoted.length <= 1 ? quoted.join('') : `${quoted.slice(0, -1).join(', ')} and ${quoted.at(-1) ?? ''}`;
 }

@@ -106,6 +106,7 @@ export function pendingCallView(waiting: WaitingCall): PendingCallView {
     preview,
     grantable: judgement.grantable && options.length > 0,
     ...(judgement.runsUnconfined === true ? { unconfined: true } : {}),
+    ...(input.remedies !== undefined && input.remedies.length > 0 ? { remedies: input.remedies.map(({ id, label, title }) => ({ id, label, title })) } : {}),
     grantOptions: options.map(({ id, label }): GrantOptionView => ({ id, label })),
     ...(external?.server !== undefined
       ? { toolInfo: { server: external.server, description: external.description ?? '', annotations: external.annotations ?? [] } }
