@@ -412,7 +412,9 @@ describe("the gate's groups: a staged command's files decided on one card", () =
       const inputs = [member('a.txt', 2), member('b.bin', 1), member('c.txt', 1)];
       const waits = gate.request(inputs, { chatId: 'c', uncapped: true });
       const views = new Map(pendingViews(gate).map((view) => [view.preview.kind === 'diff' ? view.preview.path : '', view]));
-      assert.deepEqual([...views.values()].map((view) => view.group), [group, group, group]);
+      // The views add the reason the files share, said once on the card.
+      const shared = { ...group, reason: 'Writes a file; writes always ask (toolgate.gatedTools).' };
+      assert.deepEqual([...views.values()].map((view) => view.group), [shared, shared, shared]);
       for (const [path, indices] of Object.entries(row.reject)) {
         for (const index of indices) {
           const view = views.get(path);
