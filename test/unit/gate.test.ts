@@ -458,6 +458,22 @@ describe("the gate's groups: a staged command's files decided on one card", () =
     assert.deepEqual(results.map((result) => result.verdict), ['allow', 'allow', 'allow']);
     assert.deepEqual(results[0]?.verdict === 'allow' ? results[0].hunks?.map((hunk) => hunk.accepted) : undefined, [false, true]);
   });
+
+  it('counts a group as one decision waiting (the badge and the views), however many files it has', () => {
+    const { gate } = setup();
+    const other = { ...group, id: 'group-2' };
+    const rows: { name: string; inputs: GateInput[]; calls: number; decisions: number }[] = [
+      { name: 'nothing', inputs: [], calls: 0, decisions: 0 },
+      { name: 'a lone write', inputs: [input(writeCall('x.txt', 'x'))], calls: 1, decisions: 1 },
+      { name: 'a group of three', inputs: [member('a.txt', 1), member('b.txt', 1), member('c.txt', 1)], calls: 4, decisions: 2 },
+      { name: 'a second group and another lone write', inputs: [{ ...member('d.txt', 1), group: other }, { ...member('e.txt', 1), group: other }, input(writeCall('y.txt', 'y'))], calls: 7, decisions: 4 },
+    ];
+    for (const row of rows) {
+      void gate.request(row.inputs, { chatId: 'c', uncapped: true });
+      assert.deepEqual([gate.waitingCount, gate.waitingDecisions], [row.calls, row.decisions], row.name);
+    }
+    gate.cancel('done');
+  });
 });
 
 describe('the gate holds the edit of a waiting call for every surface', () => {
