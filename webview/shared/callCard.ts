@@ -151,11 +151,12 @@ export class CallCard {
     previewEl,
     this.editNote.element,
     this.args(call, preview.kind === 'none'),
+    // The decision bar (held in view while the card is, with the header) and, after it, the grants.
     h('div', { class: 'decision' },
       this.hunkStatus ? h('p', { class: 'hunk-status', role: 'status' }, this.hunkStatus.summary, this.hunkStatus.hint) : '',
       h('div', { class: 'actions' }, this.allow.element, editButton, deny),
-      reasonArea,
-      grants),
+      reasonArea),
+    grants,
     this.edit?.area ?? '',
     dense ? this.panelLink() : '');
     reportFocus(this.element, call.callId, options.bridge);

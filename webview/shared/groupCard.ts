@@ -122,7 +122,7 @@ export class GroupCard {
     const headline = commandHeadline(group.command);
     const whole = h('pre', { class: 'group-command-full', 'data-field': 'group-command', hidden: true }, group.command);
     const showWhole = headline.cut
-      ? actionButton('show-command', 'Whole command', 'chevron-down', { secondary: true, 'aria-expanded': 'false', 'aria-label': `Show the whole command: ${group.command}` })
+      ? button({ secondary: true, class: 'icon-only', 'data-action': 'show-command', 'aria-expanded': 'false', 'aria-label': `Show the whole command: ${group.command}`, title: 'Show the whole command' }, icon('unfold'))
       : '';
     if (showWhole !== '') {
       showWhole.addEventListener('click', () => {
