@@ -70,6 +70,11 @@ export const CallGroupView = z.strictObject({
   command: z.string(),
   /** How many changes the command made in the workspace in all (those that landed by a rule included). */
   changed: z.number().int().nonnegative(),
+  /**
+   * Why most of its files ask ("Writes a file; writes always ask"), said once on the card: a member whose own reason is
+   * this one says `reasonShared`, and only the others show theirs (a protected path, say). Set by the views.
+   */
+  reason: z.string().optional(),
 });
 export type CallGroupView = z.infer<typeof CallGroupView>;
 
@@ -115,6 +120,12 @@ export const PendingCallView = z.strictObject({
   unconfined: z.boolean().optional(),
   /** The narrow fixes offered first, each its own button (`data-action="allow-remedy"`, `data-remedy`). */
   remedies: z.array(RemedyView).max(8).optional(),
+  /**
+   * A command that runs in the sandbox: whether the files it changes wait for the person's review before they land
+   * (`reviewed`), or land in the workspace as they are (`unreviewed`, with a warning that says why). Absent for anything
+   * else, and for a command that would run without the sandbox (`unconfined`).
+   */
+  sandbox: z.enum(['reviewed', 'unreviewed']).optional(),
   grantOptions: z.array(GrantOptionView),
   /**
    * What "Edit then allow" edits: the proposed file content or the command; absent when not editable. A large content
@@ -137,6 +148,8 @@ export const PendingCallView = z.strictObject({
    * member, from any surface, settles every member of the group still waiting.
    */
   group: CallGroupView.optional(),
+  /** A member of a group whose reason is the group's (`group.reason`): the card says it once, not on this file. */
+  reasonShared: z.literal(true).optional(),
   /**
    * The person's edit, held by the host (an edit made in the panel, the chat or the diff editor shows everywhere):
    * `text` while edited, with where; `revision`, which a decision names so it applies only the edit its view showed.

@@ -146,6 +146,19 @@ export const ToolStatus = z.enum(['waiting', 'running', 'done', 'denied', 'faile
 export const TurnRef = z.strictObject({ taskId: z.string().min(1).max(80), turn: z.number().int().nonnegative() });
 export type TurnRef = z.infer<typeof TurnRef>;
 
+/**
+ * What became of the files a staged command changed, for its entry ("landed 5 files, rejected 2"): reviewed files that
+ * landed whole and in part, those the person rejected, those that could not land, and files that landed without review.
+ */
+export const LandedView = z.strictObject({
+  landed: z.number().int().nonnegative(),
+  partly: z.number().int().nonnegative(),
+  rejected: z.number().int().nonnegative(),
+  notLanded: z.number().int().nonnegative(),
+  withoutReview: z.number().int().nonnegative(),
+});
+export type LandedView = z.infer<typeof LandedView>;
+
 /** One entry of the transcript. `v` changes whenever the entry does, so the view re-renders only what changed. */
 export const ChatEntry = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('user'), id: z.string(), v: z.number(), text: z.string() }),
@@ -172,6 +185,8 @@ export const ChatEntry = z.discriminatedUnion('kind', [
     granted: GrantView.optional(),
     /** The person edited the command before allowing it: what actually ran. */
     ran: z.string().optional(),
+    /** A staged command: what became of the files it changed. */
+    landed: LandedView.optional(),
     /** The result was too long for the model (`output` is its head and tail): the whole of it, opened by `openResult`. */
     fullResult: z.strictObject({ ref: ResultRef, chars: z.number().int().nonnegative() }).optional(),
     /** A write or edit that ran: where its change is kept (the task, the model turn, the file as the call named it). */

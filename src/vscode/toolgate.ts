@@ -162,7 +162,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
       () => ({
         view: 'chat',
         model: { baseUrl: settings.get('model.baseUrl'), name: settings.get('model.name'), provider: settings.get('model.provider') },
-        waitingCalls: gate.waitingCount,
+        waitingCalls: gate.waitingDecisions,
         trusted: vscode.workspace.isTrusted,
         chatId: agent.chatId,
         running: agent.isRunning,
@@ -185,7 +185,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
       context.extensionUri,
       log,
       () => ({
-        view: 'approvals', waitingCalls: gate.waitingCount, trusted: vscode.workspace.isTrusted, pending: pendingViews(gate).map(forViews), grants: grantViews(gate, [agent.chatId, ...Object.keys(outsideChats)]),
+        view: 'approvals', waitingCalls: gate.waitingDecisions, trusted: vscode.workspace.isTrusted, pending: pendingViews(gate).map(forViews), grants: grantViews(gate, [agent.chatId, ...Object.keys(outsideChats)]),
         questions: agent.questionViews(), diffMode: DiffMode.catch('unified').parse(context.workspaceState.get(diffModeKey)),
       }),
       panelRequests(gate, grants, { proposed, args }, focus, (mode) => context.workspaceState.update(diffModeKey, mode)),

@@ -66,7 +66,7 @@ export class WaitAttention implements vscode.Disposable {
    */
   refresh(): void {
     const { gate, agent, settings, chat, approvals } = this.deps;
-    this.attention.show({ calls: gate.waitingCount, questions: agent.waitingQuestions });
+    this.attention.show({ calls: gate.waitingDecisions, questions: agent.waitingQuestions });
     const waiting = gate.waitingCount + agent.waitingQuestions === 0 ? [] : this.waiters();
     const whereabouts = (): Whereabouts => ({
       enabled: settings.get('notifications.whenHidden'),

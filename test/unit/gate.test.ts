@@ -412,7 +412,9 @@ describe("the gate's groups: a staged command's files decided on one card", () =
       const inputs = [member('a.txt', 2), member('b.bin', 1), member('c.txt', 1)];
       const waits = gate.request(inputs, { chatId: 'c', uncapped: true });
       const views = new Map(pendingViews(gate).map((view) => [view.preview.kind === 'diff' ? view.preview.path : '', view]));
-      assert.deepEqual([...views.values()].map((view) => view.group), [group, group, group]);
+      // The views add the reason the files share, said once on the card.
+      const shared = { ...group, reason: 'Writes a file; writes always ask (toolgate.gatedTools).' };
+      assert.deepEqual([...views.values()].map((view) => view.group), [shared, shared, shared]);
       for (const [path, indices] of Object.entries(row.reject)) {
         for (const index of indices) {
           const view = views.get(path);
@@ -455,6 +457,22 @@ describe("the gate's groups: a staged command's files decided on one card", () =
     const results = await Promise.all(waits);
     assert.deepEqual(results.map((result) => result.verdict), ['allow', 'allow', 'allow']);
     assert.deepEqual(results[0]?.verdict === 'allow' ? results[0].hunks?.map((hunk) => hunk.accepted) : undefined, [false, true]);
+  });
+
+  it('counts a group as one decision waiting (the badge and the views), however many files it has', () => {
+    const { gate } = setup();
+    const other = { ...group, id: 'group-2' };
+    const rows: { name: string; inputs: GateInput[]; calls: number; decisions: number }[] = [
+      { name: 'nothing', inputs: [], calls: 0, decisions: 0 },
+      { name: 'a lone write', inputs: [input(writeCall('x.txt', 'x'))], calls: 1, decisions: 1 },
+      { name: 'a group of three', inputs: [member('a.txt', 1), member('b.txt', 1), member('c.txt', 1)], calls: 4, decisions: 2 },
+      { name: 'a second group and another lone write', inputs: [{ ...member('d.txt', 1), group: other }, { ...member('e.txt', 1), group: other }, input(writeCall('y.txt', 'y'))], calls: 7, decisions: 4 },
+    ];
+    for (const row of rows) {
+      void gate.request(row.inputs, { chatId: 'c', uncapped: true });
+      assert.deepEqual([gate.waitingCount, gate.waitingDecisions], [row.calls, row.decisions], row.name);
+    }
+    gate.cancel('done');
   });
 });
 

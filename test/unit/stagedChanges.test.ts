@@ -85,7 +85,7 @@ describe('a staged command lands what is allowed and asks for the rest (real ove
     const ruleLanded = new Promise<void>((resolve) => {
       allowedLanded = resolve;
     });
-    const done = landing(gate, recorded, true, (relative, landed) => relative === 'allowed/x.txt' && landed && allowedLanded()).land(stage, { command, source: 'agent', chatId: 'c', turn });
+    const done = landing(gate, recorded, true, (relative, landed) => relative === 'allowed/x.txt' && landed && allowedLanded()).landAndCount(stage, { command, source: 'agent', chatId: 'c', turn });
     const views = await waiting(gate, 4);
     await ruleLanded;
     const byPath = new Map(views.map((view) => [view.preview.kind === 'diff' ? view.preview.path : path.relative(ws, (JSON.parse(view.argsJson) as { path: string }).path), view]));
@@ -95,7 +95,9 @@ describe('a staged command lands what is allowed and asks for the rest (real ove
     assert.ok(group);
     for (const view of views) {
       assert.equal(view.tool, 'write_file');
-      assert.deepEqual(view.group, { id: group.id, command, changed: 6 });
+      // The reason most files give is the group's, said once on the card; the protected file keeps its own.
+      assert.deepEqual(view.group, { id: group.id, command, changed: 6, reason: 'Writes a file; writes always ask (toolgate.gatedTools).' });
+      assert.equal(view.reasonShared, view === byPath.get('.vscode/tasks.json') ? undefined : true);
     }
     assert.match(byPath.get('.vscode/tasks.json')?.reason ?? '', /protected/);
     assert.equal(byPath.get('.vscode/tasks.json')?.grantable, false);
@@ -117,7 +119,9 @@ describe('a staged command lands what is allowed and asks for the rest (real ove
     // Allow once on any member settles the group: each file by its own choices.
     assert.deepEqual(gate.settle(gone, { action: 'allow-once' }), { ok: true });
     assert.equal(gate.waitingCount, 0);
-    const summary = await done;
+    const { summary, counts } = await done;
+    // Counted for the command's chat entry: what landed whole and in part, what the person rejected, what could not land.
+    assert.deepEqual(counts, { landed: 2, partly: 1, rejected: 2, notLanded: 1, withoutReview: 1 });
 
     assert.equal(readFileSync(path.join(ws, 'src', 'a.txt'), 'utf8'), twoHunks.replace('line 2\n', 'LINE TWO\n'), 'only the accepted hunk');
     assert.equal(readFileSync(path.join(ws, 'src', 'del.txt'), 'utf8'), 'keep me\n');

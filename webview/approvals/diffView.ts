@@ -321,7 +321,9 @@ function hunkList(preview: DiffPreview, mode: 'unified' | 'split', review: HunkR
   const viewport = h('div', { class: 'diff-body', role: 'region', 'aria-label': label, ...(review ? {} : { tabindex: '0' }) });
   // Room for 30 rows plus the bars of the first few hunks and a reason box, so a small diff shows whole.
   const shown = maxRows * rowHeight + Math.min(preview.hunks.length, 4) * hunkBarHeight + (review ? reasonHeight : 0);
-  viewport.style.maxHeight = `${shown}px`;
+  // At most the view's share the card sets (`--diff-max-height`, of the viewport), so a card's header and its buttons
+  // are on screen together at 900x700 and a long diff scrolls inside it.
+  viewport.style.maxHeight = `min(${shown}px, var(--diff-max-height, ${shown}px))`;
   const pairs = mode === 'split' ? preview.hunks.map(splitPairs) : undefined;
   const total = (pairs ?? preview.hunks.map((hunk) => hunk.rows)).reduce((sum, rows) => sum + rows.length, 0);
   viewport.dataset['rows'] = String(total);

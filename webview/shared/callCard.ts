@@ -14,7 +14,7 @@ import { callerLabel } from '../../src/shared/callers';
 import { editOfProposal } from '../approvals/editPreview';
 import { loadWholeDiff, renderDiff, type DiffView } from '../approvals/diffView';
 import { hunkReviewOf, type HunkReview } from '../approvals/hunkReview';
-import { h, type Bridge } from './bridge';
+import { h, icon, type Bridge } from './bridge';
 import { actionButton, remedyButtons, allowButton, commandPreview, denyWithReason, grantControls, isTextEntry, reasonLine, reportFocus, warningNotes } from './callParts';
 import { EditNote, editAnalysis, labelAllowForEdit, shownEditRevision } from './heldEdit';
 
@@ -45,6 +45,17 @@ export function callTarget(call: PendingCallView): string {
       return compact.length > 80 ? `${compact.slice(0, 79)}…` : compact;
     }
   }
+}
+
+/** Where a command runs, as the host says (`sandbox`): in the sandbox, and whether the files it changes are reviewed. */
+export function sandboxLine(call: Pick<PendingCallView, 'sandbox'>): HTMLElement | string {
+  if (call.sandbox === undefined) {
+    return '';
+  }
+  return h('p', { class: 'sandbox-line', 'data-field': 'sandbox', 'data-sandbox': call.sandbox }, icon('shield'), ' ',
+    call.sandbox === 'reviewed'
+      ? 'Runs in the sandbox. The files it changes are held there and wait for your review before they land in the workspace.'
+      : 'Runs in the sandbox.');
 }
 
 /** Turns a button off with the host's reason as its tooltip, or on again. */
@@ -136,16 +147,18 @@ export class CallCard {
     },
     this.header(call, target),
     reasonLine(call.reason),
+    sandboxLine(call),
     this.toolInfo(call),
     ...warningNotes(call.warnings),
     previewEl,
     this.editNote.element,
     this.args(call, preview.kind === 'none'),
+    // The decision bar (held in view while the card is, with the header) and, after it, the grants.
     h('div', { class: 'decision' },
       this.hunkStatus ? h('p', { class: 'hunk-status', role: 'status' }, this.hunkStatus.summary, this.hunkStatus.hint) : '',
       h('div', { class: 'actions' }, ...remedies, this.allow.element, editButton, deny),
-      reasonArea,
-      grants),
+      reasonArea),
+    grants,
     this.edit?.area ?? '',
     dense ? this.panelLink() : '');
     reportFocus(this.element, call.callId, options.bridge);

@@ -3,11 +3,16 @@
  * format` changed 12 files"). One card in the approvals panel and the chat alike: each file with its diff, accepted or
  * rejected whole or hunk by hunk (the host holds every choice, as for an edit), and one Allow that lands what is
  * accepted and one Deny that discards it all. The host settles every member from either (see the gate's group).
+ *
+ * Built to stay usable with many files: the command on one line in the header (the whole of it on request), one reason
+ * line for the group (a file says its own only where it differs), the files as a compact list at the top (name, +/−,
+ * accepted or rejected; a name opens that file's diff), each file's diff shown for the first few and collapsed past
+ * them, and the header and the decision bar (Allow accepted, Deny, the counts) held in view while the card is.
  */
 import type { CallGroupView, DiffMode, PendingCallView } from '../../src/shared/approvals';
 import { loadWholeDiff, renderDiff } from '../approvals/diffView';
 import { hunkReviewOf, type HunkReview } from '../approvals/hunkReview';
-import { h, icon, type Bridge } from './bridge';
+import { button, h, icon, type Bridge } from './bridge';
 import { actionButton, denyWithReason, isTextEntry, reasonLine, warningNotes } from './callParts';
 import { EditNote, shownEditRevision } from './heldEdit';
 import { KeyedList } from './keyedList';
@@ -38,9 +43,13 @@ export function pendingItems(pending: readonly PendingCallView[]): PendingItem[]
 
 interface FileSection {
   element: HTMLElement;
+  /** The file's line in the list at the top of the card. */
+  entry: HTMLElement;
   review?: HunkReview;
   /** A file of the group edited in the diff editor: it lands as edited. */
   editNote: EditNote;
+  /** Shows or hides the file's diff. */
+  expand(open: boolean): void;
 }
 
 export interface GroupCardOptions {
@@ -54,17 +63,33 @@ export interface GroupCardOptions {
   onDecided?: () => void;
 }
 
+/** The files whose diffs show when the card comes; the others show their line and open on request. */
+export const filesOpenAtFirst = 3;
+
+/** A command longer than this, or of several lines, is cut in the header and offered whole on request. */
+const headerCommandChars = 60;
+
 const plural = (count: number, one: string, many = `${one}s`): string => `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`;
+
+/** The command on one line: its first line, marked as cut when there is more. */
+export function commandHeadline(command: string): { text: string; cut: boolean } {
+  const lines = command.trim().split('\n');
+  const first = lines[0] ?? '';
+  return { text: lines.length > 1 ? `${first} …` : first, cut: lines.length > 1 || first.length > headerCommandChars };
+}
 
 export class GroupCard {
   readonly element: HTMLElement;
   /** Where a keyboard user arriving lands. */
   readonly allow: HTMLElement;
   private readonly files: KeyedList<PendingCallView, FileSection>;
-  private readonly list: HTMLElement;
+  private readonly entries: KeyedList<PendingCallView, { element: HTMLElement }>;
+  private readonly sections = new Map<string, FileSection>();
   private readonly status: HTMLElement;
   private readonly intro: HTMLElement;
+  private readonly why: HTMLElement;
   private members: PendingCallView[] = [];
+  private shownReason: string | undefined;
 
   constructor(
     private readonly group: CallGroupView,
@@ -81,13 +106,30 @@ export class GroupCard {
     deny.setAttribute('title', 'Discards every change listed here: none of them lands');
     this.status = h('p', { class: 'hunk-status', role: 'status', 'data-field': 'group-summary' });
     this.intro = h('p', { class: 'muted', 'data-field': 'group-intro' });
-    this.list = h('div', { class: 'group-files', role: 'list', 'aria-label': `Files changed by ${group.command}` });
-    this.files = new KeyedList<PendingCallView, FileSection>(this.list, (call) => call.callId, (call) => this.fileSection(call), (section, call) => {
+    this.why = h('div', { class: 'group-why' });
+    const list = h('div', { class: 'group-files', role: 'list', 'aria-label': `Files changed by ${group.command}` });
+    this.files = new KeyedList<PendingCallView, FileSection>(list, (call) => call.callId, (call) => this.fileSection(call), (section, call) => {
       if (section.review && call.hunkChoices) {
         section.review.apply(call.hunkChoices);
       }
       section.editNote.update(call);
+    }, (section) => {
+      this.sections.delete(section.element.dataset['callId'] ?? '');
     });
+    const index = h('ul', { class: 'group-index', 'data-field': 'group-files', 'aria-label': `The ${plural(group.changed, 'file')} ${group.command} changed: open one's diff` });
+    this.entries = new KeyedList<PendingCallView, { element: HTMLElement }>(index, (call) => call.callId, (call) => ({ element: this.sections.get(call.callId)?.entry ?? h('li') }), () => undefined);
+
+    const headline = commandHeadline(group.command);
+    const whole = h('pre', { class: 'group-command-full', 'data-field': 'group-command', hidden: true }, group.command);
+    const showWhole = headline.cut
+      ? button({ secondary: true, class: 'icon-only', 'data-action': 'show-command', 'aria-expanded': 'false', 'aria-label': `Show the whole command: ${group.command}`, title: 'Show the whole command' }, icon('unfold'))
+      : '';
+    if (showWhole !== '') {
+      showWhole.addEventListener('click', () => {
+        whole.hidden = !whole.hidden;
+        showWhole.setAttribute('aria-expanded', String(!whole.hidden));
+      });
+    }
     this.element = h('article', {
       class: `${options.className} call-group`,
       role: 'listitem',
@@ -95,13 +137,18 @@ export class GroupCard {
       'aria-label': `Changes of the command ${group.command}: waiting for your approval`,
       tabindex: '-1',
     },
-    h('header', { class: 'call-header' },
+    h('header', { class: 'call-header group-header' },
       icon('terminal'),
-      h('span', { class: 'group-title', 'data-field': 'group-title' }, h('code', {}, group.command), ` changed ${plural(group.changed, 'file')}`)),
-    reasonLine('Staged in the sandbox: these changes are not in your workspace. Allow lands the files and hunks you accept; Deny discards them all.'),
+      h('span', { class: 'group-title', 'data-field': 'group-title' },
+        h('code', { class: 'group-command', title: group.command }, headline.text),
+        h('span', { class: 'group-count' }, ` changed ${plural(group.changed, 'file')}`)),
+      showWhole),
+    whole,
+    this.why,
     this.intro,
-    this.list,
-    h('div', { class: 'decision' },
+    index,
+    list,
+    h('div', { class: 'decision group-decision' },
       this.status,
       h('div', { class: 'actions' }, this.allow, deny),
       reasonArea));
@@ -135,8 +182,15 @@ export class GroupCard {
   update(members: PendingCallView[]): void {
     this.members = members;
     this.files.render(members);
+    this.entries.render(members);
     const landed = this.group.changed - members.length;
     this.intro.textContent = `${plural(members.length, 'file')} ${members.length === 1 ? 'waits' : 'wait'} for you${landed > 0 ? `; the other ${plural(landed, 'change')} landed by your rules or as files git ignores, or could not land (the model is told which)` : ''}.`;
+    // One reason line for the group: the reason its files share (the host's), then that the changes are staged.
+    const reason = members[0]?.group?.reason;
+    if (reason !== this.shownReason || this.why.childElementCount === 0) {
+      this.shownReason = reason;
+      this.why.replaceChildren(reasonLine(`${reason === undefined ? '' : `${reason} `}Staged in the sandbox: these changes are not in your workspace yet. Allow accepted lands the files and hunks you accept; Deny discards them all.`));
+    }
     this.sync();
   }
 
@@ -179,38 +233,73 @@ export class GroupCard {
       'data-args-hash': call.argsHash,
       'data-path': path,
       'aria-label': path,
+      tabindex: '-1',
     });
+    const bodyId = `group-file-${call.callId}`;
+    element.id = bodyId;
+    // The file's line in the list at the top: its name (which opens its diff), its counts, its state.
+    const entryState = h('span', { class: 'entry-state', 'data-field': 'entry-state' });
+    const counts = preview.kind === 'diff'
+      ? h('span', { class: 'counts' }, h('span', { class: 'added' }, `+${preview.added}`), ' ', h('span', { class: 'removed' }, `−${preview.removed}`))
+      : '';
+    const link = h('button', { type: 'button', class: 'file-link', 'data-action': 'show-file', 'data-path': path, 'aria-controls': bodyId, 'aria-label': `Show the diff of ${path}`, title: path },
+      icon(preview.kind === 'diff' && preview.isNewFile ? 'new-file' : 'file'), h('span', { class: 'file-name' }, path));
+    const entry = h('li', { class: 'group-entry', 'data-call-id': call.callId, 'data-path': path }, link, counts, entryState);
     const editNote = new EditNote(() => this.options.bridge.send({ type: 'openDiff', callId: call.callId }));
     editNote.update(call);
-    const section: FileSection = { element, editNote, ...(review ? { review } : {}) };
-    const extras: HTMLElement[] = [];
+    const toggle = button({ secondary: true, class: 'file-toggle', 'data-action': 'toggle-file', 'aria-controls': bodyId, 'aria-expanded': 'true' }, icon('chevron-up'), 'Hide diff');
+    const expand = (open: boolean): void => {
+      element.toggleAttribute('data-collapsed', !open);
+      toggle.setAttribute('aria-expanded', String(open));
+      toggle.replaceChildren(icon(open ? 'chevron-up' : 'chevron-down'), open ? 'Hide diff' : 'Show diff');
+      toggle.setAttribute('aria-label', `${open ? 'Hide' : 'Show'} the diff of ${path}`);
+      // A long diff paints its rows as it scrolls: shown again, it paints the window it is at.
+      if (open) {
+        for (const body of element.querySelectorAll('.diff-body')) {
+          body.dispatchEvent(new Event('scroll'));
+        }
+      }
+    };
+    toggle.addEventListener('click', () => expand(element.hasAttribute('data-collapsed')));
+    link.addEventListener('click', () => {
+      expand(true);
+      element.scrollIntoView({ block: 'start' });
+      element.focus({ preventScroll: true });
+    });
+    const section: FileSection = { element, entry, editNote, expand, ...(review ? { review } : {}) };
+    const extras: HTMLElement[] = [toggle];
     if (review) {
       const state = h('span', { class: 'hunk-state', 'data-field': 'file-state' });
-      const toggle = (accepted: boolean): HTMLElement => {
-        const button = actionButton(accepted ? 'accept-file' : 'reject-file', accepted ? 'Accept file' : 'Reject file', accepted ? 'check-all' : 'close-all', {
+      const choose = (accepted: boolean): HTMLElement => {
+        const choice = actionButton(accepted ? 'accept-file' : 'reject-file', accepted ? 'Accept file' : 'Reject file', accepted ? 'check-all' : 'close-all', {
           secondary: true,
           'aria-label': `${accepted ? 'Accept' : 'Reject'} every hunk of ${path}`,
         });
-        button.addEventListener('click', () => {
+        choice.addEventListener('click', () => {
           for (let index = 0; index < review.count; index++) {
             review.set(index, accepted);
           }
         });
-        return button;
+        return choice;
       };
-      const accept = toggle(true);
-      const reject = toggle(false);
+      const accept = choose(true);
+      const reject = choose(false);
       const syncFile = (): void => {
         const all = review.acceptedCount === review.count;
-        element.dataset['state'] = review.allRejected ? 'rejected' : all ? 'accepted' : 'partial';
+        const fileState = review.allRejected ? 'rejected' : all ? 'accepted' : 'partial';
+        element.dataset['state'] = fileState;
+        entry.dataset['state'] = fileState;
         accept.setAttribute('aria-pressed', String(all));
         reject.setAttribute('aria-pressed', String(review.allRejected));
         state.textContent = review.allRejected ? 'rejected: it stays as it is' : all ? '' : review.summary();
+        entryState.textContent = review.allRejected ? 'rejected' : all ? 'accepted' : `${review.acceptedCount} of ${review.count} hunks`;
         this.sync();
       };
       review.onDidChange(syncFile);
       syncFile();
       extras.push(state, h('span', { class: 'file-actions' }, accept, reject));
+    } else {
+      entryState.textContent = 'lands whole';
     }
     let diffEl: HTMLElement | string = '';
     if (preview.kind === 'diff') {
@@ -225,8 +314,12 @@ export class GroupCard {
         }
       });
     }
-    // Why this file asks (a protected path, changed meanwhile…), then what is true of it alone, then its diff.
-    element.append(reasonLine(call.reason), ...warningNotes(call.warnings), diffEl, editNote.element);
+    // Why this file asks where it is not the group's reason (a protected path, changed meanwhile…), then what is true
+    // of it alone, then its diff.
+    element.append(call.reasonShared === true ? '' : reasonLine(call.reason), ...warningNotes(call.warnings), diffEl, editNote.element);
+    // The first few files show their diff; past them a file shows its line, and its diff on request.
+    expand(this.sections.size < filesOpenAtFirst);
+    this.sections.set(call.callId, section);
     return section;
   }
 }

@@ -6,12 +6,17 @@
 import type { ChatMessage, ChatModel, ModelErrorKind, ToolCall, ToolSpec } from '../llm/client';
 import { ModelError } from '../llm/client';
 import type { AllowedByView, GrantView } from '../../shared/approvals';
+import type { LandedView } from '../../shared/messages';
 
-/** How the gate let a call run, for its chat entry: the rule or grant, a grant just made, the edited command. */
+/**
+ * How the gate let a call run, for its chat entry: the rule or grant, a grant just made, the edited command; and for a
+ * staged command, what became of the files it changed (said on the entry, not only in its result).
+ */
 export interface ToolDecisionNote {
   allowedBy?: AllowedByView;
   granted?: GrantView;
   ran?: string;
+  landed?: LandedView;
 }
 
 export type ToolStatus = 'waiting' | 'running' | 'done' | 'denied' | 'failed';

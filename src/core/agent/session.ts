@@ -488,7 +488,8 @@ export class AgentSession {
 /** A call's result as the agent loop takes it: its status in the chat, what the model is told, how it was allowed. */
 function toolOutcome(call: ToolCall, result: ToolCallResult): ToolOutcome {
   const status = result.decision?.verdict === 'deny' ? 'denied' : result.ok ? 'done' : 'failed';
-  const note = decisionNote(call, result.decision);
+  const decided = decisionNote(call, result.decision);
+  const note = result.landed === undefined ? decided : { ...decided, landed: result.landed };
   return { id: call.id, ok: result.ok, output: result.output, status, ...(note ? { note } : {}), ...(result.kept ? { kept: result.kept } : {}) };
 }
 

@@ -673,6 +673,16 @@ export class Gate implements Disposable {
     return this.broker.waiting().length;
   }
 
+  /**
+   * How many decisions wait, as the badge, the status bar and the views count them: a group (the files a staged
+   * command changed, decided on one card) is one however many files it has; every other waiting call is one.
+   */
+  get waitingDecisions(): number {
+    const waiting = this.broker.waiting();
+    const groups = new Set(waiting.flatMap((entry) => (entry.input.group === undefined ? [] : [entry.input.group.id])));
+    return waiting.filter((entry) => entry.input.group === undefined).length + groups.size;
+  }
+
   /** What the rules of a person's choice read of a waiting call now (choiceRules.ts). */
   private choiceFacts(entry: WaitingCall, hunkChoices = this.hunkChoices.view(entry.callId)): ChoiceFacts {
     return {

@@ -32,7 +32,7 @@ import { entriesToAllow } from '../sandbox/networkRemedies';
 import { agentCaller, apiSource } from '../../shared/callers';
 import { applyWrite } from './applyWrite';
 import { boundedForModel, deniedMessage, writtenMessage } from './results';
-import { StagedLanding, textToWrite, type StagedLandingDeps } from './stagedChanges';
+import { StagedLanding, textToWrite, type LandedCounts, type LandingReport, type StagedLandingDeps } from './stagedChanges';
 import { discardStage, type Stage } from '../sandbox/stage';
 import { unreviewedReportLine } from '../views/unreviewed';
 
@@ -51,6 +51,8 @@ export interface ToolCallResult {
   kept?: { ref: string; chars: number };
   /** The gate's outcome, when the call reached the gate. */
   decision?: GateResult;
+  /** A staged command: what became of the changes it made (absent when it made none). */
+  landed?: LandedCounts;
 }
 
 export interface RunOptions {
@@ -418,8 +420,10 @@ export class ToolService {
             const report = commandReport(result, { command, edited: decision.edited !== undefined, timeoutSeconds, ...(sandbox ? { sandbox } : {}), ...(hosts.entries.length > 0 ? { allowedHosts: hosts } : {}) });
             const unconfinedRun = again?.verdict === 'allow' && again.remedy === undefined;
             const unreviewed = stage === undefined && !unconfinedRun && result.notRun === undefined ? unreviewedReportLine(promised) : undefined;
-            const landing = stage === undefined ? [unreviewed, describeCommandChanges(result.observed)].filter((line) => line !== undefined && line !== '').join(' ') : await this.landStaged(stage, command, item.input.source, options, writes.open);
-            return { ok: report.ok, output: landing === '' ? report.text : `${report.text}\n\n${landing}`, decision };
+            const staged = stage === undefined ? undefined : await this.landStaged(stage, command, item.input.source, options, writes.open);
+            const landing = staged?.summary ?? [unreviewed, describeCommandChanges(result.observed)].filter((line) => line !== undefined && line !== '').join(' ');
+            const landed = staged?.counts;
+            return { ok: report.ok, output: landing === '' ? report.text : `${report.text}\n\n${landing}`, decision, ...(landed !== undefined && Object.values(landed).some((count) => count > 0) ? { landed } : {}) };
           } finally {
             // Removed after the model has its answer: a stage is in Toolgate's own cache, which no command can read, and
             // one left by a window that closed meanwhile is swept at the next start. (4 ms of a 40 ms staged command.)
@@ -471,7 +475,7 @@ export class ToolService {
   }
 
   /** Judges and lands what a staged command wrote (./stagedChanges); what is not landed is discarded after. */
-  private async landStaged(stage: Stage, command: string, source: string, options: RunOptions, approved: readonly string[] = []): Promise<string> {
+  private async landStaged(stage: Stage, command: string, source: string, options: RunOptions, approved: readonly string[] = []): Promise<LandingReport> {
     const landing = new StagedLanding({
       gate: this.deps.gate,
       files: this.deps.files,
@@ -486,10 +490,10 @@ export class ToolService {
       },
     });
     try {
-      return await landing.land(stage, { command, source, chatId: options.chatId, approved, ...(options.signal ? { signal: options.signal } : {}), ...(options.turn ? { turn: options.turn } : {}) });
+      return await landing.landAndCount(stage, { command, source, chatId: options.chatId, approved, ...(options.signal ? { signal: options.signal } : {}), ...(options.turn ? { turn: options.turn } : {}) });
     } catch (error) {
       this.deps.log.error(`staged changes of \`${command}\` could not be landed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
-      return `Its changes to the workspace were staged, but reading them failed (${error instanceof Error ? error.message : String(error)}): none landed.`;
+      return { summary: `Its changes to the workspace were staged, but reading them failed (${error instanceof Error ? error.message : String(error)}): none landed.`, counts: { landed: 0, partly: 0, rejected: 0, notLanded: 0, withoutReview: 0 } };
     }
   }
 

@@ -86,12 +86,13 @@ function approvedOnCard(review: Pick<Review, 'change' | 'absolute' | 'input' | '
 }
 
 /** What became of one change, for the summary. */
-type Fate =
+export type Fate =
   /** `partial`: the person accepted some hunks of it, not all: "1 of 2 hunks; rejected: …". */
   | { kind: 'landed'; how: 'asked' | 'rule' | 'git' | 'ignored'; undoable: boolean; partial?: string }
-  | { kind: 'refused'; why: string };
+  /** `byPerson`: the person denied it, or rejected every hunk of it. */
+  | { kind: 'refused'; why: string; byPerson?: true };
 
-interface Outcome {
+export interface Outcome {
   path: string;
   fate: Fate;
   /** Landed unasked as git's data: which kind, and the refs it moved. */
@@ -288,6 +289,40 @@ export function landingSummary(outcomes: readonly Outcome[], complete: boolean):
   return lines.join('\n');
 }
 
+/**
+ * What became of a staged command's changes, counted for the chat's entry of the command ("landed 5 files, rejected
+ * 2"), so the person sees it without opening the result: reviewed files that landed whole and in part, those the
+ * person rejected, those that could not land, and files that landed without review (git ignores them). Git's own data
+ * in `.git` is not counted.
+ */
+export interface LandedCounts {
+  landed: number;
+  partly: number;
+  rejected: number;
+  notLanded: number;
+  withoutReview: number;
+}
+
+export interface LandingReport {
+  /** For the model (and the person, in the chat's tool result); '' when the command changed nothing in the workspace. */
+  summary: string;
+  counts: LandedCounts;
+}
+
+export function landedCounts(outcomes: readonly Pick<Outcome, 'fate' | 'git'>[]): LandedCounts {
+  const counts: LandedCounts = { landed: 0, partly: 0, rejected: 0, notLanded: 0, withoutReview: 0 };
+  for (const { fate, git } of outcomes) {
+    if (fate.kind === 'refused') {
+      counts[fate.byPerson === true ? 'rejected' : 'notLanded'] += 1;
+    } else if (fate.how === 'ignored') {
+      counts.withoutReview += 1;
+    } else if (fate.how !== 'git' && git === undefined) {
+      counts[fate.partial !== undefined ? 'partly' : 'landed'] += 1;
+    }
+  }
+  return counts;
+}
+
 /** What happened in `.git`: git's data that landed unasked by kind, the refs it moved, and what asked and why. */
 function gitSummary(outcomes: readonly Outcome[]): string[] {
   const lines: string[] = [];
@@ -330,6 +365,11 @@ export class StagedLanding {
    * for the model ('' when the command changed nothing in the workspace).
    */
   async land(stage: Stage, context: LandingContext): Promise<string> {
+    return (await this.landAndCount(stage, context)).summary;
+  }
+
+  /** The same as land(), with what became of the changes counted (for the chat's entry of the command). */
+  async landAndCount(stage: Stage, context: LandingContext): Promise<LandingReport> {
     const set = await readChangeSet(stage);
     const outcomes: Outcome[] = [];
     // Folders are made as what is in them lands; a deleted folder goes once it is empty.
@@ -414,7 +454,7 @@ export class StagedLanding {
     }
     await this.removeEmptied(deletedFolders);
     outcomes.push(...(await this.makeEmptyFolders(set.changes, underAll, placeOf(context))));
-    return landingSummary(outcomes, set.complete);
+    return { summary: landingSummary(outcomes, set.complete), counts: landedCounts(outcomes) };
   }
 
   /**
@@ -608,7 +648,7 @@ export class StagedLanding {
   private async landReviewed(stage: Stage, review: Review, decision: GateResult, context: LandingContext): Promise<Fate> {
     if (decision.verdict === 'deny') {
       const why = decision.decidedBy === 'person' ? `you denied it${decision.personReason !== undefined ? `: "${decision.personReason}"` : ''}` : decision.decidedBy === 'cancel' ? (decision.cancelReason ?? 'cancelled') : decision.reason;
-      return { kind: 'refused', why };
+      return { kind: 'refused', why, ...(decision.decidedBy === 'person' ? { byPerson: true as const } : {}) };
     }
     const how = decision.decidedBy === 'person' ? 'asked' : 'rule';
     const { proposal, change } = review;

@@ -17,7 +17,8 @@ export const sameAsContract: {
   ruleSetting: Same<RuleSetting, contract.RuleSetting>;
   preview: Same<core.Preview, contract.Preview>;
   diffRow: Same<core.DiffRow, contract.DiffRow>;
-  callGroup: Same<CallGroup, contract.CallGroupView>;
+  // The view adds the reason its files share, which the views find (pendingCall.ts).
+  callGroup: Same<CallGroup, Omit<contract.CallGroupView, 'reason'>>;
   // The same actions; the core's reasons fit the view's (whose optional fields also admit undefined).
   actionsOff: Same<keyof ActionsOff, keyof contract.ActionsOffView>;
   actionsOffFits: [ActionsOff] extends [contract.ActionsOffView] ? true : false;

@@ -8,6 +8,7 @@ import type { Gate, WaitingCall } from '../approval/gate';
 import { canonicalJson } from '../approval/hash';
 import type { GateCall, Judgement } from '../approval/policy';
 import { actionsOff, type ActionsOff } from '../review/choiceRules';
+import type { StagingStatus } from '../sandbox/commandSandbox';
 import type { SubVerdict } from '../shell/rules';
 import { unreviewedCardLine } from './unreviewed';
 
@@ -32,7 +33,7 @@ const cache = new WeakMap<WaitingCall, CachedViews>();
  * of 500 waiting calls on every refresh made each refresh serialise all 500 again.
  */
 export function pendingViews(gate: GateState, chatId?: string): PendingCallView[] {
-  return gate.waitingCalls(chatId).map((call) => {
+  return withGroupReasons(gate.waitingCalls(chatId).map((call) => {
     let views = cache.get(call);
     if (views === undefined) {
       views = { initial: pendingCallView(call) };
@@ -56,7 +57,65 @@ export function pendingViews(gate: GateState, chatId?: string): PendingCallView[
     };
     views.live = { revision, view };
     return view;
+  }));
+}
+
+const groupReasonCache = new WeakMap<PendingCallView, { reason: string; view: PendingCallView }>();
+
+/**
+ * The reason a group's files share, said once on its card: the one most of its waiting members give (on a tie, the
+ * first member's), set on each member's group; a member whose reason it is says so (`reasonShared`), and a member with
+ * another reason (a protected path among gated writes) keeps its own line. A view is the same object while unchanged.
+ */
+export function withGroupReasons(views: PendingCallView[]): PendingCallView[] {
+  const counts = new Map<string, Map<string, number>>();
+  for (const view of views) {
+    if (view.group !== undefined) {
+      const reasons = counts.get(view.group.id) ?? new Map<string, number>();
+      reasons.set(view.reason, (reasons.get(view.reason) ?? 0) + 1);
+      counts.set(view.group.id, reasons);
+    }
+  }
+  if (counts.size === 0) {
+    return views;
+  }
+  const shared = new Map<string, string>();
+  for (const [id, reasons] of counts) {
+    let best: [string, number] | undefined;
+    for (const entry of reasons) {
+      if (best === undefined || entry[1] > best[1]) {
+        best = entry;
+      }
+    }
+    if (best !== undefined) {
+      shared.set(id, best[0]);
+    }
+  }
+  return views.map((view) => {
+    const reason = view.group === undefined ? undefined : shared.get(view.group.id);
+    if (view.group === undefined || reason === undefined) {
+      return view;
+    }
+    const cached = groupReasonCache.get(view);
+    if (cached?.reason === reason) {
+      return cached.view;
+    }
+    const { reasonShared: _shared, ...rest } = view;
+    const withReason: PendingCallView = { ...rest, group: { ...view.group, reason }, ...(view.reason === reason ? { reasonShared: true as const } : {}) };
+    groupReasonCache.set(view, { reason, view: withReason });
+    return withReason;
   });
+}
+
+/**
+ * How the card of a command says it runs: in the sandbox with the files it changes reviewed before they land, or in the
+ * sandbox with them landing as they are; undefined for anything but a confined command (or when the host cannot say).
+ */
+export function commandSandboxView(tool: string, runsUnconfined: boolean, staging: StagingStatus | undefined): PendingCallView['sandbox'] {
+  if (tool !== 'run_in_terminal' || runsUnconfined || staging === undefined) {
+    return undefined;
+  }
+  return staging.staged ? 'reviewed' : staging.why === 'no-sandbox' ? undefined : 'unreviewed';
 }
 
 /**
@@ -93,6 +152,7 @@ export function pendingCallView(waiting: WaitingCall): PendingCallView {
       ? ['The server changed this tool (its name, description or input schema) since you granted it, so that grant no longer applies. Read the description below again.']
       : []),
   ];
+  const sandbox = commandSandboxView(input.call.tool, judgement.runsUnconfined === true, input.staging);
   const preview = input.preview.kind === 'command' ? { ...input.preview, analysis: commandAnalysisLines(input.call, judgement) } : input.preview;
   return {
     callId,
@@ -107,6 +167,7 @@ export function pendingCallView(waiting: WaitingCall): PendingCallView {
     grantable: judgement.grantable && options.length > 0,
     ...(judgement.runsUnconfined === true ? { unconfined: true } : {}),
     ...(input.remedies !== undefined && input.remedies.length > 0 ? { remedies: input.remedies.map(({ id, label, title }) => ({ id, label, title })) } : {}),
+    ...(sandbox !== undefined ? { sandbox } : {}),
     grantOptions: options.map(({ id, label }): GrantOptionView => ({ id, label })),
     ...(external?.server !== undefined
       ? { toolInfo: { server: external.server, description: external.description ?? '', annotations: external.annotations ?? [] } }
