@@ -3,7 +3,7 @@
  * search_text, named and shaped as the built-in tools) served over streamable HTTP for MCP clients (VS Code's own,
  * Cline, Roo, Claude Code, Codex…), built on the MCP SDK's server side.
  *
- * Who can reach it: it listens on 127.0.0.1 alone, and every request must carry the window's secret
+ * Who can reach it: it listens on 127.0.0.1 alone, and every request must carry the workspace's secret
  * (`Authorization: Bearer …`, compared in constant time). A request from a web page (it has an `Origin`) or naming
  * another host (DNS rebinding) is refused before the secret is looked at. Each client's calls go through the gate as the
  * agent's do, recorded under the name and version it gave in `initialize` (src/shared/callers.ts).
@@ -197,7 +197,7 @@ export class McpEndpoint {
       return { status: 404, message: 'not found: the endpoint is /mcp' };
     }
     if (!sameSecret(request.headers.authorization, `Bearer ${this.secret}`)) {
-      return { status: 401, message: "missing or wrong secret: use the Authorization header of this window's Toolgate MCP endpoint (Toolgate: Copy the MCP Endpoint's Config for a Client)" };
+      return { status: 401, message: "missing or wrong secret: use the Authorization header of this workspace's Toolgate MCP endpoint (Toolgate: Copy the MCP Endpoint's Config for a Client)" };
     }
     return undefined;
   }
