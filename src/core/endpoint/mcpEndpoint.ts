@@ -99,7 +99,7 @@ export class McpEndpoint {
       await listen(http, 0);
       return endpoint;
     }
-    await listenFirstFree(http, portsToTry(stored.port), stored.port, endpoint.secret, ownPortWaitMs);
+    await listenFirstFree(http, portsToTry(stored.port), stored.port, endpoint.secret, ownPortWaitMs, ports.log);
     const settled = settleIdentity(stored, endpoint.port);
     await writeIdentity(identity, stored, settled.state);
     endpoint.state = settled.state;
@@ -303,12 +303,16 @@ function isTaken(error: unknown): boolean {
  * window's previous extension host, still closing after a reload), is waited for up to `ownWaitMs`; a port another
  * program holds is passed at once.
  */
-async function listenFirstFree(http: HttpServer, candidates: number[], kept: number | undefined, secret: string, ownWaitMs: number): Promise<void> {
+async function listenFirstFree(http: HttpServer, candidates: number[], kept: number | undefined, secret: string, ownWaitMs: number, log: LogPort): Promise<void> {
   for (const candidate of candidates) {
-    const deadline = Date.now() + (candidate === kept ? ownWaitMs : 0);
+    const started = Date.now();
+    const deadline = started + (candidate === kept ? ownWaitMs : 0);
     for (;;) {
       try {
         await listen(http, candidate);
+        if (Date.now() - started >= 100) {
+          log.info(`[mcp-endpoint] waited ${Date.now() - started} ms for this workspace's previous endpoint to let port ${candidate} go`);
+        }
         return;
       } catch (error) {
         if (!isTaken(error) || candidate === 0) {
