@@ -8,6 +8,7 @@
 import * as vscode from 'vscode';
 import type { AuditEntry } from './core/audit/auditLog';
 import type { ToolgateApi } from './vscode/api';
+import { endpointKept, endpointStateKey } from './core/endpoint/keptEndpoint';
 import { lmInvocationMessage, lmToolName, lmToolSources } from './core/tools/lmToolNames';
 import { commandIds } from './vscode/commandIds';
 import type { Toolgate } from './vscode/toolgate';
@@ -72,6 +73,11 @@ export function activate(context: vscode.ExtensionContext): ToolgateApi {
       },
     }),
   );
+  // MCP clients keep the endpoint's config in their own files: once it was started in this workspace, it listens again
+  // as soon as the window starts (at its kept port, with its kept secret), not only when something here asks for it.
+  if (endpointKept(context.workspaceState.get(endpointStateKey))) {
+    void loadHost();
+  }
   return {
     requestApproval: async (call) => (await loadHost()).api.requestApproval(call),
     evaluate: async (call) => (await loadHost()).api.evaluate(call),

@@ -110,3 +110,12 @@ export const ModelSetupMessage = z.strictObject({
   model: z.string().max(256),
 });
 export type ModelSetupMessage = z.infer<typeof ModelSetupMessage>;
+
+/**
+ * The model the form holds once an endpoint's list arrives: the one model it lists, when the field is empty or names a
+ * model it does not list (nothing else could work there); otherwise what was typed.
+ */
+export function modelAfterList(typed: string, ids: readonly string[]): string {
+  const [only] = ids;
+  return ids.length === 1 && only !== undefined && !ids.includes(typed.trim()) ? only : typed;
+}

@@ -24,8 +24,9 @@ export interface ToolgateApi {
   /** Runs one of Toolgate's built-in tools through the gate, exactly as the agent would. */
   invokeTool(call: ToolgateCall): Promise<ToolCallResult>;
   /**
-   * Where MCP clients reach the same gate in this window: the URL on the loopback address and the header with this
-   * window's secret (what `Toolgate: Copy the MCP Endpoint's Config` shows). Starts the endpoint on first use.
+   * Where MCP clients reach the same gate in this window: the URL on the loopback address and the header with the
+   * workspace's secret (what `Toolgate: Copy the MCP Endpoint's Config` shows), the same across reloads and restarts
+   * unless the kept port was taken. Starts the endpoint on first use.
    */
   mcpEndpoint(): Promise<{ url: string; headers: Record<string, string> }>;
   /** Fires for every decision written to the audit log. */

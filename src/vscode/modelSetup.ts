@@ -6,14 +6,14 @@
 import * as vscode from 'vscode';
 import { DisposableStore } from '../core/disposable';
 import { ModelError, OpenAICompatibleModel, type ChatModel, type ToolSpec } from '../core/llm/client';
-import { checkAddress, listProblem, testConnection, type ModelProbe } from '../core/llm/setup';
+import { checkAddress, listProblem, planSave, savedWhere, testConnection, type ModelProbe } from '../core/llm/setup';
 import { presetOf, type ModelSetupMessage, type ModelSetupView } from '../shared/modelSetup';
 import type { Outcome } from './commandBridge';
 import type { Log } from './log';
 import type { ApiKeyStore } from './secrets';
 import type { Settings } from './settings';
 import { VsCodeLmModel } from './vscodeLmModel';
-import { writeModelSetting } from './workspaceSettings';
+import { writeModelSettings } from './workspaceSettings';
 
 /** How long the models list and the test's request may take: a local model loading for the first time is slow. */
 const listTimeoutMs = 15_000;
@@ -51,6 +51,8 @@ export class ModelSetup implements vscode.Disposable {
   private listing: AbortController | undefined;
   private testing: AbortController | undefined;
   private tests = 0;
+  /** The address and model a Save was last stopped for (the test found it not served): the next Save of them goes ahead. */
+  private warnedSave: string | undefined;
 
   constructor(private readonly deps: ModelSetupDeps) {
     this.store.add(deps.apiKeys.onDidChange(() => void this.refreshKey()));
@@ -218,26 +220,19 @@ export class ModelSetup implements vscode.Disposable {
   }
 
   private async save(message: ModelSetupMessage): Promise<Outcome> {
-    const model = message.model.trim();
     const local = message.provider === 'vscode-lm';
-    const address = local ? undefined : checkAddress(message.baseUrl);
-    if (address?.ok === false) {
-      this.update({ saved: { ok: false, text: `Not saved: ${address.problem}` } });
+    const plan = planSave({ address: local ? undefined : checkAddress(message.baseUrl), model: message.model, label: vscodeModels, test: this.view.test, warnedFor: this.warnedSave });
+    this.warnedSave = plan.warnedFor;
+    if (!plan.ok) {
+      this.update({ saved: { ok: false, text: plan.text } });
       return { ok: true };
     }
-    if (model === '') {
-      this.update({ saved: { ok: false, text: 'Not saved: enter a model, or pick one from the list.' } });
-      return { ok: true };
-    }
-    const places = new Set<string>();
-    places.add(await writeModelSetting('model.provider', local ? 'vscode-lm' : 'openai-compatible'));
-    if (address?.ok === true) {
-      places.add(await writeModelSetting('model.baseUrl', address.baseUrl));
-    }
-    places.add(await writeModelSetting('model.name', model));
-    const where = [...places].join(' and ');
-    const what = address?.ok === true ? `${model} at ${address.baseUrl}` : `${model} from ${vscodeModels}`;
-    this.update({ saved: { ok: true, text: `Saved in ${where}: ${presetOf(message.provider).label}, ${what}. The next request uses it.` } });
+    const where = savedWhere(await writeModelSettings([
+      ['model.provider', local ? 'vscode-lm' : 'openai-compatible'],
+      ...(plan.baseUrl === undefined ? [] : [['model.baseUrl', plan.baseUrl] as const]),
+      ['model.name', plan.model],
+    ]));
+    this.update({ saved: { ok: true, text: `Saved in ${where}: ${presetOf(message.provider).label}, ${plan.what}. The next request uses it.` } });
     return { ok: true };
   }
 

@@ -222,7 +222,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   void mcp.reload().catch((error: unknown) => log.error(`MCP: ${String(error)}`));
   const version = String((context.extension.packageJSON as { version?: unknown }).version);
   log.info(`Toolgate ${version} started`);
-  const others = createOtherAgents(tools, log, version, store);
+  const others = createOtherAgents(tools, log, version, { state, secrets: context.secrets }, store);
 
   return {
     ...others,

@@ -4,6 +4,7 @@
  * workspace sets one (and so why it did not take effect).
  */
 import * as vscode from 'vscode';
+import { userPlace, type ModelSettingKey, type SettingPlace } from '../core/llm/setup';
 import { parseJsonc } from '../core/mcp/config';
 import { workspaceValuesOf, type IgnoredSetting, type RestrictedSetting, type WorkspaceSettingsFile } from '../core/settings';
 
@@ -53,17 +54,27 @@ export async function addWorkspaceRule(setting: 'autoApprove.terminal' | 'autoAp
 
 /**
  * Writes one model setting where it takes effect: where the workspace already sets it (else the workspace's value
- * would win over the one written), otherwise the user's settings. Returns where, as the person would say it.
+ * would win over the one written), otherwise for the user, which VS Code puts in the Remote settings for a machine
+ * setting in a remote window. Returns where it went.
  */
-export async function writeModelSetting(key: 'model.provider' | 'model.baseUrl' | 'model.name', value: string): Promise<string> {
+async function writeModelSetting(key: ModelSettingKey, value: string): Promise<SettingPlace> {
   const config = vscode.workspace.getConfiguration('toolgate');
   const inspected = config.inspect(key);
   if (inspected?.workspaceFolderValue !== undefined || inspected?.workspaceValue !== undefined) {
     await config.update(key, value, vscode.ConfigurationTarget.Workspace);
-    return "this workspace's settings (they set the model already)";
+    return 'workspace';
   }
   await config.update(key, value, vscode.ConfigurationTarget.Global);
-  return 'your user settings';
+  return userPlace(key, vscode.env.remoteName !== undefined);
+}
+
+/** Writes the model settings in order; resolves with where each went. */
+export async function writeModelSettings(values: readonly (readonly [ModelSettingKey, string])[]): Promise<{ key: ModelSettingKey; place: SettingPlace }[]> {
+  const written: { key: ModelSettingKey; place: SettingPlace }[] = [];
+  for (const [key, value] of values) {
+    written.push({ key, place: await writeModelSetting(key, value) });
+  }
+  return written;
 }
 
 /**

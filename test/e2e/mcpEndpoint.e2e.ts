@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Locator } from 'playwright-core';
 import { repoRoot } from './harness/codeServer';
 import { Control } from './harness/control';
+import { ChatDriver } from './harness/chat';
 import { ApprovalsPanelDriver } from './harness/panel';
 import { useCodeServer } from './harness/session';
 
@@ -226,5 +227,68 @@ describe("Toolgate's MCP endpoint, for MCP clients, in the real VS Code", functi
     const table = readFileSync(audit ?? '', 'utf8');
     assert.match(table, /\| write_file \(from the MCP client e2e-sdk-client 2\.0\.0\) \| denied\.txt \| deny after asking \|/);
     assert.match(table, /\| write_file \(from the MCP client inspector-cli [\d.]+\) \| granted\/three\.txt \|/);
+  });
+
+  it('after a window reload the URL and the header are the same, and a client with the config saved before still lists the tools', async () => {
+    const saved = await control.call<{ url: string; headers: Record<string, string> }>('/mcpEndpoint');
+    assert.deepEqual(saved, endpoint, 'the config the first client used');
+    await client?.close();
+    client = undefined;
+    control.reset();
+    await session.workbench.reload();
+    // The window's new extension host listens again, at the kept port, as it starts: nothing here asked for it.
+    await session.workbench.waitForLog(`[mcp-endpoint] listening on ${saved.url}`, 60_000, 2);
+    const again = new Client({ name: 'saved-config', version: '1.0.0' });
+    await again.connect(new StreamableHTTPClientTransport(new URL(saved.url), { requestInit: { headers: saved.headers } }));
+    assert.deepEqual((await again.listTools()).tools.map((tool) => tool.name), ['write_file', 'edit_file', 'run_in_terminal', 'read_file', 'list_files', 'search_text']);
+    await again.close();
+    assert.deepEqual(await control.call('/mcpEndpoint'), saved);
+    assert.doesNotMatch(session.workbench.extensionLog(), /\[mcp-endpoint\] (the MCP endpoint's port \d+ is taken|the stored|the MCP endpoint's (stored )?secret)/);
+  });
+
+  it("the copy command is in the MCP Servers view's title and the chat's title menu, and says the config keeps working", async () => {
+    const page = session.workbench.page;
+    const chat = new ChatDriver(session.workbench);
+    await chat.frame();
+    await session.workbench.mcpServerRow('Toolgate');
+    const header = page.locator('.pane-header', { hasText: 'MCP Servers' });
+    await header.hover();
+    await header.locator('.actions .action-label[aria-label^="Copy the MCP Endpoint\'s Config for a Client"]').click();
+    await page.locator('.quick-input-widget', { hasText: "Copy the config of Toolgate's MCP endpoint for" }).waitFor();
+    await page.keyboard.type('Cline');
+    await page.keyboard.press('Enter');
+    const toast = page.locator('.notifications-toasts', { hasText: 'Copied the config for Cline' });
+    await toast.waitFor();
+    assert.match(await toast.innerText(), /keeps working across reloads and restarts while this folder is open in VS Code/);
+    await session.workbench.screenshot('mcp-endpoint-copied');
+    assert.ok((await chat.titleMenu()).includes("Copy the MCP Endpoint's Config for a Client…"));
+    await page.keyboard.press('Escape');
+  });
+
+  it('the window closed: a client with the saved config is then refused (connection refused)', async () => {
+    const saved = await control.call<{ url: string; headers: Record<string, string> }>('/mcpEndpoint');
+    await session.workbench.page.close();
+    // As the window's extension host goes, a request in flight may see the connection reset; then every one is refused.
+    const seen: string[] = [];
+    const attempt = async (): Promise<string> => {
+      const after = new Client({ name: 'after-close', version: '1.0.0' });
+      try {
+        await after.connect(new StreamableHTTPClientTransport(new URL(saved.url), { requestInit: { headers: saved.headers } }));
+        await after.listTools();
+        await after.close();
+        return 'answered';
+      } catch (error) {
+        assert.match(String(error), /fetch failed/);
+        return (error as { cause?: { code?: string } }).cause?.code ?? String(error);
+      }
+    };
+    const deadline = Date.now() + 30_000;
+    while (seen.at(-1) !== 'ECONNREFUSED') {
+      assert.ok(Date.now() < deadline, `still served 30 s after the window closed: ${seen.join(', ')}`);
+      seen.push(await attempt());
+    }
+    for (let i = 0; i < 3; i++) {
+      assert.equal(await attempt(), 'ECONNREFUSED', `after the first refusal: ${seen.join(', ')}`);
+    }
   });
 });

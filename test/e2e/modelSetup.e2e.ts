@@ -1,4 +1,6 @@
 import * as assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Frame } from 'playwright-core';
 import { startFakeOpenAI, type FakeOpenAI } from '../fixtures/fakeOpenAI';
 import { ChatDriver } from './harness/chat';
@@ -63,6 +65,11 @@ describe('the model is set up in the chat: provider, address, key, a model from 
     // The model as typed is tested first: the list says it is not served.
     assert.deepEqual(await testLines(frame, () => form.locator('[data-action="setup-test"]').click()), ['address:pass', 'key:pass', 'model:fail', 'tools:skip']);
     assert.match(await form.locator('[data-check="model"]').innerText(), /It does not list missing-model\. Pick one of its 2 models/);
+    // Save right after that test stops and says why, and saves nothing.
+    await form.locator('[data-action="setup-save"]').click();
+    await form.locator('[data-field="setup-saved"]', { hasText: 'Not saved' }).waitFor();
+    assert.match(await form.locator('[data-field="setup-saved"]').innerText(), /^Not saved: Test connection just found that http:\/\/127\.0\.0\.1:\d+\/v1 does not serve missing-model\. It does not list missing-model\. .* Or press Save again to save missing-model anyway\.$/);
+    assert.match(readFileSync(path.join(session.server.workspace, '.vscode', 'settings.json'), 'utf8'), /"toolgate\.model\.name": "missing-model"/);
 
     await form.locator('[data-field="setup-model-list"]').selectOption('toolgate-test-model');
     assert.equal(await form.locator('[data-field="setup-model"]').inputValue(), 'toolgate-test-model');
@@ -71,7 +78,7 @@ describe('the model is set up in the chat: provider, address, key, a model from 
     assert.match(await form.locator('[data-check="tools"]').innerText(), /A request with a tool worked: toolgate-test-model called it/);
     await form.locator('[data-action="setup-save"]').click();
     await form.locator('[data-field="setup-saved"]', { hasText: 'toolgate-test-model at' }).waitFor();
-    assert.match(await form.locator('[data-field="setup-saved"]').innerText(), /^Saved in .*this workspace's settings .*: Other OpenAI-compatible, toolgate-test-model at http:\/\/127\.0\.0\.1:\d+\/v1\. The next request uses it\.$/);
+    assert.match(await form.locator('[data-field="setup-saved"]').innerText(), /^Saved in your user settings \(provider\) and this workspace's settings \(address, model; it set them already\): Other OpenAI-compatible, toolgate-test-model at http:\/\/127\.0\.0\.1:\d+\/v1\. The next request uses it\.$/);
     await frame.locator(`[data-field="model"][title*="toolgate-test-model at ${server(local).baseUrl}"]`).waitFor();
 
     await form.locator('[data-action="setup-close"]').click();
@@ -97,8 +104,11 @@ describe('the model is set up in the chat: provider, address, key, a model from 
     await form.waitFor();
     assert.equal(await provider.evaluate((element) => element === document.activeElement), true, `the focus is on the provider, not ${await frame.evaluate(() => document.activeElement?.outerHTML.slice(0, 200) ?? 'nothing')}`);
     // The presets fill the address; then another one is typed.
+    assert.notEqual(await form.locator('[data-field="setup-model"]').inputValue(), '', 'the settings\' model to begin with');
     await provider.selectOption('openai');
     assert.equal(await form.locator('[data-field="setup-base-url"]').inputValue(), 'https://api.openai.com/v1');
+    // The model named for the provider before is not kept for this one.
+    assert.equal(await form.locator('[data-field="setup-model"]').inputValue(), '');
     await form.locator('[data-field="setup-key"]', { hasText: 'No API key stored. This provider needs one.' }).waitFor();
     await provider.selectOption('custom');
     // Tab goes from the provider to the address (the hint between them takes no focus).
@@ -133,8 +143,11 @@ describe('the model is set up in the chat: provider, address, key, a model from 
     await form.locator('[data-field="setup-key"]', { hasText: `A key is stored for ${origin}.` }).waitFor();
     assert.equal(await frame.locator('body').evaluate((body, secret) => body.innerHTML.includes(secret), key), false, 'the key is not in the webview');
 
+    // The endpoint lists one model: it is picked.
+    await form.locator('[data-field="setup-model"]').fill('');
     await form.locator('[data-action="setup-load-models"]').click();
     await form.locator('[data-field="setup-models-status"]', { hasText: '1 model listed, hosted-model among them.' }).waitFor();
+    assert.equal(await form.locator('[data-field="setup-model"]').inputValue(), 'hosted-model');
     server(hosted).script([{ toolCalls: [{ name: 'toolgate_connection_test', arguments: '{}' }] }]);
     assert.deepEqual(await testLines(frame, () => form.locator('[data-action="setup-test"]').click()), ['address:pass', 'key:pass', 'model:pass', 'tools:pass']);
     assert.match(await form.locator('[data-check="key"]').innerText(), /The API key was accepted\./);
@@ -180,6 +193,34 @@ describe('the model is set up in the chat: provider, address, key, a model from 
     await form.locator('[data-field="setup-key"]', { hasText: `The stored key is for ${origin}: it is not sent to ${new URL(server(local).baseUrl).origin}.` }).waitFor();
     const authorizations = [...server(local).modelListings, ...server(local).requests].map((request) => request.headers.authorization);
     assert.deepEqual(authorizations.filter((value) => value !== undefined && value !== 'Bearer not-needed'), [], 'the local endpoint never got the key');
+    await form.locator('[data-action="setup-close"]').click();
+  });
+
+  it("where the workspace does not set the model, the address (a machine setting) goes to the Remote settings, and the note says so", async () => {
+    const workspaceSettings = path.join(session.server.workspace, '.vscode', 'settings.json');
+    writeFileSync(workspaceSettings, JSON.stringify({ 'toolgate.approvals.revealPanel': 'always' }, null, 2));
+    const chat = new ChatDriver(session.workbench);
+    const frame = await chat.frame();
+    // The chip follows the settings: the workspace's model is gone.
+    await frame.locator('[data-field="model"]:not([title*="hosted-model"])').waitFor({ timeout: 30_000 });
+    await frame.locator('[data-field="model"]').click();
+    const form = frame.locator('[data-field="model-setup"]');
+    await form.waitFor();
+    await form.locator('[data-field="setup-provider"]').selectOption('custom');
+    await form.locator('[data-field="setup-base-url"]').fill(server(local).baseUrl);
+    await form.locator('[data-field="setup-base-url"]').press('Tab');
+    await form.locator('[data-field="setup-models-status"]', { hasText: '2 models listed' }).waitFor();
+    await form.locator('[data-field="setup-model-list"]').selectOption('coder-model');
+    await form.locator('[data-action="setup-save"]').click();
+    await form.locator('[data-field="setup-saved"]', { hasText: 'coder-model at' }).waitFor();
+    assert.match(await form.locator('[data-field="setup-saved"]').innerText(), /^Saved in your user settings \(provider, model\) and the Remote settings of the machine the extension runs on \(address\): Other OpenAI-compatible, coder-model at http:\/\/127\.0\.0\.1:\d+\/v1\./);
+    // Where VS Code put them, on disk.
+    const read = (file: string): Record<string, unknown> => (existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {});
+    const user = read(path.join(session.server.userDataDir, 'User', 'settings.json'));
+    const machine = read(path.join(session.server.userDataDir, 'Machine', 'settings.json'));
+    assert.equal(machine['toolgate.model.baseUrl'], server(local).baseUrl);
+    assert.equal(user['toolgate.model.baseUrl'], undefined);
+    assert.equal(user['toolgate.model.name'], 'coder-model');
     await form.locator('[data-action="setup-close"]').click();
   });
 });

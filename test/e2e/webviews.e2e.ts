@@ -22,7 +22,7 @@ describe('Toolgate webviews in the real workbench', () => {
     const root = (await chat.frame()).locator('main#root');
     assert.equal(await root.locator('[data-action="new-chat"]').count(), 0, 'one New Chat: the title bar\'s');
     assert.deepEqual(await chat.titleMenu(), [
-      "Show the Task's Changes", "Undo Agent's Last Turn", "Undo Agent's Task", 'Show Audit Log', 'Show Suggested Rules', 'Set Up the Model', 'Set API Key', 'Open Settings',
+      "Show the Task's Changes", "Undo Agent's Last Turn", "Undo Agent's Task", 'Show Audit Log', 'Show Suggested Rules', 'Set Up the Model', 'Set API Key', 'Open Settings', "Copy the MCP Endpoint's Config for a Client…",
     ]);
     const page = session.workbench.page;
     await page.keyboard.press('Escape');

@@ -4,7 +4,7 @@
  * sends what came of it (`ModelSetupView`) and only those parts are redrawn, so nothing typed is lost to an update.
  */
 import type { ChatState } from '../../src/shared/messages';
-import { originOf, presetOf, providerOf, providerPresets, ProviderId, sameAddress, type ConnectionCheck, type ModelSetupView } from '../../src/shared/modelSetup';
+import { modelAfterList, originOf, presetOf, providerOf, providerPresets, ProviderId, sameAddress, type ConnectionCheck, type ModelSetupView } from '../../src/shared/modelSetup';
 import { button, h, icon, type Bridge } from '../shared/bridge';
 
 const resultIcons: Record<ConnectionCheck['result'], string> = { pass: 'pass', warn: 'warning', fail: 'error', skip: 'circle-slash' };
@@ -36,6 +36,8 @@ export class ModelSetupForm {
   private view: ModelSetupView = {};
   /** The last test and save as they were when the form opened: older results are not shown as this visit's. */
   private before = { test: '', saved: '' };
+  /** The list the model field was last filled from, so a list fills it once, as it arrives, not on every redraw. */
+  private listFilled = '';
 
   constructor(private readonly bridge: Bridge, private readonly onClose: () => void) {
     for (const preset of providerPresets) {
@@ -121,6 +123,8 @@ export class ModelSetupForm {
     if (preset.baseUrl !== '') {
       this.baseUrl.value = preset.baseUrl;
     }
+    // The model named for the provider before is not one this one serves: its list (or the person) names the next.
+    this.model.value = '';
     this.showProvider();
     this.ask('models');
   }
@@ -177,6 +181,11 @@ export class ModelSetupForm {
     const local = this.providerId === 'vscode-lm';
     const here = models !== undefined && (local ? models.baseUrl === vscodeModels : sameAddress(models.baseUrl, this.baseUrl.value));
     const ids = here && models.status === 'loaded' ? models.ids : [];
+    const list = here && models.status === 'loaded' ? `${models.baseUrl}\n${ids.join('\n')}` : '';
+    if (list !== '' && list !== this.listFilled) {
+      this.model.value = modelAfterList(this.model.value, ids);
+    }
+    this.listFilled = list;
     this.modelList.replaceChildren(
       h('option', { value: '' }, ids.length === 0 ? 'No list' : `Pick one of ${ids.length}`),
       ...ids.map((id) => h('option', { value: id, ...(id === this.model.value ? { selected: true } : {}) }, id)),

@@ -1,7 +1,7 @@
 /**
  * The ready configurations of Toolgate's MCP endpoint for the MCP clients people use (what `Toolgate: Copy the MCP
- * Endpoint's Config` offers), each in the client's own syntax. They hold this window's secret, so the command copies
- * one to the clipboard and writes nothing to the workspace; each says where it goes and how long it lasts.
+ * Endpoint's Config` offers), each in the client's own syntax, and what the command says once one is copied. They hold
+ * this workspace's secret, so the command copies one to the clipboard and writes nothing to the workspace.
  */
 import type { McpEndpointInfo } from './mcpEndpoint';
 
@@ -60,4 +60,23 @@ export function clientConfigs(info: McpEndpointInfo): ClientConfig[] {
       text: json({ httpUrl: info.url, headers: info.headers }),
     },
   ];
+}
+
+/** What the copy command says: a warning when the port moved since the config copied before (that one must be replaced). */
+export function copiedMessage(label: string, moved: { from: number; to: number } | undefined): { level: 'info' | 'warning'; text: string } {
+  if (moved !== undefined) {
+    return {
+      level: 'warning',
+      text: `Copied the config for ${label}, with the new port ${moved.to}: port ${moved.from}, in the config you copied before, was taken by another program when this window started. Replace the saved config with this one; until then that client's connection is refused or reaches the other program.`,
+    };
+  }
+  return {
+    level: 'info',
+    text: `Copied the config for ${label}. It holds this workspace's secret: keep it out of files others can read. It keeps working across reloads and restarts while this folder is open in VS Code; while no window has it open, the client's connection is refused.`,
+  };
+}
+
+/** Said when the endpoint starts away from the port of the config last copied (it was taken). */
+export function movedWarning(moved: { from: number; to: number }): string {
+  return `Toolgate's MCP endpoint listens on port ${moved.to} now: port ${moved.from}, in the config you copied for your MCP clients, was taken by another program. Those clients cannot reach the gate until you copy the config again and replace the saved one.`;
 }

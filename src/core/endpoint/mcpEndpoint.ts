@@ -3,13 +3,13 @@
  * search_text, named and shaped as the built-in tools) served over streamable HTTP for MCP clients (VS Code's own,
  * Cline, Roo, Claude Code, Codex…), built on the MCP SDK's server side.
  *
- * Who can reach it: it listens on 127.0.0.1 alone, and every request must carry the window's secret
+ * Who can reach it: it listens on 127.0.0.1 alone, and every request must carry the workspace's secret
  * (`Authorization: Bearer …`, compared in constant time). A request from a web page (it has an `Origin`) or naming
  * another host (DNS rebinding) is refused before the secret is looked at. Each client's calls go through the gate as the
  * agent's do, recorded under the name and version it gave in `initialize` (src/shared/callers.ts).
  */
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { mcpClientSource } from '../../shared/callers';
@@ -17,6 +17,8 @@ import { gateToolListing } from '../tools/lmTools';
 import { lmToolSources, type LmToolSource } from '../tools/lmToolNames';
 import type { LogPort } from '../tools/ports';
 import type * as SdkModule from '../mcp/sdk';
+import { endpointStateKey } from './keptEndpoint';
+import { copiedPortChange, noteText, portsToTry, readIdentity, settleIdentity, writeIdentity, type EndpointIdentityStore, type EndpointState } from './endpointIdentity';
 
 type Sdk = typeof SdkModule;
 type SessionTransport = InstanceType<Sdk['StreamableHTTPServerTransport']>;
@@ -39,6 +41,18 @@ const maxSessions = 32;
 const maxBodyBytes = 16 * 2 ** 20;
 /** While a call waits for the person, a client that asked for progress hears every this often, so it does not time out. */
 const defaultProgressEveryMs = 10_000;
+/**
+ * How long the kept port is waited for while this workspace's own endpoint still holds it (the extension host of the
+ * window before a reload, closing), before another port is taken.
+ */
+const defaultOwnPortWaitMs = 8_000;
+
+export interface EndpointStartOptions {
+  progressEveryMs?: number;
+  /** Where the port and secret are kept for the workspace; without it, a port the system picks and a new secret. */
+  identity?: EndpointIdentityStore;
+  ownPortWaitMs?: number;
+}
 
 interface Session {
   transport: SessionTransport;
@@ -47,7 +61,8 @@ interface Session {
 
 export class McpEndpoint {
   private readonly sessions = new Map<string, Session>();
-  private readonly secret = randomBytes(32).toString('base64url');
+  /** The kept identity's record, as last written (undefined without an identity store). */
+  private state: EndpointState | undefined;
 
   private constructor(
     private readonly sdk: Sdk,
@@ -55,13 +70,23 @@ export class McpEndpoint {
     private readonly ports: EndpointPorts,
     private readonly version: string,
     private readonly progressEveryMs: number,
+    private readonly secret: string,
+    private readonly identity: EndpointIdentityStore | undefined,
   ) {}
 
-  /** Listens on 127.0.0.1 at a port the system picks, with a new secret. */
-  static async start(ports: EndpointPorts, version: string, { progressEveryMs = defaultProgressEveryMs } = {}): Promise<McpEndpoint> {
+  /**
+   * Listens on 127.0.0.1: with an identity store, at the workspace's kept port with its kept secret (another port only
+   * when that one is taken, a fresh secret only when none parses); without, at a port the system picks with a new
+   * secret.
+   */
+  static async start(ports: EndpointPorts, version: string, { progressEveryMs = defaultProgressEveryMs, identity, ownPortWaitMs = defaultOwnPortWaitMs }: EndpointStartOptions = {}): Promise<McpEndpoint> {
     const sdk = await import('../mcp/sdk');
     const http = createServer();
-    const endpoint = new McpEndpoint(sdk, http, ports, version, progressEveryMs);
+    const stored = identity === undefined ? undefined : await readIdentity(identity);
+    for (const note of stored?.notes ?? []) {
+      ports.log.warn(`[mcp-endpoint] ${noteText(note)}`);
+    }
+    const endpoint = new McpEndpoint(sdk, http, ports, version, progressEveryMs, stored?.secret ?? randomBytes(32).toString('base64url'), identity);
     http.on('request', (request, response) => {
       endpoint.handle(request, response).catch((error: unknown) => {
         ports.log.error(`[mcp-endpoint] ${error instanceof Error ? error.message : String(error)}`);
@@ -70,13 +95,17 @@ export class McpEndpoint {
         }
       });
     });
-    await new Promise<void>((resolve, reject) => {
-      http.once('error', reject);
-      http.listen(0, '127.0.0.1', () => {
-        http.off('error', reject);
-        resolve();
-      });
-    });
+    if (identity === undefined || stored === undefined) {
+      await listen(http, 0);
+      return endpoint;
+    }
+    await listenFirstFree(http, portsToTry(stored.port), stored.port, endpoint.secret, ownPortWaitMs, ports.log);
+    const settled = settleIdentity(stored, endpoint.port);
+    await writeIdentity(identity, stored, settled.state);
+    endpoint.state = settled.state;
+    if (settled.note !== undefined) {
+      ports.log.warn(`[mcp-endpoint] ${noteText(settled.note)}`);
+    }
     return endpoint;
   }
 
@@ -86,6 +115,27 @@ export class McpEndpoint {
 
   info(): McpEndpointInfo {
     return { url: `http://127.0.0.1:${this.port}/mcp`, headers: { Authorization: `Bearer ${this.secret}` } };
+  }
+
+  /** The port of the config last copied for a client, when the endpoint no longer listens there (it was taken). */
+  stalePort(): { from: number; to: number } | undefined {
+    return this.state === undefined ? undefined : copiedPortChange(this.state);
+  }
+
+  /**
+   * A config was copied for a client: remembers its port, and says whether it differs from the port of the config
+   * copied before (that client's saved config must then be replaced).
+   */
+  async copied(): Promise<{ from: number; to: number } | undefined> {
+    const state = this.state;
+    if (state === undefined || this.identity === undefined) {
+      return undefined;
+    }
+    const change = copiedPortChange(state);
+    const next: EndpointState = { ...state, copiedPort: state.port, revision: state.revision + 1 };
+    await this.identity.state.update(endpointStateKey, next);
+    this.state = next;
+    return change;
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -147,7 +197,7 @@ export class McpEndpoint {
       return { status: 404, message: 'not found: the endpoint is /mcp' };
     }
     if (!sameSecret(request.headers.authorization, `Bearer ${this.secret}`)) {
-      return { status: 401, message: "missing or wrong secret: use the Authorization header of this window's Toolgate MCP endpoint (Toolgate: Copy the MCP Endpoint's Config for a Client)" };
+      return { status: 401, message: "missing or wrong secret: use the Authorization header of this workspace's Toolgate MCP endpoint (Toolgate: Copy the MCP Endpoint's Config for a Client)" };
     }
     return undefined;
   }
@@ -217,16 +267,80 @@ export class McpEndpoint {
 
   /** Closes every session and stops listening. */
   async dispose(): Promise<void> {
-    const open = [...this.sessions.values()];
-    this.sessions.clear();
-    await Promise.allSettled(open.map((session) => session.transport.close()));
-    await new Promise<void>((resolve) => {
+    // The port is let go first, at once: after a reload the window's next extension host listens on it again.
+    const closed = new Promise<void>((resolve) => {
       this.http.close(() => {
         resolve();
       });
-      this.http.closeAllConnections();
     });
+    const open = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.allSettled(open.map((session) => session.transport.close()));
+    this.http.closeAllConnections();
+    await closed;
   }
+}
+
+function listen(http: HttpServer, port: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const failed = (error: Error): void => {
+      reject(error);
+    };
+    http.once('error', failed);
+    http.listen(port, '127.0.0.1', () => {
+      http.off('error', failed);
+      resolve();
+    });
+  });
+}
+
+function isTaken(error: unknown): boolean {
+  return error instanceof Error && 'code' in error && (error.code === 'EADDRINUSE' || error.code === 'EACCES');
+}
+
+/**
+ * Listens on the first of `candidates` that is free. The kept port, when this workspace's own endpoint holds it (the
+ * window's previous extension host, still closing after a reload), is waited for up to `ownWaitMs`; a port another
+ * program holds is passed at once.
+ */
+async function listenFirstFree(http: HttpServer, candidates: number[], kept: number | undefined, secret: string, ownWaitMs: number, log: LogPort): Promise<void> {
+  for (const candidate of candidates) {
+    const started = Date.now();
+    const deadline = started + (candidate === kept ? ownWaitMs : 0);
+    for (;;) {
+      try {
+        await listen(http, candidate);
+        if (Date.now() - started >= 100) {
+          log.info(`[mcp-endpoint] waited ${Date.now() - started} ms for this workspace's previous endpoint to let port ${candidate} go`);
+        }
+        return;
+      } catch (error) {
+        if (!isTaken(error) || candidate === 0) {
+          throw error;
+        }
+      }
+      if (Date.now() >= deadline || !(await heldByThisWorkspace(candidate, secret))) {
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
+/** Whether the endpoint on `port` is Toolgate's with this workspace's secret (it answers a GET with "no session"). */
+function heldByThisWorkspace(port: number, secret: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const outgoing = httpRequest({ host: '127.0.0.1', port, path: '/mcp', method: 'GET', headers: { authorization: `Bearer ${secret}` }, timeout: 1_000 }, (response) => {
+      response.resume();
+      resolve(response.statusCode === 400);
+    });
+    outgoing.on('timeout', () => outgoing.destroy());
+    outgoing.on('error', (error: NodeJS.ErrnoException) => {
+      // Refused: whoever held it let go between the two tries; worth trying again.
+      resolve(error.code === 'ECONNREFUSED');
+    });
+    outgoing.end();
+  });
 }
 
 function reply(response: ServerResponse, status: number, message: string, code = -32000): void {

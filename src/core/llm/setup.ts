@@ -255,3 +255,88 @@ export function listProblem(error: unknown, where: string, keySent: boolean, tim
   }
   return `No list of models: ${error.message.replace(/: check .*$/, '')}. Type the model's name.`;
 }
+
+/** The last Test connection, as the setup holds it. */
+export interface TestedModel {
+  baseUrl: string;
+  model: string;
+  running: boolean;
+  checks: readonly ConnectionCheck[];
+}
+
+/**
+ * Why Save stops once before saving: the last Test connection, of this same address and model, found the model not
+ * served. Undefined when nothing stands in the way (no such test, another address or model, or the test still runs).
+ */
+export function notServedWarning(test: TestedModel | undefined, label: string, model: string): string | undefined {
+  if (test === undefined || test.running || test.model !== model || test.baseUrl.replace(/\/+$/, '') !== label.replace(/\/+$/, '')) {
+    return undefined;
+  }
+  const failed = test.checks.find((check) => check.kind === 'model' && check.result === 'fail');
+  return failed === undefined
+    ? undefined
+    : `Not saved: Test connection just found that ${label} does not serve ${model}. ${failed.text} Or press Save again to save ${model} anyway.`;
+}
+
+/** What Save does with the form: refuses with why, or writes (the model, the address when there is one, and how to say it). */
+export type SavePlan =
+  | { ok: false; text: string; warnedFor: string | undefined }
+  | { ok: true; model: string; baseUrl: string | undefined; what: string; warnedFor: undefined };
+
+/**
+ * Save's rules: an address that is an address, a model, and not silently a model the last Test connection of this same
+ * address found not served (`warnedFor`: what the person was warned about; saving the same again goes ahead).
+ * `label` names the source when there is no address (VS Code's language models).
+ */
+export function planSave(form: { address: AddressCheck | undefined; model: string; label: string; test: TestedModel | undefined; warnedFor: string | undefined }): SavePlan {
+  const model = form.model.trim();
+  if (form.address?.ok === false) {
+    return { ok: false, text: `Not saved: ${form.address.problem}`, warnedFor: undefined };
+  }
+  if (model === '') {
+    return { ok: false, text: 'Not saved: enter a model, or pick one from the list.', warnedFor: undefined };
+  }
+  const baseUrl = form.address?.baseUrl;
+  const where = baseUrl ?? form.label;
+  const warning = notServedWarning(form.test, where, model);
+  const asked = `${where}\n${model}`;
+  if (warning !== undefined && form.warnedFor !== asked) {
+    return { ok: false, text: warning, warnedFor: asked };
+  }
+  return { ok: true, model, baseUrl, what: baseUrl === undefined ? `${model} from ${form.label}` : `${model} at ${baseUrl}`, warnedFor: undefined };
+}
+
+/** Where a model setting was written: the workspace's settings, the user's, or (in a remote window) the machine's. */
+export type SettingPlace = 'workspace' | 'user' | 'remote';
+export type ModelSettingKey = 'model.provider' | 'model.baseUrl' | 'model.name';
+
+/**
+ * The model settings of scope `machine-overridable` (package.json): written "for the user" in a remote window (code-server,
+ * SSH, WSL, a container), VS Code puts them in the Remote settings of the machine the extension runs on.
+ */
+export const machineModelSettings: readonly ModelSettingKey[] = ['model.baseUrl'];
+
+/** Where VS Code writes a model setting that the workspace does not set (`remote`: the window's extensions run elsewhere). */
+export function userPlace(key: ModelSettingKey, remote: boolean): SettingPlace {
+  return remote && machineModelSettings.includes(key) ? 'remote' : 'user';
+}
+
+const placeWords: Record<SettingPlace, string> = {
+  workspace: "this workspace's settings",
+  user: 'your user settings',
+  remote: 'the Remote settings of the machine the extension runs on',
+};
+const settingWords: Record<ModelSettingKey, string> = { 'model.provider': 'provider', 'model.baseUrl': 'address', 'model.name': 'model' };
+
+/**
+ * Where the settings went, as a person reads it: the place, and when they went to more than one, what went where
+ * ("your user settings (provider, model) and the Remote settings of the machine the extension runs on (address)").
+ */
+export function savedWhere(written: readonly { key: ModelSettingKey; place: SettingPlace }[]): string {
+  const places = [...new Set(written.map((entry) => entry.place))];
+  const why = (place: SettingPlace): string => (place === 'workspace' ? '; it set them already' : '');
+  if (places.length === 1 && places[0] !== undefined) {
+    return places[0] === 'workspace' ? `${placeWords.workspace} (it sets the model already)` : placeWords[places[0]];
+  }
+  return places.map((place) => `${placeWords[place]} (${written.filter((entry) => entry.place === place).map((entry) => settingWords[entry.key]).join(', ')}${why(place)})`).join(' and ');
+}
