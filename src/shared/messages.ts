@@ -221,6 +221,14 @@ export const ChatEntry = z.discriminatedUnion('kind', [
     commands: z.number().int().nonnegative(),
     /** Files changed past the ones listed (a long list is cut). */
     more: z.number().int().positive().optional(),
+    /**
+     * Files its commands wrote that landed without review (no diff to open: nothing holds their before), grouped: a file,
+     * or a folder's files (`path` ending in `/`); `more`: files past the groups.
+     */
+    unreviewed: z.strictObject({
+      groups: z.array(z.strictObject({ path: z.string(), files: z.number().int().positive() })).max(200),
+      more: z.number().int().nonnegative(),
+    }).optional(),
   }),
 ]);
 export type ChatEntry = z.infer<typeof ChatEntry>;

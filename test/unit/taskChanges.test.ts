@@ -1,18 +1,19 @@
 import * as assert from 'node:assert/strict';
-import type { CommandRecord, FileChangeRecord, TaskRecord, TurnRecord } from '../../src/core/checkpoints/schema';
+import type { CommandRecord, FileChangeRecord, TaskRecord, TurnRecord, UnreviewedRecord } from '../../src/core/checkpoints/schema';
 import { taskChanges, turnFileChange } from '../../src/core/checkpoints/taskChanges';
 
 const file = (path: string, before: string | null, after: string | null): FileChangeRecord => ({
   kind: 'file', path: `/ws/${path}`, relativePath: path, tool: 'write_file', at: '2026-11-26T00:00:00.000Z', before, after, beforeHash: null, afterHash: null,
 });
 const command: CommandRecord = { kind: 'command', command: 'npm test', cwd: '/ws', at: '2026-11-26T00:00:00.000Z' };
+const unseen = (groups: UnreviewedRecord['groups'], more?: number): UnreviewedRecord => ({ kind: 'unreviewed', command: 'npm i', at: '2026-11-26T00:00:00.000Z', groups, ...(more !== undefined ? { more } : {}) });
 const turn = (n: number, changes: TurnRecord['changes'], undone = false): TurnRecord => ({
   turn: n, startedAt: '2026-11-26T00:00:00.000Z', changes, ...(undone ? { undoneAt: '2026-11-26T00:01:00.000Z' } : {}),
 });
 const task = (...turns: TurnRecord[]): TaskRecord => ({ chatId: 'c', taskId: 't', startedAt: '2026-11-26T00:00:00.000Z', turns, droppedTurns: [] });
 
 describe('taskChanges: what a task changed, file by file', () => {
-  const cases: { name: string; task: TaskRecord; want: { shown: string; kind: string; added: number; removed: number; before: string | null; after: string | null }[]; commands?: number }[] = [
+  const cases: { name: string; task: TaskRecord; want: { shown: string; kind: string; added: number; removed: number; before: string | null; after: string | null }[]; commands?: number; unreviewed?: { path: string; files: number }[]; more?: number }[] = [
     {
       name: 'a created file: every line added, nothing before',
       task: task(turn(0, [file('new.txt', null, 'a\nb\n')])),
@@ -38,8 +39,20 @@ describe('taskChanges: what a task changed, file by file', () => {
       commands: 2,
     },
     { name: 'no turn: nothing', task: task(), want: [] },
+    {
+      // Issue 36: what landed without review was missing from the task's changed files.
+      name: 'what commands landed without review is counted, merged by path, also of an undone turn (the undo cannot revert it)',
+      task: task(
+        turn(0, [command, unseen([{ path: 'a.txt', files: 1 }, { path: 'node_modules/', files: 1200 }])]),
+        turn(1, [command, unseen([{ path: 'node_modules/', files: 1204 }, { path: 'dist/', files: 3 }], 7)], true),
+      ),
+      want: [],
+      commands: 1,
+      unreviewed: [{ path: 'a.txt', files: 1 }, { path: 'dist/', files: 3 }, { path: 'node_modules/', files: 1204 }],
+      more: 7,
+    },
   ];
-  for (const { name, task: input, want, commands } of cases) {
+  for (const { name, task: input, want, commands, unreviewed, more } of cases) {
     it(name, () => {
       const changes = taskChanges(input);
       assert.deepEqual(
@@ -47,6 +60,8 @@ describe('taskChanges: what a task changed, file by file', () => {
         want,
       );
       assert.equal(changes.commands, commands ?? 0);
+      assert.deepEqual(changes.unreviewed, unreviewed ?? []);
+      assert.equal(changes.unreviewedMore, more ?? 0);
       for (const changed of changes.files) {
         assert.equal(changed.path, `/ws/${changed.shown}`, 'the checkpoints\' key, not the shown path');
       }

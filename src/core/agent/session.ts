@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Gate, GateResult } from '../approval/gate';
 import { allowedByView, grantView } from '../views/grants';
 import { startTask, type TaskRef } from '../checkpoints/recorder';
+import { landedFiles } from '../checkpoints/landedUnreviewed';
 import type { TaskChanges } from '../checkpoints/taskChanges';
 import type { ChatMessage, ChatModel, ModelErrorKind, ToolCall, ToolSpec } from '../llm/client';
 import type { McpServerStatus } from '../mcp/manager';
@@ -338,7 +339,7 @@ export class AgentSession {
     } catch (error) {
       this.deps.log.warn(`the task's changes could not be read from its checkpoints: ${String(error)}`);
     }
-    if (changes === undefined || changes.files.length === 0) {
+    if (changes === undefined || (changes.files.length === 0 && changes.unreviewed.length === 0)) {
       return;
     }
     const listed = changes.files.slice(0, maxListedChanges);
@@ -351,6 +352,7 @@ export class AgentSession {
         files: listed.map(({ shown, kind, added, removed }) => ({ file: shown, change: kind, added, removed })),
         commands: changes.commands,
         ...(changes.files.length > listed.length ? { more: changes.files.length - listed.length } : {}),
+        ...(changes.unreviewed.length > 0 ? { unreviewed: { groups: changes.unreviewed.slice(0, maxListedChanges), more: changes.unreviewedMore + landedFiles(changes.unreviewed.slice(maxListedChanges)) } } : {}),
       },
       chat,
     );

@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import { diffText } from '../diff/lineDiff';
+import type { LandedGroup } from './landedUnreviewed';
 import type { FileChangeRecord, FileContent, TaskRecord } from './schema';
 
 export type TaskFileChangeKind = 'created' | 'modified' | 'deleted';
@@ -27,16 +28,36 @@ export interface TaskChanges {
   files: TaskFileChange[];
   /** Terminal commands the task ran: their effects are listed only where they were recorded as file changes. */
   commands: number;
+  /**
+   * What its commands landed without review (ignored by the folder's repository, git's data), grouped; also of turns
+   * undone since (the undo cannot revert them). A path landed twice is counted once (a folder: its larger count).
+   */
+  unreviewed: LandedGroup[];
+  /** Files landed without review past the groups kept. */
+  unreviewedMore: number;
 }
 
 export function taskChanges(task: TaskRecord): TaskChanges {
   const byPath = new Map<string, { first: FileChangeRecord; last: FileChangeRecord }>();
   let commands = 0;
+  const unreviewed = new Map<string, number>();
+  let unreviewedMore = 0;
   for (const turn of task.turns) {
+    for (const change of turn.changes) {
+      if (change.kind === 'unreviewed') {
+        for (const group of change.groups) {
+          unreviewed.set(group.path, Math.max(unreviewed.get(group.path) ?? 0, group.files));
+        }
+        unreviewedMore += change.more ?? 0;
+      }
+    }
     if (turn.undoneAt !== undefined) {
       continue;
     }
     for (const change of turn.changes) {
+      if (change.kind === 'unreviewed') {
+        continue;
+      }
       if (change.kind === 'command') {
         commands += 1;
         continue;
@@ -64,7 +85,7 @@ export function taskChanges(task: TaskRecord): TaskChanges {
       after,
     });
   }
-  return { files, commands };
+  return { files, commands, unreviewed: [...unreviewed].sort(([a], [b]) => a.localeCompare(b)).map(([path, files]) => ({ path, files })), unreviewedMore };
 }
 
 /** Whether a change is of `file` as a call named it: relative to the workspace (`./` or not) or absolute. */
