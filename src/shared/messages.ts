@@ -238,6 +238,8 @@ export const UndoPreviewView = z.strictObject({
   turn: z.number().int().nonnegative(),
   lines: z.array(z.strictObject({ group: z.enum(['revert', 'ask', 'keep', 'command']), text: z.string().max(5000) })).max(1000),
   notes: z.array(z.string().max(2000)).max(50),
+  /** Undo is offered: undoing would change something (the host decides; missing: not offered). */
+  undoable: z.boolean().default(false),
 });
 export type UndoPreviewView = z.infer<typeof UndoPreviewView>;
 
