@@ -40,6 +40,7 @@ describe("the chat's list of a finished task's changes", () => {
       rows: ['CHANGELOG.md +1 −0'],
       unreviewed: 'Landed without review (nobody saw them; they cannot be undone): a.txt, 1,204 files in node_modules/ and 2 more files',
     },
+    { name: 'everything undone since: said so, not "Changed 0 files"', entry: entry({ files: [], commands: 1 }), title: 'No changes left: undone', rows: [] },
   ];
   for (const { name, entry: input, title, rows, unreviewed } of cases) {
     it(name, () => {

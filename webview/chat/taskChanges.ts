@@ -28,7 +28,7 @@ export function taskChangesEntry(entry: ChangesEntry, bridge: Pick<Bridge, 'send
   const files = entry.files.length + (entry.more ?? 0) + unseen;
   const added = entry.files.reduce((sum, file) => sum + file.added, 0);
   const removed = entry.files.reduce((sum, file) => sum + file.removed, 0);
-  const title = h('p', { class: 'changes-title' }, icon('files'), ` Changed ${plural(files, 'file')} `,
+  const title = files === 0 ? h('p', { class: 'changes-title' }, icon('discard'), ' No changes left: undone') : h('p', { class: 'changes-title' }, icon('files'), ` Changed ${plural(files, 'file')} `,
     counts(added, removed),
     entry.commands > 0 ? ` · ran ${plural(entry.commands, 'command')}` : '');
   const list = h('ul', { class: 'changes-list', 'aria-label': 'Files the task changed: each opens its diff' }, ...entry.files.map((file) => {
