@@ -1,6 +1,8 @@
 import * as assert from 'node:assert/strict';
 import type { CommandRecord, FileChangeRecord, TaskRecord, TurnRecord, UnreviewedRecord } from '../../src/core/checkpoints/schema';
-import { taskChanges, turnFileChange } from '../../src/core/checkpoints/taskChanges';
+import { CheckpointStore } from '../../src/core/checkpoints/store';
+import { latestTaskChanges, taskChanges, turnFileChange } from '../../src/core/checkpoints/taskChanges';
+import { MemoryStore } from '../fixtures/memoryGate';
 
 const file = (path: string, before: string | null, after: string | null): FileChangeRecord => ({
   kind: 'file', path: `/ws/${path}`, relativePath: path, tool: 'write_file', at: '2026-11-26T00:00:00.000Z', before, after, beforeHash: null, afterHash: null,
@@ -84,6 +86,45 @@ describe('turnFileChange: what one turn changed in a file, as the call named it'
   for (const row of rows) {
     it(row.name, () => {
       assert.deepEqual(turnFileChange(twoTurns, row.turn, row.file), row.want);
+    });
+  }
+});
+
+// Issue 36: "Show the Task's Changes" said nothing changed while the transcript listed two files: it read the chat's
+// newest task with checkpoints, which had only run a command.
+describe("latestTaskChanges: the task Show the Task's Changes lists", () => {
+  const at = { chatId: 'c', title: 'x' };
+  const cases: { name: string; record: (store: CheckpointStore) => Promise<void>; want: string | undefined }[] = [
+    { name: 'nothing recorded: none', record: () => Promise.resolve(), want: undefined },
+    {
+      name: 'a later task that only ran a command does not hide the one that changed files',
+      record: async (store) => {
+        await store.record({ ...at, taskId: 't1', turn: 0 }, { kind: 'file', path: '/ws/a.txt', relativePath: 'a.txt', tool: 'write_file', before: null, after: 'a\n' });
+        await store.record({ ...at, taskId: 't2', turn: 0 }, { kind: 'command', command: 'ls', cwd: '/ws' });
+      },
+      want: 't1',
+    },
+    {
+      name: 'a task whose files all landed without review is listed',
+      record: async (store) => {
+        await store.record({ ...at, taskId: 't1', turn: 0 }, { kind: 'file', path: '/ws/a.txt', relativePath: 'a.txt', tool: 'write_file', before: null, after: 'a\n' });
+        await store.record({ ...at, taskId: 't2', turn: 0 }, { kind: 'unreviewed', command: 'npm i', groups: [{ path: 'node_modules/', files: 1204 }] });
+      },
+      want: 't2',
+    },
+    {
+      name: 'another chat\'s task is not',
+      record: async (store) => {
+        await store.record({ chatId: 'other', taskId: 't9', turn: 0 }, { kind: 'file', path: '/ws/a.txt', tool: 'write_file', before: null, after: 'a\n' });
+      },
+      want: undefined,
+    },
+  ];
+  for (const { name, record, want } of cases) {
+    it(name, async () => {
+      const store = new CheckpointStore(new MemoryStore(), { warn: () => undefined });
+      await record(store);
+      assert.equal((await latestTaskChanges(store, 'c'))?.task.taskId, want);
     });
   }
 });

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { diffText } from '../diff/lineDiff';
 import type { LandedGroup } from './landedUnreviewed';
 import type { FileChangeRecord, FileContent, TaskRecord } from './schema';
+import type { CheckpointStore, TaskSummary } from './store';
 
 export type TaskFileChangeKind = 'created' | 'modified' | 'deleted';
 
@@ -104,4 +105,20 @@ export function turnFileChange(task: TaskRecord, turn: number, file: string): Pi
   const first = changes[0];
   const last = changes.at(-1);
   return first === undefined || last === undefined ? undefined : { before: first.before, after: last.after, shown: last.relativePath ?? last.path };
+}
+
+/**
+ * The chat's newest task whose changes list anything (a file, or what landed without review), with them; undefined
+ * when none does. Not merely the newest task with checkpoints: a later task that only ran a command, or whose turns
+ * were all undone, would hide the one the transcript lists.
+ */
+export async function latestTaskChanges(store: Pick<CheckpointStore, 'tasks' | 'load'>, chatId: string): Promise<{ task: TaskSummary; changes: TaskChanges } | undefined> {
+  for (const task of store.tasks(chatId)) {
+    const loaded = await store.load(chatId, task.taskId);
+    const changes = loaded.kind === 'ok' ? taskChanges(loaded.task) : undefined;
+    if (changes !== undefined && (changes.files.length > 0 || changes.unreviewed.length > 0)) {
+      return { task, changes };
+    }
+  }
+  return undefined;
 }
