@@ -2,7 +2,12 @@
  * `npm start`: opens a real VS Code (code-server, installed once into the cache) with the freshly packaged Toolgate
  * and a demo workspace, on a loopback address it prints. Password-less only because it binds to 127.0.0.1.
  * Unless TOOLGATE_MODEL_BASE_URL is set, an offline demo model (a scripted OpenAI-compatible server on loopback,
- * clearly named as such) answers every task with a write, an edit, a command and a question, all through the panel.
+ * clearly named as such) answers every task with a write, an edit, a command and a question, each on its card in the
+ * chat (the command's written files on one group card).
+ *
+ * The demo folder is a git repository of its own (`git init` on first use): it lives in the clone's `.tmp/`, which the
+ * clone's `.gitignore` ignores, and only the folder's own repository says which of its files are ignored (and land
+ * without review); with its own repository, none is, so everything the demo's command writes waits for review.
  *
  * The model settings go into this VS Code instance's machine settings (in its own user-data folder), not into the
  * demo folder's: the folder opens in Restricted Mode, where VS Code ignores a workspace's `toolgate.model.baseUrl`,
@@ -50,6 +55,26 @@ function mergeSettings(file: string, defaults: Record<string, unknown>, values: 
   }
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, JSON.stringify({ ...defaults, ...current, ...values }, null, 2));
+}
+
+/**
+ * Makes the demo folder a git repository of its own, with its files committed, once (a folder an earlier version made
+ * too). Without git, the folder is still reviewed: a parent repository that ignores it says nothing of its files.
+ */
+function ownRepository(workspace: string): void {
+  if (existsSync(path.join(workspace, '.git'))) {
+    return;
+  }
+  const git = (...args: string[]): void => {
+    execFileSync('git', ['-c', 'user.name=Toolgate demo', '-c', 'user.email=demo@toolgate.invalid', '-c', 'commit.gpgsign=false', ...args], { cwd: workspace, stdio: 'ignore' });
+  };
+  try {
+    git('init', '-q');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'The demo folder as npm start made it');
+  } catch (error) {
+    console.warn(`The demo folder could not be made a git repository of its own (${error instanceof Error ? error.message : String(error)}); its commands are reviewed all the same.`);
+  }
 }
 
 /**
@@ -133,6 +158,7 @@ async function main(): Promise<void> {
   if (!existsSync(workspace)) {
     cpSync(path.join(repoRoot, 'test', 'fixtures', 'workspaces', 'demo'), workspace, { recursive: true });
   }
+  ownRepository(workspace);
   dropWorkspaceModelSettings(workspace);
   mergeSettings(path.join(userDataDir, 'User', 'settings.json'), { 'workbench.startupEditor': 'none', 'telemetry.telemetryLevel': 'off' }, {});
   // The machine's settings ("Remote" in the Settings editor): code-server reads `machine-overridable` settings such as

@@ -236,6 +236,14 @@ export const ChatEntry = z.discriminatedUnion('kind', [
     commands: z.number().int().nonnegative(),
     /** Files changed past the ones listed (a long list is cut). */
     more: z.number().int().positive().optional(),
+    /**
+     * Files its commands wrote that landed without review (no diff to open: nothing holds their before), grouped: a file,
+     * or a folder's files (`path` ending in `/`); `more`: files past the groups.
+     */
+    unreviewed: z.strictObject({
+      groups: z.array(z.strictObject({ path: z.string(), files: z.number().int().positive() })).max(200),
+      more: z.number().int().nonnegative(),
+    }).optional(),
   }),
 ]);
 export type ChatEntry = z.infer<typeof ChatEntry>;
@@ -245,6 +253,8 @@ export const UndoPreviewView = z.strictObject({
   turn: z.number().int().nonnegative(),
   lines: z.array(z.strictObject({ group: z.enum(['revert', 'ask', 'keep', 'command']), text: z.string().max(5000) })).max(1000),
   notes: z.array(z.string().max(2000)).max(50),
+  /** Undo is offered: undoing would change something (the host decides; missing: not offered). */
+  undoable: z.boolean().default(false),
 });
 export type UndoPreviewView = z.infer<typeof UndoPreviewView>;
 

@@ -7,7 +7,8 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import type { TaskRef } from '../core/checkpoints/recorder';
 import type { CheckpointStore } from '../core/checkpoints/store';
-import { taskChanges, turnFileChange, type TaskChanges } from '../core/checkpoints/taskChanges';
+import { landedFiles } from '../core/checkpoints/landedUnreviewed';
+import { latestTaskChanges, taskChanges, turnFileChange, type TaskChanges } from '../core/checkpoints/taskChanges';
 import type { Disposable } from '../core/disposable';
 import type { Outcome } from './commandBridge';
 import { ReadOnlyTexts } from './readOnlyTexts';
@@ -19,7 +20,7 @@ export class TaskChangeDocuments implements Disposable {
   static readonly scheme = 'toolgate-task';
   private readonly texts = new ReadOnlyTexts(TaskChangeDocuments.scheme, '(No longer held: open the file again from the chat.)\n', heldTexts);
 
-  constructor(private readonly store: Pick<CheckpointStore, 'load' | 'latestTask'>) {}
+  constructor(private readonly store: Pick<CheckpointStore, 'load' | 'tasks'>) {}
 
   /** What the task changed; undefined when no checkpoints were kept for it. */
   async changes(task: Pick<TaskRef, 'chatId' | 'taskId'>): Promise<TaskChanges | undefined> {
@@ -35,23 +36,35 @@ export class TaskChangeDocuments implements Disposable {
     return { ok: true };
   }
 
-  /** On request (the chat's title menu): the files the chat's latest task changed, a picked one opened as its diff. */
+  /**
+   * On request (the chat's title menu): the files the chat's latest task with changes changed, a picked one opened as
+   * its diff; what landed without review is listed too (no diff: nothing holds its before).
+   */
   async show(chatId: string): Promise<void> {
-    const task = this.store.latestTask(chatId);
-    const changes = task === undefined ? undefined : await this.changes(task);
-    if (task === undefined || changes === undefined || changes.files.length === 0) {
-      void vscode.window.showInformationMessage("Toolgate: no task of this chat has changed a file that Undo could revert (a command's own changes are listed only when it ran staged).");
+    const latest = await latestTaskChanges(this.store, chatId);
+    if (latest === undefined) {
+      void vscode.window.showInformationMessage('Toolgate: no task of this chat has changed a file (that is still changed: an undone one is not listed).');
       return;
     }
+    const { task, changes } = latest;
+    const unseen = changes.unreviewed.map((group) => ({
+      label: group.path,
+      description: `${group.files.toLocaleString('en-US')} file${group.files === 1 ? '' : 's'}: landed without review, no diff to open`,
+      file: undefined,
+    }));
+    const count = changes.files.length + landedFiles(changes.unreviewed) + changes.unreviewedMore;
     const picked = await vscode.window.showQuickPick(
-      changes.files.map((file) => ({
-        label: file.shown,
-        description: `+${file.added} −${file.removed}${file.kind === 'modified' ? '' : file.kind === 'created' ? ' created' : ' removed'}`,
-        file,
-      })),
-      { title: `Toolgate: what "${task.title ?? 'the latest task'}" changed (${changes.files.length} file${changes.files.length === 1 ? '' : 's'})`, placeHolder: 'Pick a file to see its diff: before the task, and after it' },
+      [
+        ...changes.files.map((file) => ({
+          label: file.shown,
+          description: `+${file.added} −${file.removed}${file.kind === 'modified' ? '' : file.kind === 'created' ? ' created' : ' removed'}`,
+          file,
+        })),
+        ...(unseen.length > 0 ? [{ label: 'Landed without review', kind: vscode.QuickPickItemKind.Separator, file: undefined }, ...unseen] : []),
+      ],
+      { title: `Toolgate: what "${task.title ?? 'the latest task'}" changed (${count.toLocaleString('en-US')} file${count === 1 ? '' : 's'})`, placeHolder: 'Pick a file to see its diff: before the task, and after it' },
     );
-    if (picked !== undefined) {
+    if (picked?.file !== undefined) {
       await this.open(chatId, task.taskId, picked.file.shown);
     }
   }

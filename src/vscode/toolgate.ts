@@ -148,8 +148,8 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   store.add({ dispose: () => agent.cancel() }); // before the chats are saved: the task stops, its waiting calls are denied
   const undo = createUndoCommands({
     store: checkpoints.store, audit, activeChatId: () => agent.chatId, log, disposables: store,
-    // In the transcript of the chat it undid, when that is the one shown (another chat's undo is in the log).
-    onUndone: (result) => result.chatId === chats.current.id && chats.notice(result.text, 'info'),
+    // In the chat it undid when shown (else in the log), and its task's list of changes then says what is left.
+    onUndone: (result) => result.chatId === chats.current.id && (chats.notice(result.text, 'info'), void agent.refreshChanges(result.taskId)),
   });
   let refreshChat = (): void => undefined; // the chat, once it exists (the setup reports before it is made)
   const modelSetup = store.add(new ModelSetup({ settings, apiKeys, log, onDidChange: () => refreshChat() }));

@@ -13,7 +13,7 @@ import type { ProposedContentProvider } from './proposedContent';
 import type { ArgsDocuments } from './argsDocuments';
 import type { TaskChangeDocuments } from './taskChangeDocuments';
 import type { ModelSetup } from './modelSetup';
-import type { UndoPreview, UndoRequest, UndoResult } from '../core/checkpoints/undoRunner';
+import { undoWouldChange, type UndoPreview, type UndoRequest, type UndoResult } from '../core/checkpoints/undoRunner';
 
 /** What a card opens in an editor: the diff of a write, the whole arguments of any call. */
 export interface CallEditors {
@@ -114,7 +114,7 @@ async function undoTurn(agent: AgentSession, undo: TurnUndo, action: 'previewUnd
   if (preview.kind === 'not-undone') {
     return { ok: false, error: `Nothing to undo: ${preview.message}.` };
   }
-  return { ok: true, undoPreview: { turn: ref.turn, lines: preview.lines.map(({ group, text }) => ({ group, text })), notes: preview.notes } };
+  return { ok: true, undoPreview: { turn: ref.turn, lines: preview.lines.map(({ group, text }) => ({ group, text })), notes: preview.notes, undoable: undoWouldChange(preview.lines) } };
 }
 
 export function chatRequests(

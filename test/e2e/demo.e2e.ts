@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Frame } from 'playwright-core';
 import { demoModelName, demoServer } from '../fixtures/demoScript';
 import { startFakeOpenAI, type FakeOpenAI } from '../fixtures/fakeOpenAI';
-import { ChatDriver } from './harness/chat';
+import { ChatDriver, waitFor } from './harness/chat';
 import { ApprovalsPanelDriver, panelAllowAll } from './harness/panel';
 import { useCodeServer } from './harness/session';
 
@@ -40,13 +40,21 @@ describe('the offline demo model of npm start, in the Restricted Mode it opens i
 
   /** The command, the question, and the end of the script. */
   async function commandAndQuestion(frame: Frame, trustFolder: boolean): Promise<void> {
-    await panel().act(await panel().waitForCall('run_in_terminal', 'npm test'), 'allow-once');
+    await panel().act(await panel().waitForCall('run_in_terminal', 'npm run build'), 'allow-once');
     if (trustFolder) {
       // VS Code itself asks before it creates a terminal in a folder that is not trusted; the person trusts it.
       await session.workbench.trustFolderWhenAsked();
     }
+    // What the build wrote waits on one group card, and is not in the workspace until it is allowed.
+    const group = await panel().waitForGroup('changed 2 files', 60_000);
+    const changelog = workspaceFile('CHANGELOG.md');
+    await group.locator('[data-action="allow-once"]').click();
+    await waitFor(() => workspaceFile('CHANGELOG.md') !== changelog, 'the build\'s files to land');
+    assert.match(workspaceFile('dist/math.js'), /^\/\/ Built /);
     await frame.locator('[data-entry="question"]:not(:has([data-field="answer"])) [data-action="answer"][data-option="Clear"]').click();
-    await frame.locator('[data-entry="assistant"]', { hasText: 'That was the whole script' }).last().waitFor({ timeout: 60_000 });
+    const closing = frame.locator('[data-entry="assistant"]', { hasText: 'That was the whole script' }).last();
+    await closing.waitFor({ timeout: 60_000 });
+    assert.doesNotMatch(await closing.innerText(), /Approvals/, 'the cards are in the chat now');
     await chat().idle();
   }
 

@@ -280,3 +280,42 @@ describe('undo after an unstaged command (staging off, as on macOS): what git ca
     assert.deepEqual(withoutGit(tree(root)), before);
   });
 });
+
+// Issue 36's blocker: inside a parent repository that ignores the folder (npm start's demo in the clone's `.tmp/`, a
+// home folder's repository with `*`), every file a command wrote counted as ignored and landed at once, unseen.
+describe('a workspace inside a parent repository that ignores it: what a command writes still waits on its card', function () {
+  this.timeout(180_000);
+  const model = useFakeModel();
+  const session = useCodeServer(() => ({
+    parentGitignore: '.tmp/\n',
+    files: { 'CHANGELOG.md': '# Changes\n' },
+    settings: model.workspaceSettings(),
+  }));
+  const file = (relative: string): string => path.join(session.server.workspace, relative);
+
+  it('the written files wait on one group card and are absent until accepted; the model and the task\'s changes name them', async () => {
+    assert.match(execFileSync('git', ['check-ignore', session.server.workspace], { cwd: path.dirname(path.dirname(session.server.workspace)), encoding: 'utf8' }), /\.tmp\/workspace/, 'the parent ignores the workspace');
+    const command = "node -e \"const fs=require('fs');fs.writeFileSync('a.txt','a\\n');fs.mkdirSync('src',{recursive:true});fs.writeFileSync('src/b.ts','export const b = 1;\\n');fs.appendFileSync('CHANGELOG.md','- more\\n')\"";
+    model.fake.script([{ toolCalls: [{ id: 'p1', name: 'run_in_terminal', arguments: JSON.stringify({ command }) }] }, { text: 'Done.' }]);
+    const chat = new ChatDriver(session.workbench);
+    await chat.say('Write three files');
+    await new ApprovalsPanelDriver(session.workbench).act(await new ApprovalsPanelDriver(session.workbench).waitForCall('run_in_terminal', undefined, 60_000), 'allow-once');
+    const frame = await chat.frame();
+    const card = frame.locator('article.inline-call.call-group', { hasText: 'changed 3 files' });
+    await card.waitFor({ timeout: 60_000 });
+    assert.equal(existsSync(file('a.txt')), false, 'nothing landed while the card waits');
+    assert.equal(existsSync(file('src/b.ts')), false);
+    assert.equal(readFileSync(file('CHANGELOG.md'), 'utf8'), '# Changes\n');
+    await session.workbench.screenshot('staged-inside-ignoring-parent');
+    await card.locator('[data-action="allow-once"]').click();
+    await frame.locator('[data-entry="assistant"]', { hasText: 'Done.' }).waitFor({ timeout: 60_000 });
+    await chat.idle();
+    assert.equal(readFileSync(file('a.txt'), 'utf8'), 'a\n');
+    assert.equal(readFileSync(file('src/b.ts'), 'utf8'), 'export const b = 1;\n');
+    assert.equal(readFileSync(file('CHANGELOG.md'), 'utf8'), '# Changes\n- more\n');
+    const told = sentToolResult(model.fake, 1, 'p1');
+    assert.match(told, /- landed: CHANGELOG\.md, a\.txt, src\/b\.ts\n?/);
+    assert.doesNotMatch(told, /without review/);
+    await frame.locator('[data-entry="changes"] .changes-title', { hasText: 'Changed 3 files' }).waitFor();
+  });
+});

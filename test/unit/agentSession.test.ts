@@ -79,7 +79,7 @@ describe('the agent session (core, over the production tool service and in-memor
     const { session, gate, entries, chats } = setup([calls(['w1', 'write_file', { path: 'b.txt', content: 'hi\n' }]), text('Wrote b.txt.')], undefined, {}, {
       taskChanges: (task) => {
         asked.push(task.taskId);
-        return Promise.resolve({ files: [{ path: '/ws/b.txt', shown: 'b.txt', kind: 'created', added: 1, removed: 0, before: null, after: 'hi\n' }], commands: 0 });
+        return Promise.resolve({ files: [{ path: '/ws/b.txt', shown: 'b.txt', kind: 'created', added: 1, removed: 0, before: null, after: 'hi\n' }], commands: 0, unreviewed: [], unreviewedMore: 0 });
       },
     });
     const task = session.runTask('make b.txt');
@@ -94,8 +94,36 @@ describe('the agent session (core, over the production tool service and in-memor
     assert.equal(session.taskChange(entries()[0]?.id ?? '', 'b.txt'), undefined, 'an entry that lists no changes');
   });
 
+  // Issue 36: a command whose files all landed unseen left the task's changed files empty.
+  it('lists what its commands landed without review, even when nothing else changed', async () => {
+    const unreviewed = [{ path: 'a.txt', files: 1 }, { path: 'node_modules/', files: 1204 }];
+    const { session, entries } = setup([text('Done.')], undefined, {}, { taskChanges: () => Promise.resolve({ files: [], commands: 1, unreviewed, unreviewedMore: 3 }) });
+    await session.runTask('install');
+    const last = entries().at(-1);
+    assert.ok(last?.kind === 'changes', `the last entry lists the changes: ${JSON.stringify(last)}`);
+    assert.deepEqual(last.unreviewed, { groups: unreviewed, more: 3 });
+  });
+
+  // Issue 36: after an undo, the task's list still named the files it had put back.
+  it('after an undo, the list says what is left: files put back go, what landed without review stays', async () => {
+    const created = { path: '/ws/b.txt', shown: 'b.txt', kind: 'created' as const, added: 1, removed: 0, before: null, after: 'hi\n' };
+    const unreviewed = [{ path: 'dist/', files: 3 }];
+    let left = { files: [created, { ...created, path: '/ws/c.txt', shown: 'c.txt' }], commands: 1, unreviewed, unreviewedMore: 0 };
+    const { session, entries } = setup([text('Done.')], undefined, {}, { taskChanges: () => Promise.resolve(left) });
+    await session.runTask('build');
+    const entry = entries().at(-1);
+    assert.ok(entry?.kind === 'changes');
+    assert.deepEqual(entry.files.map((file) => file.file), ['b.txt', 'c.txt']);
+    const version = entry.v;
+    left = { files: [], commands: 1, unreviewed, unreviewedMore: 0 };
+    await session.refreshChanges(entry.taskId);
+    assert.deepEqual([entry.files, entry.unreviewed, entry.v > version], [[], { groups: unreviewed, more: 0 }, true]);
+    await session.refreshChanges('another-task');
+    assert.deepEqual(entry.files, []);
+  });
+
   it('a task that changed nothing, or whose checkpoints cannot be read, lists nothing', async () => {
-    for (const taskChanges of [() => Promise.resolve({ files: [], commands: 2 }), () => Promise.reject(new Error('storage gone'))]) {
+    for (const taskChanges of [() => Promise.resolve({ files: [], commands: 2, unreviewed: [], unreviewedMore: 0 }), () => Promise.reject(new Error('storage gone'))]) {
       const { session, entries } = setup([text('Nothing to do.')], undefined, {}, { taskChanges });
       await session.runTask('look around');
       assert.deepEqual(entries().map((entry) => entry.kind), ['user', 'assistant']);

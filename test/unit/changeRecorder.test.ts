@@ -128,6 +128,19 @@ describe('recording what the agent changed', () => {
     });
   }
 
+  // Issue 36: files a staged command landed without review were in no record, so the task's changes left them out.
+  it('keeps what landed without review, grouped, read back and said by the undo (which cannot revert it)', async () => {
+    const { recorder, task } = harness();
+    const paths = ['a.txt', ...Array.from({ length: 1204 }, (_, index) => `node_modules/p${index}/index.js`), 'dist/x.js', 'dist/y.js'];
+    await recorder.landedUnreviewed(turn0, { command: 'npm i', paths });
+    await recorder.landedUnreviewed(turn0, { command: 'true', paths: [] });
+    await recorder.landedUnreviewed(undefined, { command: 'npm i', paths });
+    const recorded = await task();
+    assert.deepEqual(recorded?.turns[0]?.changes, [{ kind: 'unreviewed', command: 'npm i', at: recorded?.turns[0]?.changes[0]?.at, groups: [{ path: 'a.txt', files: 1 }, { path: 'dist/', files: 2 }, { path: 'node_modules/', files: 1204 }] }]);
+    const plan = planUndo(recorded.turns, new Map());
+    assert.deepEqual(plan.notes, ['`npm i` landed files without review, which cannot be undone: a.txt, 2 files in dist/, 1,204 files in node_modules/']);
+  });
+
   it('a command without a task runs without git or a record', async () => {
     let looked = 0;
     const git: GitPort = { snapshot: () => ((looked += 1), Promise.resolve(null)), hashFiles: () => Promise.resolve({}) };

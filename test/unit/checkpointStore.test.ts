@@ -122,7 +122,7 @@ describe('checkpoint store', () => {
     const task = await loadOk(reopened, 't1');
     assert.equal(task.title, 'task t1');
     assert.deepEqual(
-      task.turns.map((turn) => turn.changes.map((change) => (change.kind === 'file' ? [change.path, change.before === null ? null : sha256(change.before), change.afterHash] : [change.command, change.exitCode]))),
+      task.turns.map((turn) => turn.changes.map((change) => (change.kind === 'file' ? [change.path, change.before === null ? null : sha256(change.before), change.afterHash] : change.kind === 'command' ? [change.command, change.exitCode] : [change.command]))),
       [
         [
           ['/w/a.ts', sha256(original), sha256(first)],

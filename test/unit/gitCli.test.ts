@@ -97,8 +97,78 @@ describe('the git port over the git program', () => {
     assert.deepEqual([...(await new GitCli().ignored(path.join(repo, 'sub'), ['debug.log', 'b.txt']))], ['debug.log'], 'relative to the folder asked about');
     assert.deepEqual([...(await new GitCli().ignored(dir, ['x.log']))], []);
     assert.deepEqual([...(await new GitCli({ git: path.join(dir, 'no-such-git') }).ignored(repo, ['x.log']))], []);
-    await assert.rejects(new GitCli({ git: fakeGit('echo "fatal: index file corrupt" >&2; exit 128') }).ignored(repo, ['x.log']), /git check-ignore failed: fatal: index file corrupt/);
+    await assert.rejects(new GitCli({ git: fakeGit('echo "fatal: index file corrupt" >&2; exit 128') }).ignored(repo, ['x.log']), /git rev-parse failed: fatal: index file corrupt/);
+    await assert.rejects(new GitCli({ git: fakeGit('case "$*" in *rev-parse*) printf "%s\\n\\n" "$PWD";; *) echo "fatal: index file corrupt" >&2; exit 128;; esac') }).ignored(repo, ['x.log']), /git check-ignore failed: fatal: index file corrupt/);
   });
+
+  // Issue 36: a workspace folder inside a parent repository that ignores it counted every file as ignored, so nothing a
+  // command wrote there was reviewed. "Ignored" is the folder's own repository's word, never a parent's about the folder.
+  const places: { name: string; make: (root: string) => string; ignored: string[]; status: 'none' | 'own' | 'parent' }[] = [
+    {
+      name: 'a plain folder, in no repository',
+      make: (root) => {
+        mkdirSync(path.join(root, 'plain'));
+        return path.join(root, 'plain');
+      },
+      ignored: [],
+      status: 'none',
+    },
+    {
+      name: 'a folder inside a parent repository whose .gitignore ignores the folder (the demo in .tmp/)',
+      make: () => {
+        const parent = repository('parent');
+        writeFileSync(path.join(parent, '.gitignore'), '.tmp/\n*.log\n');
+        mkdirSync(path.join(parent, '.tmp', 'demo'), { recursive: true });
+        return path.join(parent, '.tmp', 'demo');
+      },
+      ignored: [],
+      status: 'none',
+    },
+    {
+      name: "a project in a home folder whose repository ignores everything (`*`)",
+      make: () => {
+        const home = repository('home');
+        writeFileSync(path.join(home, '.gitignore'), '*\n');
+        mkdirSync(path.join(home, 'proj'), { recursive: true });
+        return path.join(home, 'proj');
+      },
+      ignored: [],
+      status: 'none',
+    },
+    {
+      name: 'a folder with its own repository inside an ignoring parent: its own rules',
+      make: () => {
+        const parent = repository('parent');
+        writeFileSync(path.join(parent, '.gitignore'), '.tmp/\n');
+        const own = path.join(parent, '.tmp', 'demo');
+        mkdirSync(own, { recursive: true });
+        git(own, 'init', '-q');
+        writeFileSync(path.join(own, '.gitignore'), '*.log\nnode_modules/\n');
+        return own;
+      },
+      ignored: ['debug.log', 'node_modules/x/index.js'],
+      status: 'own',
+    },
+    {
+      name: 'a subfolder the repository does not ignore: the repository\'s rules',
+      make: () => {
+        const parent = repository('parent');
+        writeFileSync(path.join(parent, '.gitignore'), '*.log\nnode_modules/\n');
+        return path.join(parent, 'sub');
+      },
+      ignored: ['debug.log', 'node_modules/x/index.js'],
+      status: 'parent',
+    },
+  ];
+  const asked = ['a.txt', 'src/b.ts', 'CHANGELOG.md', 'debug.log', 'node_modules/x/index.js'];
+  for (const place of places) {
+    it(`which files count as ignored, and whose status is read: ${place.name}`, async () => {
+      const folder = place.make(dir);
+      assert.deepEqual([...(await new GitCli().ignored(folder, asked))].sort(), place.ignored);
+      const snapshot = await new GitCli().snapshot(folder);
+      assert.equal(snapshot === null ? 'none' : snapshot.root === folder ? 'own' : 'parent', place.status, "an ignoring parent's status says nothing of the folder");
+    });
+  }
 
   it('hashes regular files, by target for a link, never reads a fifo, and by size past the cap', async () => {
     writeFileSync(path.join(dir, 'small.txt'), 'small\n');

@@ -1,6 +1,6 @@
 /** The rules of what a staged command's changes land without a card, each as a table. */
 import * as assert from 'node:assert/strict';
-import { emptyFolderLands, foldersLandingWhole, landingOrder, mayLandAsIgnored, type WriteJudged } from '../../src/core/sandbox/landingRules';
+import { checkIgnoreQuery, emptyFolderLands, foldersLandingWhole, ignoredInFolder, landingOrder, mayLandAsIgnored, type FolderPrefix, type WriteJudged } from '../../src/core/sandbox/landingRules';
 import type { StagedChange } from '../../src/core/sandbox/changeSet';
 
 const ws = '/ws';
@@ -48,4 +48,24 @@ describe('what lands without review: the rules', () => {
   for (const [at, rank] of order) {
     it(`lands ${at} ${rank === 0 ? 'first' : rank === 2 ? 'last' : 'between'}`, () => assert.equal(landingOrder(file(at)), rank));
   }
+
+  // Rule 4's repository (issue 36): what git names ignored counts only when it does not ignore the folder itself.
+  const paths = ['a.txt', 'src/b.ts', 'debug.log'];
+  const places: { name: string; prefix: FolderPrefix; named: string[]; ignored: string[] }[] = [
+    { name: 'in no repository', prefix: undefined, named: [], ignored: [] },
+    { name: 'at the top of its own repository', prefix: '', named: ['debug.log'], ignored: ['debug.log'] },
+    { name: 'a subfolder its repository keeps', prefix: 'pkg/', named: ['pkg/debug.log'], ignored: ['debug.log'] },
+    { name: 'inside a parent that ignores the folder (.tmp/)', prefix: '.tmp/demo/', named: ['.tmp/', '.tmp/demo/', '.tmp/demo/a.txt', '.tmp/demo/src/b.ts', '.tmp/demo/debug.log'], ignored: [] },
+    { name: 'inside a parent that ignores a folder above it only', prefix: '.tmp/demo/', named: ['.tmp/', '.tmp/demo/debug.log'], ignored: [] },
+    { name: "in a home folder's repository with `*`", prefix: 'proj/', named: ['proj/', 'proj/a.txt', 'proj/src/b.ts', 'proj/debug.log'], ignored: [] },
+  ];
+  for (const { name, prefix, named, ignored } of places) {
+    it(`ignored files of a folder ${name}: ${ignored.length === 0 ? 'none' : ignored.join(', ')}`, () => {
+      assert.deepEqual([...ignoredInFolder(prefix, paths, new Set(named))], ignored);
+    });
+  }
+  it('asks git of the folder and each folder above it, then of each path, all from the top of the work tree', () => {
+    assert.deepEqual(checkIgnoreQuery('', ['a.txt']), ['a.txt']);
+    assert.deepEqual(checkIgnoreQuery('.tmp/demo/', ['a.txt', 'src/b.ts']), ['.tmp/', '.tmp/demo/', '.tmp/demo/a.txt', '.tmp/demo/src/b.ts']);
+  });
 });

@@ -50,13 +50,19 @@ describe('a staged command lands what is allowed and asks for the rest (real ove
 
   const run = (command: string): Promise<Stage> => runStaged(ws, cache, command);
 
+  /** What the landings said landed without review, as the recorder was told. */
+  let unseen: { command: string; paths: readonly string[] }[] = [];
+  beforeEach(() => {
+    unseen = [];
+  });
+
   function landing(gate: Gate, recorded: FileWritten[], landIgnored = true, onSettled?: (relative: string, landed: boolean) => void): StagedLanding {
     return new StagedLanding({
       ...(onSettled ? { onSettled } : {}),
       gate,
       files: new DiskFiles(),
       resolver: new PathResolver([ws]),
-      recorder: { fileWritten: (_turn, change) => (recorded.push(change), Promise.resolve()) },
+      recorder: { fileWritten: (_turn, change) => (recorded.push(change), Promise.resolve()), landedUnreviewed: (_turn, landed) => (unseen.push(landed), Promise.resolve()) },
       log: { info: () => undefined, warn: () => undefined, error: () => undefined },
       ignored: (folder, paths) => new GitCli().ignored(folder, paths),
       landIgnored,
@@ -131,7 +137,9 @@ describe('a staged command lands what is allowed and asks for the rest (real ove
     assert.match(summary, /NOT landed \(an empty folder, which would ask: make it yourself if you want it\): made\/deep\//);
     assert.match(summary, /- landed: allowed\/x\.txt, gone\/one\.txt\n/);
     assert.match(summary, /- landed in part: src\/a\.txt \(1 of 2 hunks; rejected hunk 2: "keep 19"\)\n/);
-    assert.match(summary, /landed without review \(git ignores them\): 1 file/);
+    // Named to the model and counted in the task (issue 36): nobody saw it, so nobody accepted it.
+    assert.match(summary, /- landed without review, unseen by the person \(the folder's repository ignores them\): build\/deep\/out\.js\n/);
+    assert.deepEqual(unseen, [{ command, paths: ['build/deep/out.js'] }]);
     assert.match(summary, /NOT landed \(you denied it: "not that"\): \.vscode\/tasks\.json, src\/del\.txt$/m);
     // What the checkpoint gets, for the undo: the texts before and after (a deleted file: after null).
     assert.deepEqual(

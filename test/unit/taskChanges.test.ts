@@ -1,18 +1,21 @@
 import * as assert from 'node:assert/strict';
-import type { CommandRecord, FileChangeRecord, TaskRecord, TurnRecord } from '../../src/core/checkpoints/schema';
-import { taskChanges, turnFileChange } from '../../src/core/checkpoints/taskChanges';
+import type { CommandRecord, FileChangeRecord, TaskRecord, TurnRecord, UnreviewedRecord } from '../../src/core/checkpoints/schema';
+import { CheckpointStore } from '../../src/core/checkpoints/store';
+import { latestTaskChanges, taskChanges, turnFileChange } from '../../src/core/checkpoints/taskChanges';
+import { MemoryStore } from '../fixtures/memoryGate';
 
 const file = (path: string, before: string | null, after: string | null): FileChangeRecord => ({
   kind: 'file', path: `/ws/${path}`, relativePath: path, tool: 'write_file', at: '2026-11-26T00:00:00.000Z', before, after, beforeHash: null, afterHash: null,
 });
 const command: CommandRecord = { kind: 'command', command: 'npm test', cwd: '/ws', at: '2026-11-26T00:00:00.000Z' };
+const unseen = (groups: UnreviewedRecord['groups'], more?: number): UnreviewedRecord => ({ kind: 'unreviewed', command: 'npm i', at: '2026-11-26T00:00:00.000Z', groups, ...(more !== undefined ? { more } : {}) });
 const turn = (n: number, changes: TurnRecord['changes'], undone = false): TurnRecord => ({
   turn: n, startedAt: '2026-11-26T00:00:00.000Z', changes, ...(undone ? { undoneAt: '2026-11-26T00:01:00.000Z' } : {}),
 });
 const task = (...turns: TurnRecord[]): TaskRecord => ({ chatId: 'c', taskId: 't', startedAt: '2026-11-26T00:00:00.000Z', turns, droppedTurns: [] });
 
 describe('taskChanges: what a task changed, file by file', () => {
-  const cases: { name: string; task: TaskRecord; want: { shown: string; kind: string; added: number; removed: number; before: string | null; after: string | null }[]; commands?: number }[] = [
+  const cases: { name: string; task: TaskRecord; want: { shown: string; kind: string; added: number; removed: number; before: string | null; after: string | null }[]; commands?: number; unreviewed?: { path: string; files: number }[]; more?: number }[] = [
     {
       name: 'a created file: every line added, nothing before',
       task: task(turn(0, [file('new.txt', null, 'a\nb\n')])),
@@ -38,8 +41,20 @@ describe('taskChanges: what a task changed, file by file', () => {
       commands: 2,
     },
     { name: 'no turn: nothing', task: task(), want: [] },
+    {
+      // Issue 36: what landed without review was missing from the task's changed files.
+      name: 'what commands landed without review is counted, merged by path, also of an undone turn (the undo cannot revert it)',
+      task: task(
+        turn(0, [command, unseen([{ path: 'a.txt', files: 1 }, { path: 'node_modules/', files: 1200 }])]),
+        turn(1, [command, unseen([{ path: 'node_modules/', files: 1204 }, { path: 'dist/', files: 3 }], 7)], true),
+      ),
+      want: [],
+      commands: 1,
+      unreviewed: [{ path: 'a.txt', files: 1 }, { path: 'dist/', files: 3 }, { path: 'node_modules/', files: 1204 }],
+      more: 7,
+    },
   ];
-  for (const { name, task: input, want, commands } of cases) {
+  for (const { name, task: input, want, commands, unreviewed, more } of cases) {
     it(name, () => {
       const changes = taskChanges(input);
       assert.deepEqual(
@@ -47,6 +62,8 @@ describe('taskChanges: what a task changed, file by file', () => {
         want,
       );
       assert.equal(changes.commands, commands ?? 0);
+      assert.deepEqual(changes.unreviewed, unreviewed ?? []);
+      assert.equal(changes.unreviewedMore, more ?? 0);
       for (const changed of changes.files) {
         assert.equal(changed.path, `/ws/${changed.shown}`, 'the checkpoints\' key, not the shown path');
       }
@@ -69,6 +86,45 @@ describe('turnFileChange: what one turn changed in a file, as the call named it'
   for (const row of rows) {
     it(row.name, () => {
       assert.deepEqual(turnFileChange(twoTurns, row.turn, row.file), row.want);
+    });
+  }
+});
+
+// Issue 36: "Show the Task's Changes" said nothing changed while the transcript listed two files: it read the chat's
+// newest task with checkpoints, which had only run a command.
+describe("latestTaskChanges: the task Show the Task's Changes lists", () => {
+  const at = { chatId: 'c', title: 'x' };
+  const cases: { name: string; record: (store: CheckpointStore) => Promise<void>; want: string | undefined }[] = [
+    { name: 'nothing recorded: none', record: () => Promise.resolve(), want: undefined },
+    {
+      name: 'a later task that only ran a command does not hide the one that changed files',
+      record: async (store) => {
+        await store.record({ ...at, taskId: 't1', turn: 0 }, { kind: 'file', path: '/ws/a.txt', relativePath: 'a.txt', tool: 'write_file', before: null, after: 'a\n' });
+        await store.record({ ...at, taskId: 't2', turn: 0 }, { kind: 'command', command: 'ls', cwd: '/ws' });
+      },
+      want: 't1',
+    },
+    {
+      name: 'a task whose files all landed without review is listed',
+      record: async (store) => {
+        await store.record({ ...at, taskId: 't1', turn: 0 }, { kind: 'file', path: '/ws/a.txt', relativePath: 'a.txt', tool: 'write_file', before: null, after: 'a\n' });
+        await store.record({ ...at, taskId: 't2', turn: 0 }, { kind: 'unreviewed', command: 'npm i', groups: [{ path: 'node_modules/', files: 1204 }] });
+      },
+      want: 't2',
+    },
+    {
+      name: 'another chat\'s task is not',
+      record: async (store) => {
+        await store.record({ chatId: 'other', taskId: 't9', turn: 0 }, { kind: 'file', path: '/ws/a.txt', tool: 'write_file', before: null, after: 'a\n' });
+      },
+      want: undefined,
+    },
+  ];
+  for (const { name, record, want } of cases) {
+    it(name, async () => {
+      const store = new CheckpointStore(new MemoryStore(), { warn: () => undefined });
+      await record(store);
+      assert.equal((await latestTaskChanges(store, 'c'))?.task.taskId, want);
     });
   }
 });

@@ -9,7 +9,7 @@ const entry = (overrides: Partial<ChangesEntry>): ChangesEntry => ({ kind: 'chan
 describe("the chat's list of a finished task's changes", () => {
   afterEach(() => dom.clear());
 
-  const cases: { name: string; entry: ChangesEntry; title: string; rows: string[] }[] = [
+  const cases: { name: string; entry: ChangesEntry; title: string; rows: string[]; unreviewed?: string }[] = [
     {
       name: 'files with their counts, created and removed ones said so',
       entry: entry({ files: [
@@ -32,14 +32,24 @@ describe("the chat's list of a finished task's changes", () => {
       title: 'Changed 1,205 files +1 −0',
       rows: ['a.txt +1 −0 created'],
     },
+    {
+      // Issue 36: files that landed unseen are counted and named, never left out.
+      name: 'what landed without review: counted in the title, named by file or folder, said to be unseen',
+      entry: entry({ files: [{ file: 'CHANGELOG.md', change: 'modified', added: 1, removed: 0 }], commands: 1, unreviewed: { groups: [{ path: 'a.txt', files: 1 }, { path: 'node_modules/', files: 1204 }], more: 2 } }),
+      title: 'Changed 1,208 files +1 −0 · ran 1 command',
+      rows: ['CHANGELOG.md +1 −0'],
+      unreviewed: 'Landed without review (nobody saw them; they cannot be undone): a.txt, 1,204 files in node_modules/ and 2 more files',
+    },
+    { name: 'everything undone since: said so, not "Changed 0 files"', entry: entry({ files: [], commands: 1 }), title: 'No changes left: undone', rows: [] },
   ];
-  for (const { name, entry: input, title, rows } of cases) {
+  for (const { name, entry: input, title, rows, unreviewed } of cases) {
     it(name, () => {
       const element = taskChangesEntry(input, { send: () => 'r1' });
       const text = (node: Element | null): string => (node?.textContent ?? '').replace(/\s+/g, ' ').trim();
       assert.equal(text(element.querySelector('.changes-title')), title);
       assert.deepEqual([...element.querySelectorAll('li')].map(text), rows);
       assert.equal(element.dataset['entry'], 'changes');
+      assert.equal(element.querySelector('[data-field="unreviewed"]') === null ? undefined : text(element.querySelector('[data-field="unreviewed"]')), unreviewed);
     });
   }
 

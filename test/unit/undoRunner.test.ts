@@ -6,6 +6,8 @@ import type { FileContent } from '../../src/core/checkpoints/schema';
 import { CheckpointStore } from '../../src/core/checkpoints/store';
 import {
   undoRequest,
+  undoWouldChange,
+  type PreviewLine,
   UndoRunner,
   type ApplyResult,
   type FileWrite,
@@ -457,4 +459,18 @@ describe('the audit log with undo entries', () => {
     const parsed = lines.map((line) => AuditLine.parse(JSON.parse(line)));
     assert.deepEqual(parsed.map((line) => ('kind' in line ? line.kind : line.verdict)), ['allow', 'undo']);
   });
+});
+
+// Issue 36: the preview offered Undo while it said nothing would change.
+describe('when the undo preview offers Undo', () => {
+  const cases: [string, PreviewLine['group'][], boolean][] = [
+    ['nothing listed', [], false],
+    ['only files already as before, or deleted since', ['keep', 'keep'], false],
+    ['only commands that cannot be undone', ['command'], false],
+    ['a file to put back', ['keep', 'revert'], true],
+    ['a file to ask about', ['command', 'ask'], true],
+  ];
+  for (const [name, groups, offered] of cases) {
+    it(`${name}: ${offered ? 'offered' : 'not offered'}`, () => assert.equal(undoWouldChange(groups.map((group) => ({ group }))), offered));
+  }
 });

@@ -55,7 +55,7 @@ describe("the chat's requests", () => {
       },
     };
     const handle = chatRequests((agent as unknown) as AgentSession, gate, {} as never, {} as never, {} as never, {} as never, {} as never, {} as never, undo);
-    assert.deepEqual(await handle({ type: 'previewUndo', requestId: 'r1', entryId: 't-1' }), { ok: true, undoPreview: { turn: 2, lines: [{ group: 'revert', text: 'a.txt: put back' }], notes: [] } });
+    assert.deepEqual(await handle({ type: 'previewUndo', requestId: 'r1', entryId: 't-1' }), { ok: true, undoPreview: { turn: 2, lines: [{ group: 'revert', text: 'a.txt: put back' }], notes: [], undoable: true } });
     assert.deepEqual(await handle({ type: 'undoTurn', requestId: 'r2', entryId: 't-1' }), { ok: false, error: 'Nothing was undone: turn 3 of task "x" was already undone.' });
     assert.deepEqual(await handle({ type: 'undoTurn', requestId: 'r3', entryId: 'u-9' }), { ok: false, error: "entry u-9 is not a call of one of this chat's tasks" });
     running = true;

@@ -16,11 +16,19 @@ const counts = (added: number, removed: number): HTMLElement =>
 const changeWords: Record<ChangesEntry['files'][number]['change'], string> = { created: 'created', modified: '', deleted: 'removed' };
 const changeIcons: Record<ChangesEntry['files'][number]['change'], string> = { created: 'diff-added', modified: 'diff-modified', deleted: 'diff-removed' };
 
+/** "landed without review: a.txt, 1,204 files in node_modules/": no diffs to open, said so. */
+function unreviewedLine(unreviewed: NonNullable<ChangesEntry['unreviewed']>): HTMLElement {
+  const named = unreviewed.groups.map((group) => (group.path.endsWith('/') ? `${plural(group.files, 'file')} in ${group.path}` : group.path));
+  const more = unreviewed.more > 0 ? ` and ${plural(unreviewed.more, 'more file')}` : '';
+  return h('p', { class: 'changes-unreviewed', 'data-field': 'unreviewed' }, icon('warning'), ` Landed without review (nobody saw them; they cannot be undone): ${named.join(', ')}${more}`);
+}
+
 export function taskChangesEntry(entry: ChangesEntry, bridge: Pick<Bridge, 'send'>): HTMLElement {
-  const files = entry.files.length + (entry.more ?? 0);
+  const unseen = (entry.unreviewed?.groups ?? []).reduce((sum, group) => sum + group.files, 0) + (entry.unreviewed?.more ?? 0);
+  const files = entry.files.length + (entry.more ?? 0) + unseen;
   const added = entry.files.reduce((sum, file) => sum + file.added, 0);
   const removed = entry.files.reduce((sum, file) => sum + file.removed, 0);
-  const title = h('p', { class: 'changes-title' }, icon('files'), ` Changed ${plural(files, 'file')} `,
+  const title = files === 0 ? h('p', { class: 'changes-title' }, icon('discard'), ' No changes left: undone') : h('p', { class: 'changes-title' }, icon('files'), ` Changed ${plural(files, 'file')} `,
     counts(added, removed),
     entry.commands > 0 ? ` · ran ${plural(entry.commands, 'command')}` : '');
   const list = h('ul', { class: 'changes-list', 'aria-label': 'Files the task changed: each opens its diff' }, ...entry.files.map((file) => {
@@ -35,5 +43,6 @@ export function taskChangesEntry(entry: ChangesEntry, bridge: Pick<Bridge, 'send
       changeWords[file.change] === '' ? '' : h('span', { class: 'muted' }, ` ${changeWords[file.change]}`));
   }));
   return h('div', { class: 'entry changes', 'data-entry': 'changes', role: 'group', 'aria-label': `What the task changed: ${plural(files, 'file')}` },
-    title, list, entry.more !== undefined ? h('p', { class: 'muted' }, `and ${plural(entry.more, 'more file')} (Undo Agent's Task lists them all)`) : '');
+    title, list, entry.more !== undefined ? h('p', { class: 'muted' }, `and ${plural(entry.more, 'more file')} (Undo Agent's Task lists them all)`) : '',
+    entry.unreviewed !== undefined ? unreviewedLine(entry.unreviewed) : '');
 }

@@ -93,15 +93,16 @@ export class TurnUndos {
         box.append(h('p', { class: 'undo-group-title' }, title), h('ul', { 'data-group': group }, ...lines.map((line) => h('li', {}, line.text))));
       }
     }
-    if (preview.lines.length === 0) {
-      box.append(h('p', { class: 'muted' }, 'Nothing: no file of this turn differs from before it.'));
+    if (!preview.undoable) {
+      // Nothing to put back: no Undo is offered for a change that would not happen.
+      box.append(h('p', { class: 'muted', 'data-field': 'nothing-to-undo' }, 'Nothing would change: no file of this turn differs from before it, or what differs cannot be undone.'));
     }
     for (const note of preview.notes) {
       box.append(h('p', { class: 'muted' }, note));
     }
     const error = h('p', { class: 'notice error', role: 'alert', hidden: true });
     const undo = button({ 'data-action': 'undo-turn' }, icon('discard'), `Undo turn ${preview.turn + 1}`);
-    const cancel = button({ secondary: true, 'data-action': 'undo-cancel' }, 'Cancel');
+    const cancel = button({ secondary: preview.undoable, 'data-action': 'undo-cancel' }, preview.undoable ? 'Cancel' : 'Close');
     const close = (): void => {
       box.remove();
       onClose();
@@ -121,14 +122,14 @@ export class TurnUndos {
         }
       });
     });
-    box.append(error, h('div', { class: 'actions' }, undo, cancel));
+    box.append(error, h('div', { class: 'actions' }, ...(preview.undoable ? [undo] : []), cancel));
     box.addEventListener('keydown', (event) => {
       if (event.key === 'Escape') {
         event.preventDefault();
         close();
       }
     });
-    queueMicrotask(() => undo.focus());
+    queueMicrotask(() => (preview.undoable ? undo : cancel).focus());
     return box;
   }
 }

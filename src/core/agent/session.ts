@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Gate, GateResult } from '../approval/gate';
 import { allowedByView, grantView } from '../views/grants';
 import { startTask, type TaskRef } from '../checkpoints/recorder';
+import { landedFiles } from '../checkpoints/landedUnreviewed';
 import type { TaskChanges } from '../checkpoints/taskChanges';
 import type { ChatMessage, ChatModel, ModelErrorKind, ToolCall, ToolSpec } from '../llm/client';
 import type { McpServerStatus } from '../mcp/manager';
@@ -81,6 +82,19 @@ interface Failed {
   chatId: string;
   prompt: string;
   notice: Extract<ChatEntry, { kind: 'notice' }>;
+}
+
+type ChangesListed = Pick<Extract<ChatEntry, { kind: 'changes' }>, 'files' | 'commands' | 'more' | 'unreviewed'>;
+
+/** A task's changes as its chat entry lists them: at most `maxListedChanges` files and groups, the rest counted. */
+function changesListed(changes: TaskChanges): ChangesListed {
+  const listed = changes.files.slice(0, maxListedChanges);
+  return {
+    files: listed.map(({ shown, kind, added, removed }) => ({ file: shown, change: kind, added, removed })),
+    commands: changes.commands,
+    ...(changes.files.length > listed.length ? { more: changes.files.length - listed.length } : {}),
+    ...(changes.unreviewed.length > 0 ? { unreviewed: { groups: changes.unreviewed.slice(0, maxListedChanges), more: changes.unreviewedMore + landedFiles(changes.unreviewed.slice(maxListedChanges)) } } : {}),
+  };
 }
 
 export class AgentSession {
@@ -338,22 +352,35 @@ export class AgentSession {
     } catch (error) {
       this.deps.log.warn(`the task's changes could not be read from its checkpoints: ${String(error)}`);
     }
-    if (changes === undefined || changes.files.length === 0) {
+    if (changes === undefined || (changes.files.length === 0 && changes.unreviewed.length === 0)) {
       return;
     }
-    const listed = changes.files.slice(0, maxListedChanges);
-    this.deps.chats.push(
-      {
-        kind: 'changes',
-        id: `c-${randomUUID()}`,
-        v: 1,
-        taskId: task.taskId,
-        files: listed.map(({ shown, kind, added, removed }) => ({ file: shown, change: kind, added, removed })),
-        commands: changes.commands,
-        ...(changes.files.length > listed.length ? { more: changes.files.length - listed.length } : {}),
-      },
-      chat,
-    );
+    this.deps.chats.push({ kind: 'changes', id: `c-${randomUUID()}`, v: 1, taskId: task.taskId, ...changesListed(changes) }, chat);
+  }
+
+  /**
+   * After an undo of a task of the chat shown: its list of changes says what is left (a file put back is no longer
+   * listed; what landed without review stays, as the undo cannot revert it).
+   */
+  async refreshChanges(taskId: string): Promise<void> {
+    const chat = this.deps.chats.current;
+    const entries = chat.entries.filter((entry): entry is Extract<ChatEntry, { kind: 'changes' }> => entry.kind === 'changes' && entry.taskId === taskId);
+    if (entries.length === 0) {
+      return;
+    }
+    let changes: TaskChanges | undefined;
+    try {
+      changes = await this.deps.taskChanges?.({ chatId: chat.id, taskId });
+    } catch (error) {
+      this.deps.log.warn(`the task's changes could not be read from its checkpoints after the undo: ${String(error)}`);
+    }
+    const listed: ChangesListed = changes === undefined ? { files: [], commands: 0 } : changesListed(changes);
+    for (const entry of entries) {
+      // A field the new list has not (a cut list's `more`) goes.
+      delete entry.more;
+      delete entry.unreviewed;
+      this.deps.chats.update(entry, listed);
+    }
   }
 
   private async runCalls(

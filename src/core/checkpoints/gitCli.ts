@@ -16,6 +16,7 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { lstat, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
+import { checkIgnoreQuery, folderAncestors, ignoredAsWhole, ignoredInFolder } from '../sandbox/landingRules';
 import type { GitPort, GitSnapshot } from './gitStatus';
 
 export interface GitCliOptions {
@@ -86,15 +87,60 @@ export class GitCli implements GitPort {
     });
   }
 
-  async snapshot(cwd: string): Promise<GitSnapshot | null> {
-    const top = await this.run(cwd, ['rev-parse', '--show-toplevel']);
-    if (top.kind === 'no-git' || (top.kind === 'failed' && top.code === 128 && notARepository.test(top.stderr))) {
+  /**
+   * The work tree holding `cwd`: its top and where `cwd` sits in it (`''` at the top, `a/b/` below); null when it is in
+   * none or git is missing.
+   */
+  private async workTree(cwd: string): Promise<{ top: string; prefix: string } | null> {
+    const found = await this.run(cwd, ['rev-parse', '--show-toplevel', '--show-prefix']);
+    if (found.kind === 'no-git' || (found.kind === 'failed' && found.code === 128 && notARepository.test(found.stderr))) {
       return null;
     }
-    if (top.kind === 'failed') {
-      throw new Error(`git rev-parse failed: ${top.stderr}`);
+    if (found.kind === 'failed') {
+      throw new Error(`git rev-parse failed: ${found.stderr}`);
     }
-    const root = top.stdout.replace(/\r?\n$/, '');
+    const [top = '', prefix = ''] = found.stdout.split(/\r?\n/);
+    return { top, prefix };
+  }
+
+  /** Of `entries` (relative to `top`), those git ignores: `git check-ignore`, which never names a tracked file. */
+  private checkIgnore(top: string, entries: readonly string[]): Promise<ReadonlySet<string>> {
+    return new Promise((resolve, reject) => {
+      const child = execFile(
+        this.git,
+        ['--no-optional-locks', '-c', 'core.fsmonitor=false', 'check-ignore', '-z', '--stdin'],
+        { cwd: top, timeout: this.timeoutMs * 4, killSignal: 'SIGKILL', maxBuffer: this.maxOutputBytes, encoding: 'utf8', windowsHide: true, env: gitEnv() },
+        (error, stdout, stderr) => {
+          const code = error === null ? 0 : typeof error.code === 'number' ? error.code : undefined;
+          // 0: some are ignored; 1: none is.
+          if (code === 0 || code === 1) {
+            resolve(new Set(stdout.split('\0').filter((entry) => entry !== '')));
+          } else if ((error as NodeJS.ErrnoException | null)?.code === 'ENOENT') {
+            resolve(new Set());
+          } else {
+            reject(new Error(`git check-ignore failed: ${stderr.trim().split('\n')[0] || (error?.message ?? 'no message')}`));
+          }
+        },
+      );
+      child.stdin?.on('error', () => undefined);
+      child.stdin?.end(entries.map((entry) => `${entry}\0`).join(''));
+    });
+  }
+
+  /**
+   * The state of the work tree holding `cwd`; null when there is none, or when it ignores `cwd` as a whole (a project
+   * inside a parent repository that ignores it: that repository says nothing of the project's files, and its status
+   * is not the project's).
+   */
+  async snapshot(cwd: string): Promise<GitSnapshot | null> {
+    const tree = await this.workTree(cwd);
+    if (tree === null) {
+      return null;
+    }
+    if (tree.prefix !== '' && ignoredAsWhole(tree.prefix, await this.checkIgnore(tree.top, folderAncestors(tree.prefix)))) {
+      return null;
+    }
+    const root = tree.top;
     const [head, status] = await Promise.all([
       this.run(root, ['rev-parse', '--verify', '--quiet', 'HEAD']),
       this.run(root, ['status', '--porcelain=v1', '-z', '--untracked-files=all']),
@@ -110,33 +156,19 @@ export class GitCli implements GitPort {
   }
 
   /**
-   * Of `paths` (relative to `folder`), those git ignores: `git check-ignore`, which never names a tracked file. None
-   * when `folder` is not in a work tree or git is missing; rejects when git fails otherwise.
+   * Of `paths` (relative to `folder`), those the folder's own repository ignores (../sandbox/landingRules
+   * `ignoredInFolder`): never a tracked file; none when `folder` is in no work tree, when its repository ignores it as
+   * a whole, or when git is missing; rejects when git fails otherwise.
    */
-  ignored(folder: string, paths: readonly string[]): Promise<ReadonlySet<string>> {
+  async ignored(folder: string, paths: readonly string[]): Promise<ReadonlySet<string>> {
     if (paths.length === 0) {
-      return Promise.resolve(new Set());
+      return new Set();
     }
-    return new Promise((resolve, reject) => {
-      const child = execFile(
-        this.git,
-        ['--no-optional-locks', '-c', 'core.fsmonitor=false', 'check-ignore', '-z', '--stdin'],
-        { cwd: folder, timeout: this.timeoutMs * 4, killSignal: 'SIGKILL', maxBuffer: this.maxOutputBytes, encoding: 'utf8', windowsHide: true, env: gitEnv() },
-        (error, stdout, stderr) => {
-          const code = error === null ? 0 : typeof error.code === 'number' ? error.code : undefined;
-          // 0: some are ignored; 1: none is; 128 "not a git repository": none is.
-          if (code === 0 || code === 1) {
-            resolve(new Set(stdout.split('\0').filter((entry) => entry !== '')));
-          } else if ((error as NodeJS.ErrnoException | null)?.code === 'ENOENT' || (code === 128 && notARepository.test(stderr))) {
-            resolve(new Set());
-          } else {
-            reject(new Error(`git check-ignore failed: ${stderr.trim().split('\n')[0] || (error?.message ?? 'no message')}`));
-          }
-        },
-      );
-      child.stdin?.on('error', () => undefined);
-      child.stdin?.end(paths.map((entry) => `${entry}\0`).join(''));
-    });
+    const tree = await this.workTree(folder);
+    if (tree === null) {
+      return new Set();
+    }
+    return ignoredInFolder(tree.prefix, paths, await this.checkIgnore(tree.top, checkIgnoreQuery(tree.prefix, paths)));
   }
 
   showText(root: string, rev: string, file: string): Promise<string | null | undefined> {

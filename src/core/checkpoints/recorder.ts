@@ -18,6 +18,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import { groupLanded, landedFiles, maxGroups } from './landedUnreviewed';
 import { observeCommand, type CommandGitEffect, type GitPort } from './gitStatus';
 import type { DropNote } from './schema';
 import type { CheckpointStore, RecordInput, TurnRef } from './store';
@@ -108,6 +109,19 @@ export class ChangeRecorder {
       before: change.before,
       after: change.after,
     });
+  }
+
+  /**
+   * What a staged command wrote that landed without review (`paths` as shown, relative to the workspace): kept grouped,
+   * so the task's changed files count it. Never undone: nothing holds its before.
+   */
+  async landedUnreviewed(ref: TurnRef | undefined, landed: { command: string; paths: readonly string[] }): Promise<void> {
+    if (ref === undefined || landed.paths.length === 0) {
+      return;
+    }
+    const groups = groupLanded(landed.paths);
+    const kept = groups.slice(0, maxGroups);
+    await this.record(ref, { kind: 'unreviewed', command: landed.command, groups: kept, more: landedFiles(groups) - landedFiles(kept) });
   }
 
   /**

@@ -7,6 +7,7 @@
  */
 import * as z from 'zod';
 import { CommandGitEffect } from './gitStatus';
+import { maxGroups, type LandedGroup } from './landedUnreviewed';
 import { TextHash, TextTable } from './texts';
 
 export const CHECKPOINT_VERSION = 1;
@@ -47,11 +48,22 @@ export const StoredCommandEntry = z.strictObject({
 });
 export type StoredCommandEntry = z.infer<typeof StoredCommandEntry>;
 
+/** Files a staged command wrote that landed without review (ignored by the folder's repository, git's data), grouped. */
+export const StoredUnreviewedEntry = z.strictObject({
+  kind: z.literal('unreviewed'),
+  command: z.string(),
+  at: Time,
+  groups: z.array(z.strictObject({ path: z.string().min(1), files: z.number().int().positive() })).max(maxGroups),
+  /** Files past the groups kept. */
+  more: z.number().int().nonnegative().optional(),
+});
+export type StoredUnreviewedEntry = z.infer<typeof StoredUnreviewedEntry>;
+
 export const StoredTurn = z.strictObject({
   turn: z.number().int().nonnegative(),
   startedAt: Time,
   undoneAt: Time.optional(),
-  entries: z.array(z.discriminatedUnion('kind', [StoredFileEntry, StoredCommandEntry])),
+  entries: z.array(z.discriminatedUnion('kind', [StoredFileEntry, StoredCommandEntry, StoredUnreviewedEntry])),
 });
 export type StoredTurn = z.infer<typeof StoredTurn>;
 
@@ -140,12 +152,21 @@ export interface CommandRecord {
   recovered?: string[];
 }
 
+/** What of a staged command landed without review: never undone (nothing holds its before), always counted. */
+export interface UnreviewedRecord {
+  kind: 'unreviewed';
+  command: string;
+  at: string;
+  groups: LandedGroup[];
+  more?: number;
+}
+
 export interface TurnRecord {
   turn: number;
   startedAt: string;
   undoneAt?: string;
   /** In the order they happened. */
-  changes: (FileChangeRecord | CommandRecord)[];
+  changes: (FileChangeRecord | CommandRecord | UnreviewedRecord)[];
 }
 
 export interface TaskRecord {

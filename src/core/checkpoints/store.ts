@@ -10,6 +10,7 @@
 import { Buffer } from 'node:buffer';
 import type { KeyValueStore } from '../storage/keyValueStore';
 import type { CommandGitEffect } from './gitStatus';
+import type { LandedGroup } from './landedUnreviewed';
 import {
   CHECKPOINT_VERSION,
   CheckpointIndex,
@@ -19,6 +20,7 @@ import {
   StoredFileEntry,
   StoredTask,
   StoredTurn,
+  StoredUnreviewedEntry,
   taskKeyPrefix,
   type CommandRecord,
   type DropNote,
@@ -55,7 +57,8 @@ export interface TurnRef {
 
 export type RecordInput =
   | { kind: 'file'; path: string; relativePath?: string; tool: string; before: FileContent; after: FileContent }
-  | { kind: 'command'; command: string; cwd: string; exitCode?: number | null; git?: CommandGitEffect; staged?: boolean; recovered?: string[] };
+  | { kind: 'command'; command: string; cwd: string; exitCode?: number | null; git?: CommandGitEffect; staged?: boolean; recovered?: string[] }
+  | { kind: 'unreviewed'; command: string; groups: LandedGroup[]; more?: number };
 
 export type RecordOutcome =
   | { kind: 'recorded'; taskBytes: number; totalBytes: number; dropped: DropNote[] }
@@ -101,7 +104,9 @@ function checkInput(ref: TurnRef, input: RecordInput): string | undefined {
   const entry =
     input.kind === 'file'
       ? StoredFileEntry.safeParse({ kind: 'file', path: input.path, ...(input.relativePath !== undefined ? { relativePath: input.relativePath } : {}), tool: input.tool, at, before: null, after: null })
-      : StoredCommandEntry.safeParse({ ...input, at });
+      : input.kind === 'unreviewed'
+        ? StoredUnreviewedEntry.safeParse({ ...input, at })
+        : StoredCommandEntry.safeParse({ ...input, at });
   const turn = StoredTurn.safeParse({ turn: ref.turn, startedAt: at, entries: [] });
   const ids = IndexEntry.pick({ chatId: true, taskId: true }).safeParse({ chatId: ref.chatId, taskId: ref.taskId });
   for (const result of [ids, turn, entry]) {
@@ -381,6 +386,8 @@ export class CheckpointStore {
         before,
         after,
       });
+    } else if (input.kind === 'unreviewed') {
+      turn.entries.push({ kind: 'unreviewed', command: input.command, at, groups: input.groups.map((group) => ({ ...group })), ...(input.more !== undefined && input.more > 0 ? { more: input.more } : {}) });
     } else {
       turn.entries.push({
         kind: 'command',
@@ -577,7 +584,9 @@ export class CheckpointStore {
                       beforeHash: change.before,
                       afterHash: change.after,
                     }
-                  : commandRecord(change),
+                  : change.kind === 'unreviewed'
+                    ? { kind: 'unreviewed' as const, command: change.command, at: change.at, groups: change.groups.map((group) => ({ ...group })), ...(change.more !== undefined ? { more: change.more } : {}) }
+                    : commandRecord(change),
               ),
             }),
           ),

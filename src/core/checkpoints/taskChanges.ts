@@ -6,7 +6,9 @@
  */
 import path from 'node:path';
 import { diffText } from '../diff/lineDiff';
+import type { LandedGroup } from './landedUnreviewed';
 import type { FileChangeRecord, FileContent, TaskRecord } from './schema';
+import type { CheckpointStore, TaskSummary } from './store';
 
 export type TaskFileChangeKind = 'created' | 'modified' | 'deleted';
 
@@ -27,16 +29,36 @@ export interface TaskChanges {
   files: TaskFileChange[];
   /** Terminal commands the task ran: their effects are listed only where they were recorded as file changes. */
   commands: number;
+  /**
+   * What its commands landed without review (ignored by the folder's repository, git's data), grouped; also of turns
+   * undone since (the undo cannot revert them). A path landed twice is counted once (a folder: its larger count).
+   */
+  unreviewed: LandedGroup[];
+  /** Files landed without review past the groups kept. */
+  unreviewedMore: number;
 }
 
 export function taskChanges(task: TaskRecord): TaskChanges {
   const byPath = new Map<string, { first: FileChangeRecord; last: FileChangeRecord }>();
   let commands = 0;
+  const unreviewed = new Map<string, number>();
+  let unreviewedMore = 0;
   for (const turn of task.turns) {
+    for (const change of turn.changes) {
+      if (change.kind === 'unreviewed') {
+        for (const group of change.groups) {
+          unreviewed.set(group.path, Math.max(unreviewed.get(group.path) ?? 0, group.files));
+        }
+        unreviewedMore += change.more ?? 0;
+      }
+    }
     if (turn.undoneAt !== undefined) {
       continue;
     }
     for (const change of turn.changes) {
+      if (change.kind === 'unreviewed') {
+        continue;
+      }
       if (change.kind === 'command') {
         commands += 1;
         continue;
@@ -64,7 +86,7 @@ export function taskChanges(task: TaskRecord): TaskChanges {
       after,
     });
   }
-  return { files, commands };
+  return { files, commands, unreviewed: [...unreviewed].sort(([a], [b]) => a.localeCompare(b)).map(([path, files]) => ({ path, files })), unreviewedMore };
 }
 
 /** Whether a change is of `file` as a call named it: relative to the workspace (`./` or not) or absolute. */
@@ -83,4 +105,20 @@ export function turnFileChange(task: TaskRecord, turn: number, file: string): Pi
   const first = changes[0];
   const last = changes.at(-1);
   return first === undefined || last === undefined ? undefined : { before: first.before, after: last.after, shown: last.relativePath ?? last.path };
+}
+
+/**
+ * The chat's newest task whose changes list anything (a file, or what landed without review), with them; undefined
+ * when none does. Not merely the newest task with checkpoints: a later task that only ran a command, or whose turns
+ * were all undone, would hide the one the transcript lists.
+ */
+export async function latestTaskChanges(store: Pick<CheckpointStore, 'tasks' | 'load'>, chatId: string): Promise<{ task: TaskSummary; changes: TaskChanges } | undefined> {
+  for (const task of store.tasks(chatId)) {
+    const loaded = await store.load(chatId, task.taskId);
+    const changes = loaded.kind === 'ok' ? taskChanges(loaded.task) : undefined;
+    if (changes !== undefined && (changes.files.length > 0 || changes.unreviewed.length > 0)) {
+      return { task, changes };
+    }
+  }
+  return undefined;
 }

@@ -14,6 +14,7 @@ import { sha256 } from '../approval/hash';
 import { merge3, type MergeConflict } from '../diff/merge3';
 import type { FileVersion } from '../review/hunks';
 import { describeGitStatus, type CommandGitEffect } from './gitStatus';
+import { landedWords } from './landedUnreviewed';
 import type { CommandRecord, FileChangeRecord, FileContent, TaskRecord, TurnRecord } from './schema';
 
 /** The files' contents now, by path (null: the file does not exist). */
@@ -286,8 +287,14 @@ export function planUndo(turns: readonly TurnRecord[], current: CurrentContents)
   const ordered = [...turns].sort((a, b) => a.turn - b.turn);
   const byPath = new Map<string, { relativePath?: string; changes: { turn: number; change: FileChangeRecord }[] }>();
   const commands: CommandUndoNote[] = [];
+  const notes: string[] = [];
   for (const turn of ordered) {
     for (const change of turn.changes) {
+      if (change.kind === 'unreviewed') {
+        // Nothing holds their before: said, never silently left out.
+        notes.push(`\`${change.command}\` landed files without review, which cannot be undone: ${landedWords(change.groups, change.more)}`);
+        continue;
+      }
       if (change.kind === 'command') {
         // A staged command's text files are file records of their own; what of it could not be kept was said when
         // it landed.
@@ -312,7 +319,7 @@ export function planUndo(turns: readonly TurnRecord[], current: CurrentContents)
     files.push(planFile(path, file.relativePath, file.changes, current.get(path) ?? null));
   }
   commands.reverse();
-  return summarise(files, commands, []);
+  return summarise(files, commands, notes);
 }
 
 function summarise(files: FileUndo[], commands: CommandUndoNote[], notes: string[]): UndoPlan {

@@ -138,6 +138,9 @@ export interface UndoPreview {
   notes: string[];
 }
 
+/** Whether undoing would change anything (a file put back, or asked about): only then is Undo offered. */
+export const undoWouldChange = (lines: readonly Pick<PreviewLine, 'group'>[]): boolean => lines.some((line) => line.group === 'revert' || line.group === 'ask');
+
 /** What undoing would do to one file, said before it is done. */
 function previewLine(file: FileUndo): PreviewLine {
   const name = file.relativePath ?? file.path;

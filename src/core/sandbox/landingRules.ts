@@ -10,7 +10,9 @@
  * 3. `git-ref`: a ref or HEAD moving to a commit whose tree changes no protected path (./gitData `judgeRefChange`).
  * 4. `ignored`: ignored by the workspace folder's own repository, with toolgate.sandbox.landIgnoredFiles on, and a write
  *    there would be allowed or ask only because writes are gated (`mayLandAsIgnored`): never a protected path, a
- *    `false` rule, an untrusted workspace.
+ *    `false` rule, an untrusted workspace. The folder's own repository is the work tree it belongs to: a folder that
+ *    is in none, or that its repository ignores as a whole (a project inside a parent repository that ignores it, a
+ *    home folder's repository with `*`), has no ignored files (`ignoredInFolder`).
  * 5. `folder`: a new folder whose every file lands by 2 to 4 (`foldersLandingWhole`), moved in whole.
  * 6. `empty-folder`: a new empty folder where a write would be allowed, or git ignores it (`emptyFolderLands`).
  * 7. What is left goes to the gate as a write of that file, where the person's own rules and grants may allow it
@@ -33,6 +35,39 @@ export interface WriteJudged {
 
 /** Rule 4: whether a file git ignores may land unasked, the setting being on. */
 export const mayLandAsIgnored = (judged: WriteJudged): boolean => judged.allowed || judged.gatedOnly;
+
+/**
+ * Rule 4's repository: the folder's place in the git work tree that holds it, as `git rev-parse --show-prefix` says
+ * (`''` at its top, `a/b/` below it); undefined when it is in none.
+ */
+export type FolderPrefix = string | undefined;
+
+/** The folders from the top of the work tree down to the folder itself (`a/b/` -> `a/`, `a/b/`), each ending in `/`. */
+export function folderAncestors(prefix: string): string[] {
+  const parts = prefix.split('/').filter((part) => part !== '');
+  return parts.map((_, index) => `${parts.slice(0, index + 1).join('/')}/`);
+}
+
+/** What git is asked, relative to the top of the work tree: the folder and its parents, then each path. */
+export function checkIgnoreQuery(prefix: string, paths: readonly string[]): string[] {
+  return [...folderAncestors(prefix), ...paths.map((entry) => `${prefix}${entry}`)];
+}
+
+/** Whether git's answer (the entries it named) ignores the folder or a folder above it: the folder is ignored whole. */
+export const ignoredAsWhole = (prefix: string, answered: ReadonlySet<string>): boolean => folderAncestors(prefix).some((folder) => answered.has(folder));
+
+/**
+ * Of `paths` (relative to the folder), those its own repository ignores, from git's answer to `checkIgnoreQuery`
+ * (`answered`: the entries git named). None when the folder is in no work tree, or when git ignores the folder or a
+ * folder above it: then it is ignored as a whole, and every file in it would count as ignored, which says nothing
+ * about the files themselves.
+ */
+export function ignoredInFolder(prefix: FolderPrefix, paths: readonly string[], answered: ReadonlySet<string>): Set<string> {
+  if (prefix === undefined || ignoredAsWhole(prefix, answered)) {
+    return new Set();
+  }
+  return new Set(paths.filter((entry) => answered.has(`${prefix}${entry}`)));
+}
 
 /** Rule 6: whether a new empty folder is made. */
 export const emptyFolderLands = (ignored: boolean, judged: WriteJudged): boolean => ignored || judged.allowed;

@@ -83,7 +83,7 @@ export interface ToolServiceDeps {
   /** The home folder `~` means in a command (default: this user's). */
   home?: string;
   /** Keeps checkpoints of what allowed calls change, for undo. */
-  recorder?: Pick<ChangeRecorder, 'fileWritten' | 'commandRan'>;
+  recorder?: Pick<ChangeRecorder, 'fileWritten' | 'commandRan' | 'landedUnreviewed'>;
   /** Keeps MCP results too long for the model whole, for the person. */
   results?: ResultKeeper;
   /** What a staged command's changes need to land (./stagedChanges): which files git ignores, and the setting. */

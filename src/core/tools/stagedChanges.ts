@@ -22,6 +22,7 @@ import type { GateCall } from '../approval/policy';
 import { newCallId } from '../approval/broker';
 import type { PathResolver } from '../approval/paths';
 import type { TurnRef } from '../checkpoints/store';
+import { groupLanded, landedWords } from '../checkpoints/landedUnreviewed';
 import type { ChangeRecorder } from '../checkpoints/recorder';
 import { diffText } from '../diff/lineDiff';
 import { decodeFile, encodeText, sha256Bytes } from '../files/encoding';
@@ -43,7 +44,7 @@ export interface StagedLandingDeps {
   gate: Pick<Gate, 'request' | 'evaluate'>;
   files: WorkspaceFiles;
   resolver: PathResolver;
-  recorder?: Pick<ChangeRecorder, 'fileWritten'>;
+  recorder?: Pick<ChangeRecorder, 'fileWritten' | 'landedUnreviewed'>;
   log: LogPort;
   /** Of `paths` (relative to `folder`, `/` separators), those git ignores; none when it is not a repository. */
   ignored?: (folder: string, paths: readonly string[]) => Promise<ReadonlySet<string>>;
@@ -268,7 +269,8 @@ export function landingSummary(outcomes: readonly Outcome[], complete: boolean):
   }
   const ignored = landed('ignored');
   if (ignored.length > 0) {
-    lines.push(`- landed without review (git ignores them): ${ignored.length.toLocaleString('en-US')} file${ignored.length === 1 ? '' : 's'}`);
+    // Named, so the model never says the person accepted what nobody saw.
+    lines.push(`- landed without review, unseen by the person (the folder's repository ignores them): ${landedWords(groupLanded(ignored))}`);
   }
   lines.push(...gitSummary(outcomes));
   const notUndoable = outcomes.filter((entry) => entry.fate.kind === 'landed' && !entry.fate.undoable && (entry.fate.how === 'rule' || entry.fate.how === 'asked')).map((entry) => entry.path);
@@ -454,6 +456,11 @@ export class StagedLanding {
     }
     await this.removeEmptied(deletedFolders);
     outcomes.push(...(await this.makeEmptyFolders(set.changes, underAll, placeOf(context))));
+    // The task's changed files count what landed unseen, as they list what was reviewed.
+    const unseen = outcomes.filter((entry) => entry.fate.kind === 'landed' && (entry.fate.how === 'ignored' || entry.fate.how === 'git')).map((entry) => entry.path);
+    if (unseen.length > 0) {
+      await this.deps.recorder?.landedUnreviewed(context.turn, { command: context.command, paths: unseen });
+    }
     return { summary: landingSummary(outcomes, set.complete), counts: landedCounts(outcomes) };
   }
 

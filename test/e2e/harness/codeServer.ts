@@ -33,6 +33,11 @@ export interface CodeServerOptions {
   env?: Record<string, string>;
   /** Extra .vsix files to install beside Toolgate. */
   extraExtensions?: string[];
+  /**
+   * Put the workspace at `.tmp/workspace` inside a git repository with this `.gitignore` (a project inside a parent
+   * repository that ignores it, as the demo of npm start once was).
+   */
+  parentGitignore?: string;
 }
 
 export interface CodeServer {
@@ -112,7 +117,12 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
   const userDataDir = path.join(base, 'user-data');
   const extensionsDir = path.join(base, 'extensions');
   const configDir = path.join(base, 'config');
-  const workspace = path.join(base, 'workspace');
+  const workspace = options.parentGitignore === undefined ? path.join(base, 'workspace') : path.join(base, 'parent', '.tmp', 'workspace');
+  if (options.parentGitignore !== undefined) {
+    mkdirSync(path.join(base, 'parent'), { recursive: true });
+    execFileSync('git', ['init', '-q', path.join(base, 'parent')]);
+    writeFileSync(path.join(base, 'parent', '.gitignore'), options.parentGitignore);
+  }
   mkdirSync(userDataDir, { recursive: true });
   mkdirSync(extensionsDir, { recursive: true });
   mkdirSync(configDir, { recursive: true });
