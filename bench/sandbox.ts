@@ -161,6 +161,7 @@ async function stagingRows(bwrap: string, workspace: string, inputs: SandboxInpu
         }
         const { launch } = prepared;
         await runBash(command(out), { cwd: workspace, timeoutMs: 120_000, wrap: launch });
+        await launch.proxy?.close();
         if (launch.stage !== undefined) {
           const summary = await landing.land(launch.stage, { command: command(out), source: 'agent', chatId: 'bench' });
           // As the tool service does: the stage goes after the model has its answer.

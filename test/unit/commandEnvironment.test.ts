@@ -11,6 +11,7 @@ import { inheritedEnvironment } from '../../src/core/sandbox/environment';
 import { probeSandbox } from '../../src/core/sandbox/sandbox';
 import { parseSetting } from '../../src/core/settings';
 import { bashEnvironment, runBash } from '../../src/core/terminal/bashRunner';
+import { runLaunched } from '../fixtures/launchedRun';
 import { scratchFolder } from '../fixtures/scratch';
 
 /** What a VS Code extension host's environment holds on a developer's machine (values are canaries). */
@@ -118,7 +119,7 @@ describe("a command's environment, in real runs: `env` prints no secret of the h
     });
     const prepared = await sandbox.launch(workspace);
     assert.ok('launch' in prepared, `the sandbox starts here: ${'unavailable' in prepared ? prepared.unavailable : ''}`);
-    const result = await runBash('env', { cwd: workspace, timeoutMs: 15_000, env: parent(), passEnvironment: sandbox.passEnvironment(), wrap: prepared.launch });
+    const result = await runLaunched('env', { cwd: workspace, timeoutMs: 15_000, env: parent(), passEnvironment: sandbox.passEnvironment(), wrap: prepared.launch });
     assert.equal(result.exitCode, 0, result.output);
     return result.output;
   }

@@ -15,7 +15,8 @@ import { gatherSandboxPolicy, protectedIn, type SandboxInputs } from '../../src/
 import { normalisePolicy } from '../../src/core/sandbox/policy';
 import { explainProbeFailure, findBwrap, probeSandbox } from '../../src/core/sandbox/sandbox';
 import { pgrep } from '../fixtures/processes';
-import { runBash, type CommandResult } from '../../src/core/terminal/bashRunner';
+import type { CommandResult } from '../../src/core/terminal/bashRunner';
+import { runLaunched } from '../fixtures/launchedRun';
 import { defaultProtectedPaths } from '../../src/core/settings';
 import { scratchFolder } from '../fixtures/scratch';
 
@@ -77,7 +78,7 @@ describe('the command sandbox (real bubblewrap)', function () {
     const sandbox = new CommandSandbox({ probe: () => probeSandbox(), inputs: () => inputs, log: () => undefined });
     const prepared = await sandbox.launch(cwd);
     assert.ok('launch' in prepared, `the sandbox starts here: ${'unavailable' in prepared ? prepared.unavailable : ''}`);
-    return runBash(command, { cwd, timeoutMs, wrap: prepared.launch, graceMs: 500, drainMs: 300 });
+    return runLaunched(command, { cwd, timeoutMs, wrap: prepared.launch, graceMs: 500, drainMs: 300 });
   }
 
   it('starts here (bubblewrap is installed and may create namespaces)', async () => {
@@ -149,7 +150,7 @@ describe('the command sandbox (real bubblewrap)', function () {
     const prepared = await sandbox.launch(workspace);
     assert.ok('launch' in prepared);
     try {
-      const result = await runBash('mkdir -p .devcontainer && echo "{}" > .devcontainer/devcontainer.json && echo x > .vscode/tasks.json; echo x > plain.txt', { cwd: workspace, timeoutMs: 15_000, wrap: prepared.launch });
+      const result = await runLaunched('mkdir -p .devcontainer && echo "{}" > .devcontainer/devcontainer.json && echo x > .vscode/tasks.json; echo x > plain.txt', { cwd: workspace, timeoutMs: 15_000, wrap: prepared.launch });
       assert.match(result.output, /\.vscode\/tasks\.json: Read-only file system/);
       assert.deepEqual(await sandbox.newlyProtected(prepared.launch), [path.join(workspace, '.devcontainer')]);
     } finally {

@@ -15,6 +15,7 @@ import { confinementProblem, findBwrap, probeSandbox } from '../../src/core/sand
 import { createStage, discardStage, findUnshare, probeStaging, stagedLaunch } from '../../src/core/sandbox/stage';
 import { defaultProtectedPaths } from '../../src/core/settings';
 import { runBash, type CommandResult } from '../../src/core/terminal/bashRunner';
+import { runLaunched } from '../fixtures/launchedRun';
 import { scratchFolder } from '../fixtures/scratch';
 
 const bwrap = findBwrap() ?? '/usr/bin/bwrap';
@@ -64,7 +65,7 @@ describe(`the sandbox holds as ${process.getuid?.() === 0 ? 'root' : 'an ordinar
     const sandbox = new CommandSandbox({ probe: () => probeSandbox(), inputs: () => inputs, log: () => undefined });
     const prepared = await sandbox.launch(workspace);
     assert.ok('launch' in prepared, `the sandbox starts here: ${'unavailable' in prepared ? prepared.unavailable : ''}`);
-    return runBash(command, { cwd: workspace, timeoutMs: 15_000, wrap: prepared.launch, graceMs: 500, drainMs: 300 });
+    return runLaunched(command, { cwd: workspace, timeoutMs: 15_000, wrap: prepared.launch, graceMs: 500, drainMs: 300 });
   }
 
   /** Staged as the extension stages it; the stage is discarded (nothing lands): what is in the workspace got past it. */

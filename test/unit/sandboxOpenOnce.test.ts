@@ -19,6 +19,7 @@ import { discardStage, findUnshare, probeStaging } from '../../src/core/sandbox/
 import { defaultProtectedPaths } from '../../src/core/settings';
 import { initShellParser } from '../../src/core/shell/parser';
 import { runBash } from '../../src/core/terminal/bashRunner';
+import { runLaunched } from '../fixtures/launchedRun';
 import type { CommandRequest, TerminalCommandResult } from '../../src/core/terminal/commandTerminal';
 import { ConfinedRunner, type TerminalPort } from '../../src/core/terminal/confinedRun';
 import { ToolService } from '../../src/core/tools/service';
@@ -254,7 +255,7 @@ for (const staged of [false, true]) {
         renameSync(settings(), path.join(ws, 'moved.json'));
         symlinkSync('../../outside/secret', settings());
         try {
-          const result = await runBash(`echo owned >> .vscode/settings.json`, { cwd: ws, timeoutMs: 15_000, wrap: launch, graceMs: 500, drainMs: 300 });
+          const result = await runLaunched(`echo owned >> .vscode/settings.json`, { cwd: ws, timeoutMs: 15_000, wrap: launch, graceMs: 500, drainMs: 300 });
           // bwrap checks that what it bound at the path is the descriptor's file: here it is not, so nothing starts.
           assert.notEqual(result.exitCode, 0);
           assert.match(result.output, /^bwrap: Race condition/);

@@ -18,7 +18,8 @@ import { discardStage, findUnshare, probeStaging } from '../../src/core/sandbox/
 import { readChangeSet } from '../../src/core/sandbox/changeSet';
 import { landChanges } from '../../src/core/sandbox/landing';
 import { defaultProtectedPaths } from '../../src/core/settings';
-import { runBash, type CommandResult } from '../../src/core/terminal/bashRunner';
+import type { CommandResult } from '../../src/core/terminal/bashRunner';
+import { runLaunched } from '../fixtures/launchedRun';
 import { scratchFolder } from '../fixtures/scratch';
 
 const git = (cwd: string, ...args: string[]): string => execFileSync('git', ['-c', 'user.email=a@b', '-c', 'user.name=a', ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -75,7 +76,7 @@ describe('protected paths hold against renames of their folders, and against git
     assert.ok('launch' in prepared, `the sandbox starts here: ${'unavailable' in prepared ? prepared.unavailable : ''}`);
     const { launch } = prepared;
     assert.equal(launch.stage !== undefined, staged, 'staged only when asked');
-    const result = await runBash(command.replaceAll('$MARK', marker), { cwd: ws, timeoutMs: 15_000, wrap: launch, graceMs: 500, drainMs: 300 });
+    const result = await runLaunched(command.replaceAll('$MARK', marker), { cwd: ws, timeoutMs: 15_000, wrap: launch, graceMs: 500, drainMs: 300 });
     if (launch.stage !== undefined) {
       try {
         await landChanges(launch.stage, (await readChangeSet(launch.stage)).changes);

@@ -11,7 +11,7 @@ import { CommandSandbox, type StagingStatus } from '../../src/core/sandbox/comma
 import type { SandboxInputs } from '../../src/core/sandbox/gather';
 import { findBwrap, probeSandbox } from '../../src/core/sandbox/sandbox';
 import { discardStage, findUnshare, probeStaging, type StagingProbe } from '../../src/core/sandbox/stage';
-import { runBash } from '../../src/core/terminal/bashRunner';
+import { runLaunched } from '../fixtures/launchedRun';
 import { reviewSetting, unreviewedCardLine, unreviewedItem, unreviewedNotRun, unreviewedReportLine } from '../../src/core/views/unreviewed';
 import { scratchFolder } from '../fixtures/scratch';
 
@@ -133,7 +133,7 @@ describe('a command runs as its card said: staged, or not at all (the real sandb
     const prepared = await staged.launch(workspace, undefined, { stage: true });
     assert.ok('launch' in prepared && prepared.launch.stage !== undefined, JSON.stringify(prepared));
     try {
-      const result = await runBash('echo x > staged.txt', { cwd: workspace, timeoutMs: 15_000, wrap: prepared.launch, graceMs: 500, drainMs: 300 });
+      const result = await runLaunched('echo x > staged.txt', { cwd: workspace, timeoutMs: 15_000, wrap: prepared.launch, graceMs: 500, drainMs: 300 });
       assert.equal(result.exitCode, 0, result.output);
       assert.equal(existsSync(path.join(workspace, 'staged.txt')), false);
     } finally {
@@ -163,7 +163,7 @@ describe('a command runs as its card said: staged, or not at all (the real sandb
     assert.deepEqual(await off.stagingStatus(), { staged: false, why: 'setting-off', reason: 'toolgate.sandbox.reviewCommandChanges is off' });
     const prepared = await off.launch(workspace, undefined, { stage: false });
     assert.ok('launch' in prepared && prepared.launch.stage === undefined);
-    const result = await runBash('echo direct > direct.txt', { cwd: workspace, timeoutMs: 15_000, wrap: prepared.launch, graceMs: 500, drainMs: 300 });
+    const result = await runLaunched('echo direct > direct.txt', { cwd: workspace, timeoutMs: 15_000, wrap: prepared.launch, graceMs: 500, drainMs: 300 });
     assert.equal(result.exitCode, 0, result.output);
     assert.equal(readFileSync(path.join(workspace, 'direct.txt'), 'utf8'), 'direct\n');
   });
