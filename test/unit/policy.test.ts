@@ -388,6 +388,14 @@ describe('policy engine: judge()', () => {
       assert.equal(judged.runsUnconfined, true);
       assert.equal(judged.plain, 'Runs WITHOUT the sandbox, with all your access to files and the network: it failed in the sandbox because the network is off in the sandbox.');
     });
+
+    it('with narrow fixes offered first, its sentence names them before the run without the sandbox, and it still always asks', () => {
+      const unconfined = { ...call('run_in_terminal', { command: 'curl http://127.0.0.1:8080/' }), unconfined: { failure: 'the sandbox refused connections to 127.0.0.1:8080', narrowFixes: true } };
+      const judged = judge(unconfined, context({ terminalRules: { curl: true } }));
+      assert.equal(judged.verdict, 'ask');
+      assert.equal(judged.runsUnconfined, true);
+      assert.equal(judged.plain, 'It failed in the sandbox because the sandbox refused connections to 127.0.0.1:8080. Allow only what it needs to run it again in the sandbox, or run it once WITHOUT the sandbox, with all your access to files and the network.');
+    });
   });
 
   it('compiles /regex/flags rules and reports broken ones as null', () => {

@@ -82,7 +82,7 @@ export interface GateCall {
    * Set by Toolgate (never from a call's arguments) when a command that failed in the sandbox would run again without
    * it: why it failed there. Such a call always asks.
    */
-  unconfined?: { failure: string };
+  unconfined?: { failure: string; narrowFixes?: boolean };
   /**
    * Set by Toolgate (never from a call's arguments) for a change a staged command made to a file the person changed
    * while it ran: how. Such a change always asks, so the person's version is never replaced unseen.
@@ -170,7 +170,7 @@ export function judge(call: GateCall, context: PolicyContext): Judgement {
   const judgement = judgeCall(call, context);
   if (call.unconfined !== undefined) {
     // What allowed it otherwise stays named: the person sees which grant or rule would have let it run confined.
-    return ask({ kind: 'unconfined', failure: call.unconfined.failure }, 'policy', judgement.warnings, false, {
+    return ask({ kind: 'unconfined', failure: call.unconfined.failure, ...(call.unconfined.narrowFixes === true ? { narrowFixes: true } : {}) }, 'policy', judgement.warnings, false, {
       ...(judgement.allowedBy !== undefined ? { allowedBy: judgement.allowedBy } : {}),
       ...(judgement.grant !== undefined ? { grant: judgement.grant } : {}),
       runsUnconfined: true,

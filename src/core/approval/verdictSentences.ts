@@ -33,7 +33,7 @@ export type Because =
   | { kind: 'rule'; setting: 'toolgate.autoApprove.terminal'; keys: readonly string[]; command: CommandVerdict }
   /** `builtin`: the built-in tool, whose verb the card names; `server`: the MCP server whose requireApproval asks. */
   | { kind: 'gated'; label: string; builtin?: string; server?: string }
-  | { kind: 'unconfined'; failure: string }
+  | { kind: 'unconfined'; failure: string; narrowFixes?: boolean }
   /** No sandbox here: what the policy would otherwise have said, and why there is none. */
   | { kind: 'unconfined'; noSandbox: string; otherwise: Because };
 
@@ -164,6 +164,10 @@ export function cardSentence(because: Because): string {
         : `Calls ${code(because.label)}, which asks before it runs${because.server !== undefined ? ` (the server's requireApproval)` : ''}.`;
     }
     case 'unconfined':
+      if ('failure' in because && because.narrowFixes === true) {
+        // The narrow fixes come first on the card: the sentence must not promise only the widest one.
+        return `It failed in the sandbox because ${because.failure}. Allow only what it needs to run it again in the sandbox, or run it once WITHOUT the sandbox, with all your access to files and the network.`;
+      }
       return 'failure' in because
         ? `Runs WITHOUT the sandbox, with all your access to files and the network: it failed in the sandbox because ${because.failure}.`
         : `${cardSentence(because.otherwise)} But there is no sandbox here, so it would run unconfined; that always asks.`;

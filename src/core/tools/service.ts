@@ -508,7 +508,7 @@ export class ToolService {
     // Not editable: what runs again is exactly what failed.
     const input: GateInput = { ...item.input };
     delete input.editable;
-    const call = { ...input.call, args: { ...(input.call.args as object), command }, unconfined: { failure } };
+    const call = { ...input.call, args: { ...(input.call.args as object), command }, unconfined: { failure, ...(hosts.length > 0 ? { narrowFixes: true } : {}) } };
     return await this.ask(
       {
         ...item,
