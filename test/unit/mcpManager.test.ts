@@ -489,7 +489,7 @@ describe('what a stdio server started by the manager inherits from the host (rea
       'in the sandbox',
       {
         stdioSandbox: async (config) => {
-          const prepared = await sandbox.launch(config.cwd ?? base);
+          const prepared = await sandbox.launch(config.cwd ?? base, 'none'); // as the product launches a stdio server: its network named, no proxy
           return 'launch' in prepared ? prepared.launch : prepared;
         },
       },
