@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Frame } from 'playwright-core';
 import { demoModelName, demoServer } from '../fixtures/demoScript';
@@ -49,7 +49,8 @@ describe('the offline demo model of npm start, in the Restricted Mode it opens i
     const group = await panel().waitForGroup('changed 2 files', 60_000);
     const changelog = workspaceFile('CHANGELOG.md');
     await group.locator('[data-action="allow-once"]').click();
-    await waitFor(() => workspaceFile('CHANGELOG.md') !== changelog, 'the build\'s files to land');
+    // Both files land, one after the other: wait for the second as well, not only the first.
+    await waitFor(() => workspaceFile('CHANGELOG.md') !== changelog && existsSync(path.join(session.server.workspace, 'dist', 'math.js')), 'the build\'s files to land');
     assert.match(workspaceFile('dist/math.js'), /^\/\/ Built /);
     await frame.locator('[data-entry="question"]:not(:has([data-field="answer"])) [data-action="answer"][data-option="Clear"]').click();
     const closing = frame.locator('[data-entry="assistant"]', { hasText: 'That was the whole script' }).last();
