@@ -163,7 +163,7 @@ async function stagingRows(bwrap: string, workspace: string, inputs: SandboxInpu
         await runBash(command(out), { cwd: workspace, timeoutMs: 120_000, wrap: launch });
         await launch.proxy?.close();
         if (launch.stage !== undefined) {
-          const summary = await landing.land(launch.stage, { command: command(out), source: 'agent', chatId: 'bench' });
+          const { summary } = await landing.land(launch.stage, { command: command(out), source: 'agent', chatId: 'bench' });
           // As the tool service does: the stage goes after the model has its answer.
           void discardStage(launch.stage);
           if (/NOT landed/.test(summary)) {

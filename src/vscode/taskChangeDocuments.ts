@@ -7,7 +7,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import type { TaskRef } from '../core/checkpoints/recorder';
 import type { CheckpointStore } from '../core/checkpoints/store';
-import { landedFiles } from '../core/checkpoints/landedUnreviewed';
+import { fileCount, landedFiles } from '../core/checkpoints/landedUnreviewed';
 import { latestTaskChanges, taskChanges, turnFileChange, type TaskChanges } from '../core/checkpoints/taskChanges';
 import type { Disposable } from '../core/disposable';
 import type { Outcome } from './commandBridge';
@@ -49,7 +49,7 @@ export class TaskChangeDocuments implements Disposable {
     const { task, changes } = latest;
     const unseen = changes.unreviewed.map((group) => ({
       label: group.path,
-      description: `${group.files.toLocaleString('en-US')} file${group.files === 1 ? '' : 's'}: landed without review, no diff to open`,
+      description: `${fileCount(group.files)}: landed without review, no diff to open`,
       file: undefined,
     }));
     const count = changes.files.length + landedFiles(changes.unreviewed) + changes.unreviewedMore;
@@ -62,7 +62,7 @@ export class TaskChangeDocuments implements Disposable {
         })),
         ...(unseen.length > 0 ? [{ label: 'Landed without review', kind: vscode.QuickPickItemKind.Separator, file: undefined }, ...unseen] : []),
       ],
-      { title: `Toolgate: what "${task.title ?? 'the latest task'}" changed (${count.toLocaleString('en-US')} file${count === 1 ? '' : 's'})`, placeHolder: 'Pick a file to see its diff: before the task, and after it' },
+      { title: `Toolgate: what "${task.title ?? 'the latest task'}" changed (${fileCount(count)})`, placeHolder: 'Pick a file to see its diff: before the task, and after it' },
     );
     if (picked?.file !== undefined) {
       await this.open(chatId, task.taskId, picked.file.shown);

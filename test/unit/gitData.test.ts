@@ -117,7 +117,7 @@ describe("a staged command's changes inside .git (real overlay, bubblewrap and g
       ignored: (folder, paths) => new GitCli().ignored(folder, paths),
       landIgnored: true,
       keepProposal: () => () => undefined,
-    }).land(stage, { command, source: 'agent', chatId: 'c', turn: { chatId: 'c', taskId: 't', turn: 0 } });
+    }).land(stage, { command, source: 'agent', chatId: 'c', turn: { chatId: 'c', taskId: 't', turn: 0 } }).then((report) => report.summary);
   }
 
   const git = `git ${identity.join(' ')}`;

@@ -91,7 +91,7 @@ describe('a staged command lands what is allowed and asks for the rest (real ove
     const ruleLanded = new Promise<void>((resolve) => {
       allowedLanded = resolve;
     });
-    const done = landing(gate, recorded, true, (relative, landed) => relative === 'allowed/x.txt' && landed && allowedLanded()).landAndCount(stage, { command, source: 'agent', chatId: 'c', turn });
+    const done = landing(gate, recorded, true, (relative, landed) => relative === 'allowed/x.txt' && landed && allowedLanded()).land(stage, { command, source: 'agent', chatId: 'c', turn });
     const views = await waiting(gate, 4);
     await ruleLanded;
     const byPath = new Map(views.map((view) => [view.preview.kind === 'diff' ? view.preview.path : path.relative(ws, (JSON.parse(view.argsJson) as { path: string }).path), view]));
@@ -162,7 +162,7 @@ describe('a staged command lands what is allowed and asks for the rest (real ove
       const { gate } = createMemoryGate({ locate: locateUnder(ws) });
       const command = "printf '\\000\\001\\002' > data.bin && sed -i 's/^line 2$/LINE TWO/' src/a.txt";
       const stage = await run(command);
-      const done = landing(gate, []).land(stage, { command, source: 'agent', chatId: 'c', turn });
+      const done = landing(gate, []).land(stage, { command, source: 'agent', chatId: 'c', turn }).then((report) => report.summary);
       const views = await waiting(gate, 2);
       const byPath = new Map(views.map((view) => [view.preview.kind === 'diff' ? view.preview.path : '', view]));
       const binary = byPath.get('data.bin');
@@ -212,7 +212,7 @@ describe('a staged command lands what is allowed and asks for the rest (real ove
     writeFileSync(path.join(ws, 'allowed', 'x.txt'), 'mine\n');
     const later = new Date(stage.startedMs + 1_000);
     utimesSync(path.join(ws, 'allowed', 'x.txt'), later, later);
-    const done = landing(gate, []).land(stage, { command: 'echo', source: 'agent', chatId: 'c', turn });
+    const done = landing(gate, []).land(stage, { command: 'echo', source: 'agent', chatId: 'c', turn }).then((report) => report.summary);
     const [view] = await waiting(gate, 1);
     assert.ok(view);
     assert.match(view.reason, /changed in the workspace while the command ran/);
@@ -227,7 +227,7 @@ describe('a staged command lands what is allowed and asks for the rest (real ove
   it('with toolgate.sandbox.landIgnoredFiles off, ignored output asks too; an executable script keeps its mode when it lands', async () => {
     const { gate } = createMemoryGate({ locate: locateUnder(ws), editRules: { 'allowed/**': true } });
     const stage = await run('mkdir build && echo out > build/out.js && printf "#!/bin/sh\\necho hi\\n" > allowed/run.sh && chmod +x allowed/run.sh');
-    const done = landing(gate, [], false).land(stage, { command: 'build', source: 'agent', chatId: 'c', turn });
+    const done = landing(gate, [], false).land(stage, { command: 'build', source: 'agent', chatId: 'c', turn }).then((report) => report.summary);
     const [view] = await waiting(gate, 1);
     assert.ok(view?.preview.kind === 'diff' && view.preview.path === 'build/out.js');
     gate.settle(view, { action: 'deny' });
@@ -240,7 +240,7 @@ describe('a staged command lands what is allowed and asks for the rest (real ove
   it("a command's files a rule allows are not calls of their own: more of them than the task's cap land without asking", async () => {
     const { gate } = createMemoryGate({ locate: locateUnder(ws), editRules: { 'allowed/**': true } }, undefined, { maxConsecutive: 2 });
     const stage = await run('for n in 1 2 3 4 5; do echo $n > allowed/$n.txt; done; mkdir allowed/empty');
-    const summary = await landing(gate, []).land(stage, { command: 'five', source: 'agent', chatId: 'c', turn });
+    const summary = await landing(gate, []).land(stage, { command: 'five', source: 'agent', chatId: 'c', turn }).then((report) => report.summary);
     assert.deepEqual(pendingViews(gate), []);
     assert.match(summary, /- landed: allowed\/1\.txt, allowed\/2\.txt, allowed\/3\.txt, allowed\/4\.txt, allowed\/5\.txt$/m);
     assert.equal(statSync(path.join(ws, 'allowed', 'empty')).isDirectory(), true, 'an empty folder a rule allows is made');
@@ -258,7 +258,7 @@ describe('a staged command lands what is allowed and asks for the rest (real ove
       renameSync(path.join(ws, folder), path.join(base, `${folder}-moved`));
       symlinkSync(outside, path.join(ws, folder));
     }
-    const summary = await landing(gate, []).land(stage, { command: 'x', source: 'agent', chatId: 'c', turn });
+    const summary = await landing(gate, []).land(stage, { command: 'x', source: 'agent', chatId: 'c', turn }).then((report) => report.summary);
     assert.deepEqual(readdirSync(outside), [], 'nothing landed through a link');
     assert.match(summary, /NOT landed \(a folder on its path is now a symbolic link\): build\/out\.js, src\/new\.txt$/);
     assert.doesNotMatch(summary, /- landed/);

@@ -8,7 +8,7 @@ import type { Gate, GateResult } from '../approval/gate';
 import { allowedByView, grantView } from '../views/grants';
 import { startTask, type TaskRef } from '../checkpoints/recorder';
 import { landedFiles } from '../checkpoints/landedUnreviewed';
-import type { TaskChanges } from '../checkpoints/taskChanges';
+import { listsChanges, type TaskChanges } from '../checkpoints/taskChanges';
 import type { ChatMessage, ChatModel, ModelErrorKind, ToolCall, ToolSpec } from '../llm/client';
 import type { McpServerStatus } from '../mcp/manager';
 import { failureKey, mcpStartupWaitMs, settledNotices, startingNotice } from '../mcp/startup';
@@ -352,7 +352,7 @@ export class AgentSession {
     } catch (error) {
       this.deps.log.warn(`the task's changes could not be read from its checkpoints: ${String(error)}`);
     }
-    if (changes === undefined || (changes.files.length === 0 && changes.unreviewed.length === 0)) {
+    if (changes === undefined || !listsChanges(changes)) {
       return;
     }
     this.deps.chats.push({ kind: 'changes', id: `c-${randomUUID()}`, v: 1, taskId: task.taskId, ...changesListed(changes) }, chat);

@@ -33,14 +33,15 @@ export function groupLanded(paths: readonly string[]): LandedGroup[] {
 /** Files in the groups. */
 export const landedFiles = (groups: readonly LandedGroup[]): number => groups.reduce((sum, group) => sum + group.files, 0);
 
-const count = (files: number): string => `${files.toLocaleString('en-US')} file${files === 1 ? '' : 's'}`;
+/** "1 file", "1,204 files". */
+export const fileCount = (files: number): string => `${files.toLocaleString('en-US')} file${files === 1 ? '' : 's'}`;
 
 /**
  * "a.txt, 1,204 files in node_modules/ and 3 more files": at most `maxGroups` groups named, the rest (and `more`, files
  * a record no longer names) counted.
  */
 export function landedWords(groups: readonly LandedGroup[], more = 0): string {
-  const named = groups.slice(0, maxGroups).map((group) => (group.path.endsWith('/') ? `${count(group.files)} in ${group.path}` : group.path));
+  const named = groups.slice(0, maxGroups).map((group) => (group.path.endsWith('/') ? `${fileCount(group.files)} in ${group.path}` : group.path));
   const rest = landedFiles(groups.slice(maxGroups)) + more;
   return rest === 0 ? named.join(', ') : `${named.join(', ')} and ${rest.toLocaleString('en-US')} more file${rest === 1 ? '' : 's'}`;
 }

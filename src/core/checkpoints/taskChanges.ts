@@ -107,6 +107,9 @@ export function turnFileChange(task: TaskRecord, turn: number, file: string): Pi
   return first === undefined || last === undefined ? undefined : { before: first.before, after: last.after, shown: last.relativePath ?? last.path };
 }
 
+/** Whether a task's changes list anything: a file, or what landed without review. */
+export const listsChanges = (changes: TaskChanges): boolean => changes.files.length > 0 || changes.unreviewed.length > 0;
+
 /**
  * The chat's newest task whose changes list anything (a file, or what landed without review), with them; undefined
  * when none does. Not merely the newest task with checkpoints: a later task that only ran a command, or whose turns
@@ -116,7 +119,7 @@ export async function latestTaskChanges(store: Pick<CheckpointStore, 'tasks' | '
   for (const task of store.tasks(chatId)) {
     const loaded = await store.load(chatId, task.taskId);
     const changes = loaded.kind === 'ok' ? taskChanges(loaded.task) : undefined;
-    if (changes !== undefined && (changes.files.length > 0 || changes.unreviewed.length > 0)) {
+    if (changes !== undefined && listsChanges(changes)) {
       return { task, changes };
     }
   }

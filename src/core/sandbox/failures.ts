@@ -4,6 +4,7 @@
  * which call it refused), so it only ever offers the person a choice; it never decides anything by itself.
  */
 
+import { refusalWords } from './domainProxy';
 import { openRefusalWords, type OpenRefusalKind } from './openOnce';
 
 /**
@@ -27,8 +28,6 @@ export function describeRefusedWrites(refused: readonly { path: string; why?: Op
   const named = refused.map((entry) => `\`${entry.path}\` read-only (protected path${entry.why === undefined ? '' : `: ${openRefusalWords[entry.why]}`})`);
   return `the sandbox kept ${named.join(', ')}`;
 }
-
-import { refusalWords } from './domainProxy';
 
 interface FailureRow {
   pattern: RegExp;

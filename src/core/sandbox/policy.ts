@@ -127,7 +127,8 @@ export function sandboxEnvironment(cacheDir: string | undefined): Record<string,
   return env;
 }
 
-const inside = (child: string, parent: string): boolean => child === parent || child.startsWith(parent.endsWith('/') ? parent : `${parent}/`);
+/** Whether `child` is `parent` or below it (absolute, normalised paths). */
+export const inside = (child: string, parent: string): boolean => child === parent || child.startsWith(parent.endsWith('/') ? parent : `${parent}/`);
 
 /**
  * Puts a policy in a form bubblewrap can apply without surprises: no writable folder that a hidden path contains (the

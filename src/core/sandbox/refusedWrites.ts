@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import type { OpenRefusal, OpenRefusalKind } from './openOnce';
-import type { SandboxPolicy } from './policy';
+import { inside, type SandboxPolicy } from './policy';
 
 export interface RefusedWrite {
   /** Absolute. */
@@ -25,8 +25,6 @@ export interface RefusedWritesInput {
   /** Where the command ran: relative paths in its output are from here. */
   cwd: string;
 }
-
-const inside = (child: string, parent: string): boolean => child === parent || child.startsWith(parent.endsWith('/') ? parent : `${parent}/`);
 
 /** The error lines of a refused write, and the path each names: quoted, or before the message (bash's `x: Read-only`). */
 const readOnlyLine = /Read-only file system|\bEROFS\b/;

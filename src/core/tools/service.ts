@@ -32,7 +32,7 @@ import { entriesToAllow } from '../sandbox/networkRemedies';
 import { agentCaller, apiSource } from '../../shared/callers';
 import { applyWrite } from './applyWrite';
 import { boundedForModel, deniedMessage, writtenMessage } from './results';
-import { StagedLanding, textToWrite, type LandedCounts, type LandingReport, type StagedLandingDeps } from './stagedChanges';
+import { StagedLanding, landedCounts, textToWrite, type LandedCounts, type LandingReport, type StagedLandingDeps } from './stagedChanges';
 import { discardStage, type Stage } from '../sandbox/stage';
 import { unreviewedReportLine } from '../views/unreviewed';
 
@@ -490,10 +490,10 @@ export class ToolService {
       },
     });
     try {
-      return await landing.landAndCount(stage, { command, source, chatId: options.chatId, approved, ...(options.signal ? { signal: options.signal } : {}), ...(options.turn ? { turn: options.turn } : {}) });
+      return await landing.land(stage, { command, source, chatId: options.chatId, approved, ...(options.signal ? { signal: options.signal } : {}), ...(options.turn ? { turn: options.turn } : {}) });
     } catch (error) {
       this.deps.log.error(`staged changes of \`${command}\` could not be landed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
-      return { summary: `Its changes to the workspace were staged, but reading them failed (${error instanceof Error ? error.message : String(error)}): none landed.`, counts: { landed: 0, partly: 0, rejected: 0, notLanded: 0, withoutReview: 0 } };
+      return { summary: `Its changes to the workspace were staged, but reading them failed (${error instanceof Error ? error.message : String(error)}): none landed.`, counts: landedCounts([]) };
     }
   }
 

@@ -364,14 +364,9 @@ export class StagedLanding {
 
   /**
    * Judges, reviews and lands the stage's changes; the stage is left for the caller to discard. Answers the summary
-   * for the model ('' when the command changed nothing in the workspace).
+   * for the model ('' when the command changed nothing in the workspace) and what became of the changes, counted.
    */
-  async land(stage: Stage, context: LandingContext): Promise<string> {
-    return (await this.landAndCount(stage, context)).summary;
-  }
-
-  /** The same as land(), with what became of the changes counted (for the chat's entry of the command). */
-  async landAndCount(stage: Stage, context: LandingContext): Promise<LandingReport> {
+  async land(stage: Stage, context: LandingContext): Promise<LandingReport> {
     const set = await readChangeSet(stage);
     const outcomes: Outcome[] = [];
     // Folders are made as what is in them lands; a deleted folder goes once it is empty.
