@@ -34,7 +34,7 @@ const base = {
 const splitPoints = [
   { out: 'toolgate', specifier: './vscode/toolgate', importer: /src[\\/]extension\.ts$/, entry: 'src/vscode/toolgate.ts' },
   { out: 'lazy/openai', specifier: 'openai', entry: 'openai' },
-  { out: 'lazy/mcp-sdk', specifier: /^(\.\/|\.\.\/mcp\/)sdk$/, importer: /src[\\/]core[\\/](mcp[\\/]manager|endpoint[\\/]mcpEndpoint)\.ts$/, entry: 'src/core/mcp/sdk.ts' },
+  { out: 'lazy/mcp-sdk', specifier: /^(\.\/|\.\.\/mcp\/)sdk$/, importer: /src[\\/]core[\\/](mcp[\\/]connection|endpoint[\\/]mcpEndpoint)\.ts$/, entry: 'src/core/mcp/sdk.ts' },
   { out: 'lazy/tree-sitter', specifier: '@vscode/tree-sitter-wasm', entry: '@vscode/tree-sitter-wasm' },
   { out: 'lazy/iconv', specifier: 'iconv-lite', entry: 'iconv-lite' },
 ];

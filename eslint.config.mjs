@@ -42,11 +42,28 @@ const contractImports = {
   group: ['**/shared/approvals'],
   message: 'Only src/core/views builds the webview contract\'s views: use the core\'s own types (see src/core/views/contract.ts).',
 };
-// The gate, the policy and the grants speak no contract at all. They do name callers (src/shared/callers.ts: who asks,
-// made by the entry points, read by the grants and named by the cards), which is one idea with one home.
+// The gate, the policy and the grants speak no contract at all, and know nothing of the views drawn from them (who asks
+// is src/core/callers.ts: made by the entry points, read by the grants, named for the cards by the views).
 const approvalImports = {
-  group: ['**/shared/*', '!**/shared/callers'],
-  message: 'src/core/approval speaks no webview contract: its views are built in src/core/views.',
+  group: ['**/shared/*', '**/views/*'],
+  message: 'src/core/approval speaks no webview contract and knows no view: its views are built in src/core/views.',
+};
+// The agent decides what is typed in the chat from the gate's waiting calls, never from the views of them.
+const agentImports = {
+  group: ['**/views/*'],
+  message: "src/core/agent reads the gate's own state, not the views (src/core/views) built from it.",
+};
+
+// webview/ imports only src/shared (and npm packages), and runs in a browser.
+const webviewImports = {
+  paths: [{ name: 'vscode', message: 'The webview cannot import vscode.' }],
+  patterns: [
+    {
+      regex: '^(\\.\\./)+src/(?!shared/)',
+      message: 'webview/ may import only src/shared.',
+    },
+    { group: ['node:*'], message: 'The webview runs in a browser.' },
+  ],
 };
 
 export default tseslint.config(
@@ -92,7 +109,7 @@ export default tseslint.config(
     },
   },
   {
-    // The one place the MCP SDK's values are imported statically; the manager imports this module with import().
+    // The one place the MCP SDK's values are imported statically; connection.ts imports this module with import().
     files: ['src/core/mcp/sdk.ts'],
     rules: { 'no-restricted-imports': ['error', coreImports] },
   },
@@ -116,6 +133,22 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/core/agent/**/*.ts'],
+    ignores: contractSpeakers,
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: [...coreImports.paths, ...lazyPackages.paths], patterns: [...coreImports.patterns, ...lazyPackages.patterns, contractImports, agentImports] },
+      ],
+    },
+  },
+  {
+    files: ['src/core/agent/agent.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [...coreImports.paths, ...lazyPackages.paths], patterns: [...coreImports.patterns, ...lazyPackages.patterns, agentImports] }],
+    },
+  },
+  {
     files: ['src/shared/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -129,17 +162,19 @@ export default tseslint.config(
   },
   {
     files: ['webview/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', webviewImports] },
+  },
+  {
+    // What both views show depends on neither view: no folder cycle between webview/shared and the views.
+    files: ['webview/shared/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
-          paths: [{ name: 'vscode', message: 'The webview cannot import vscode.' }],
+          ...webviewImports,
           patterns: [
-            {
-              regex: '^(\\.\\./)+src/(?!shared/)',
-              message: 'webview/ may import only src/shared.',
-            },
-            { group: ['node:*'], message: 'The webview runs in a browser.' },
+            ...webviewImports.patterns,
+            { regex: '^\\.\\./(approvals|chat|suggestions)(/|$)', message: 'webview/shared imports no view: move what both views use into webview/shared.' },
           ],
         },
       ],

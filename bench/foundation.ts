@@ -18,7 +18,8 @@ export async function foundationBench(): Promise<Row[]> {
   const answers = new Map<string, number[]>(firstAnswers.map((name) => [name, []]));
   for (let run = 0; run < runs; run++) {
     const bench = hostActivationBench(run % 2 === 1);
-    const server = await startCodeServer({ env: bench.env, extraExtensions: bench.vsixes });
+    // Installed without onStartupFinished, so that activate() is still to run when the bench calls it.
+    const server = await startCodeServer({ env: bench.env, extraExtensions: bench.vsixes, toolgateActivationEvents: [] });
     const workbench = await Workbench.open(server);
     try {
       const timings = await waitForJson<Record<string, number | string>>(bench.resultFile, 60_000);
@@ -49,7 +50,7 @@ export async function foundationBench(): Promise<Row[]> {
     .map((name) => ({ name, bytes: size(path.join('dist', 'webview', name)) }));
   return [
     {
-      metric: `activation in the real extension host (median of ${runs} cold starts, which one activates first alternating)`,
+      metric: `activation in the real extension host (median of ${runs} cold starts, which one activates first alternating; Toolgate installed without its onStartupFinished, so the bench calls activate())`,
       value: `${ours.toFixed(1)} ms`,
       baseline: `${baseline.toFixed(1)} ms (empty ext)`,
       ratio: `${(ours / baseline).toFixed(2)}x`,

@@ -10,7 +10,7 @@ import type { AuditEntry } from './core/audit/auditLog';
 import type { ToolgateApi } from './vscode/api';
 import { endpointKept, endpointStateKey } from './core/endpoint/keptEndpoint';
 import { lmInvocationMessage, lmToolName, lmToolSources } from './core/tools/lmToolNames';
-import { commandIds } from './vscode/commandIds';
+import { commandIds } from './core/commandIds';
 import type { Toolgate } from './vscode/toolgate';
 import type { McpServersNode } from './vscode/mcpServersView';
 

@@ -53,6 +53,20 @@ export const defaultProtectedPaths: readonly string[] = Object.freeze([
 
 const BooleanMap = z.record(z.string(), z.boolean());
 
+/**
+ * The built-in protected globs and the person's, one array per value of the setting (the policy compiles it once).
+ * The defaults are a floor: a settings file can add protected paths, never remove these.
+ */
+const protectedLists = new WeakMap<readonly string[], readonly string[]>();
+export function protectedPathsWith(own: readonly string[]): readonly string[] {
+  let list = protectedLists.get(own);
+  if (list === undefined) {
+    list = Object.freeze([...new Set([...defaultProtectedPaths, ...own])]);
+    protectedLists.set(own, list);
+  }
+  return list;
+}
+
 export const settingSchemas = {
   'model.baseUrl': z.url(),
   'model.name': z.string().min(1),

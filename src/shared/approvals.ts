@@ -95,6 +95,10 @@ export const RemedyId = z.string().min(1).max(40).regex(/^[a-z0-9-]+$/);
 export const RemedyView = z.strictObject({ id: RemedyId, label: z.string().max(400), title: z.string().max(1000) });
 export type RemedyView = z.infer<typeof RemedyView>;
 
+/** The actions that allow by making a grant: for the session, the agent's task, some minutes, the workspace. */
+export const GrantAction = z.enum(['allow-session', 'allow-task', 'allow-minutes', 'allow-workspace']);
+export type GrantAction = z.infer<typeof GrantAction>;
+
 export const PendingCallView = z.strictObject({
   callId: CallId,
   batchId: z.string(),
@@ -111,8 +115,14 @@ export const PendingCallView = z.strictObject({
    */
   argsCut: z.number().int().positive().optional(),
   preview: Preview,
+  /** Who asks, as the card names it ("from …"). */
+  callerLabel: z.string(),
   /** Whether session/workspace grants can apply to this call at all. */
   grantable: z.boolean(),
+  /** The grant buttons the card offers, in the order shown (none when no grant can cover the call). */
+  grantsOffered: z.array(GrantAction),
+  /** Whom a grant of this call covers, when not Toolgate's own agent: the card says grants cover it only. */
+  grantsCover: z.string().optional(),
   /**
    * A command that would run without the sandbox: its card offers "Run without sandbox" (`allow-unconfined`) in place
    * of Allow once, which the host refuses for it.

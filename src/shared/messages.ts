@@ -89,9 +89,38 @@ export const ResumeMessage = z.strictObject({ type: z.literal('resume'), request
 /** A waiting call's card got the keyboard focus (`callId`), or no card of the view holds it now (`null`). */
 export const FocusCallMessage = z.strictObject({ type: z.literal('focusCall'), requestId: RequestId, callId: CallId.nullable() });
 
+/**
+ * Why a webview dropped a message posted into its frame: the browser delivers a message from any frame of the window that
+ * can reach it (`window.top.frames`), and only VS Code's frame around the view speaks for the host
+ * (webview/shared/foreignMessages.ts). `own-frame`: posted (or dispatched) by the view's own page; `other-frame`: by
+ * another frame of the window, such as another extension's webview or a web page in the Simple Browser.
+ */
+export const DropReason = z.enum(['own-frame', 'other-frame']);
+export type DropReason = z.infer<typeof DropReason>;
+
+/**
+ * The webview dropped messages that did not come from VS Code's frame: told to the host for its log. `count`: how many
+ * since the last report (the webview reports at most once a second, a report for each reason, so a flood is a few lines).
+ */
+export const DroppedMessage = z.strictObject({
+  type: z.literal('dropped'),
+  requestId: RequestId,
+  reason: DropReason,
+  count: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+});
+
+/** A drop report as a log line says it, in the host's log and the webview's console alike. */
+export function describeDrop(reason: DropReason, count: number): string {
+  const messages = count === 1 ? 'a message' : `${count} messages`;
+  return reason === 'own-frame'
+    ? `dropped ${messages} from its own frame (posted inside the view, not by VS Code): not shown`
+    : `dropped ${messages} from another frame (another webview or page of the window, not VS Code): not shown`;
+}
+
 export const WebviewToHost = z.discriminatedUnion('type', [
   ReadyMessage,
   CommandMessage,
+  DroppedMessage,
   SubmitMessage,
   StopMessage,
   NewChatMessage,
@@ -130,9 +159,10 @@ export const inboundTypes = {
   // 'openTaskChange': a file of a finished task's changes, opened as its diff; 'openCallChange': a finished write's.
   // 'modelSetup': the model setup form (its models, Test connection, Save, the key for its address).
   // 'previewUndo' / 'undoTurn': a model turn's Undo, previewed then done, from the transcript.
-  chat: ['ready', 'command', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'retry', 'resume', 'openResult', 'openTaskChange', 'openCallChange', 'previewUndo', 'undoTurn', 'decide', 'chooseHunk', 'setEdit', 'decideAll', 'openDiff', 'openArgs', 'loadDiffRows', 'focusCall', 'revokeGrant', 'modelSetup'],
-  approvals: ['ready', 'command', 'decide', 'chooseHunk', 'setEdit', 'decideAll', 'openDiff', 'openArgs', 'loadDiffRows', 'revokeGrant', 'focusCall', 'setDiffMode'],
-  suggestions: ['ready', 'command', 'acceptSuggestion'],
+  // 'dropped': every view reports the messages it refused from frames other than VS Code's (logged, nothing else).
+  chat: ['ready', 'command', 'dropped', 'submit', 'stop', 'newChat', 'openChat', 'answer', 'retry', 'resume', 'openResult', 'openTaskChange', 'openCallChange', 'previewUndo', 'undoTurn', 'decide', 'chooseHunk', 'setEdit', 'decideAll', 'openDiff', 'openArgs', 'loadDiffRows', 'focusCall', 'revokeGrant', 'modelSetup'],
+  approvals: ['ready', 'command', 'dropped', 'decide', 'chooseHunk', 'setEdit', 'decideAll', 'openDiff', 'openArgs', 'loadDiffRows', 'revokeGrant', 'focusCall', 'setDiffMode'],
+  suggestions: ['ready', 'command', 'dropped', 'acceptSuggestion'],
 } as const satisfies Record<ViewKind, readonly WebviewToHost['type'][]>;
 export type InboundFor<V extends ViewKind> = Extract<WebviewToHost, { type: (typeof inboundTypes)[V][number] }>;
 

@@ -2,9 +2,11 @@ import type * as vscode from 'vscode';
 import type { GateResult } from '../core/approval/gate';
 import type { AuditEntry } from '../core/audit/auditLog';
 import type { ToolCallRequest, ToolCallResult, ToolService } from '../core/tools/service';
-import { apiSource } from '../shared/callers';
 
-/** A call as other extensions describe it: a tool name of the public contract (or their own), its arguments. */
+/**
+ * A call as other extensions describe it: a tool name of the public contract (or their own), its arguments. Typed for
+ * callers; at run time any value is answered in-band (src/core/tools/callInput.ts says what a call is).
+ */
 export type ToolgateCall = ToolCallRequest;
 
 export interface ApprovalOutcome {
@@ -37,7 +39,7 @@ export interface ToolgateApi {
 export const apiChatId = 'api';
 
 /** The API over the tool service, except `onDidDecide` (the extension entry owns that event). */
-export function createApi(tools: Pick<ToolService, 'requestApproval' | 'evaluate' | 'runOne'>, endpoint: { info(): Promise<{ url: string; headers: Record<string, string> }> }): Omit<ToolgateApi, 'onDidDecide'> {
+export function createApi(tools: Pick<ToolService, 'requestApproval' | 'evaluate' | 'invokeTool'>, endpoint: { info(): Promise<{ url: string; headers: Record<string, string> }> }): Omit<ToolgateApi, 'onDidDecide'> {
   return {
     mcpEndpoint: () => endpoint.info(),
     requestApproval: async (call) => {
@@ -50,8 +52,6 @@ export function createApi(tools: Pick<ToolService, 'requestApproval' | 'evaluate
       };
     },
     evaluate: (call) => tools.evaluate(call),
-    invokeTool: async (call) => {
-      return tools.runOne({ ...call, source: apiSource(call.source) }, { chatId: apiChatId });
-    },
+    invokeTool: (call) => tools.invokeTool(call, { chatId: apiChatId }),
   };
 }

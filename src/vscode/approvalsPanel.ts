@@ -1,12 +1,12 @@
 import * as vscode from 'vscode';
 import { DisposableStore } from '../core/disposable';
 import type { ApprovalsState } from '../shared/messages';
-import { answerRequests, type Outcome, type ViewRequest } from './commandBridge';
+import { answerRequests } from './commandBridge';
+import type { PanelRequest, Outcome } from '../core/views/viewRequests';
 import type { Log } from './log';
-import { WebviewChannel } from './webviewChannel';
+import { WebviewChannel } from '../core/views/webviewChannel';
 import { renderWebviewHtml, webviewOptions } from './webviewHtml';
 
-export type PanelRequest = ViewRequest<'approvals'>;
 
 /**
  * The approvals panel: a WebviewPanel in the editor area. It holds no truth: every time it (re)connects the host

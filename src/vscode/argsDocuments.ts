@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import type { Gate } from '../core/approval/gate';
 import { canonicalJson } from '../core/approval/hash';
-import type { Outcome } from './commandBridge';
+import type { Outcome } from '../core/views/viewRequests';
 
 export class ArgsDocuments implements vscode.TextDocumentContentProvider {
   static readonly scheme = 'toolgate-args';

@@ -1,12 +1,12 @@
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
 import { DisposableStore } from '../core/disposable';
 import type { ChatState } from '../shared/messages';
-import { answerRequests, type Outcome, type ViewRequest } from './commandBridge';
+import { answerRequests } from './commandBridge';
+import type { ChatRequest, Outcome } from '../core/views/viewRequests';
 import type { Log } from './log';
-import { WebviewChannel } from './webviewChannel';
+import { WebviewChannel } from '../core/views/webviewChannel';
 import { renderWebviewHtml, webviewOptions } from './webviewHtml';
 
-export type ChatRequest = ViewRequest<'chat'>;
 
 /** The sidebar chat view (a WebviewView in the Toolgate view container). */
 export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
@@ -63,6 +63,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     if (this.view) {
       this.view.badge = badge;
     }
+  }
+
+  /** Shows the chat view with the focus. */
+  reveal(): void {
+    void vscode.commands.executeCommand('toolgate.chat.focus');
   }
 
   /** Whether the chat view is on screen. */

@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
 import type { Disposable } from '../core/disposable';
-import type { DiffRow } from '../shared/approvals';
-import type { HostCommand, InboundFor, UndoPreviewView, ViewKind, WebviewToHost } from '../shared/messages';
+import type { HostCommand, ViewKind, WebviewToHost } from '../shared/messages';
+import type { Outcome, ViewRequest } from '../core/views/viewRequests';
 import type { Log } from './log';
-import type { WebviewChannel } from './webviewChannel';
+import type { WebviewChannel } from '../core/views/webviewChannel';
 
 /** The VS Code command (and its arguments) behind each host command of the contract. */
 const commandIds: Record<HostCommand, () => [string, ...unknown[]]> = {
@@ -31,9 +31,6 @@ export function isRemoteWindow(): boolean {
 type CommandRequest = Extract<WebviewToHost, { type: 'command' }>;
 const isCommand = (message: { type: string }): message is CommandRequest => message.type === 'command';
 
-/** What a request got: done (with the data it asked for, if any), or refused with why. */
-export type Outcome = { ok: true; diffRows?: DiffRow[][]; undoPreview?: UndoPreviewView } | { ok: false; error: string };
-export type ViewRequest<V extends ViewKind> = Exclude<InboundFor<V>, { type: 'ready' | 'command' }>;
 
 /**
  * Answers every request a webview makes with a `result`: the contract's host commands are run here, everything else

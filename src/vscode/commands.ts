@@ -5,19 +5,19 @@ import * as vscode from 'vscode';
 import type { AgentSession } from '../core/agent/session';
 import type { FocusedCalls } from '../core/views/focusedCall';
 import type { Gate } from '../core/approval/gate';
-import { callWaiter } from '../core/views/waitNotices';
-import type { PendingCallView } from '../shared/approvals';
+import { decideFocused, type KeyDecision, type KeyPrompts } from '../core/views/keyDecision';
 import type { GrantStore } from '../core/approval/grants';
 import type { AuditLog } from '../core/audit/auditLog';
 import { auditTable } from '../core/audit/auditTable';
 import type { ApprovalsPanel } from './approvalsPanel';
 import type { ChatViewProvider } from './chatViewProvider';
-import type { CommandId, DiffCommandId, UndoCommandId } from './commandIds';
+import type { CommandId, DiffCommandId, UndoCommandId } from '../core/commandIds';
 import type { McpEndpointHost } from './mcpEndpoint';
 import type { McpServers } from './mcpServers';
-import type { ModelSetup } from './modelSetup';
+import type { ModelSetup } from '../core/llm/modelSetupFlow';
 import type { SuggestionsPanel } from './suggestionsPanel';
-import { pendingViews, type GateState } from '../core/views/pendingCall';
+import type { GateState } from '../core/views/pendingCall';
+import { readCommandArg, type ArgCommand, type CommandArg } from '../core/commandArgs';
 
 export interface CommandDeps {
   agent: AgentSession;
@@ -42,12 +42,16 @@ export type CommandHandlers = Record<CommandId, (...args: unknown[]) => unknown>
 /** The commands handled here (the undo commands are in undoCommands.ts, the diff editor's in diffActions.ts). */
 type CoreCommandId = Exclude<CommandId, UndoCommandId | DiffCommandId | 'toolgate.showStagedChanges' | 'toolgate.showTaskChanges'>;
 
-/** The server a context-menu command was invoked on (a node of the MCP Servers view), if any. */
-function serverOf(item: unknown): string | undefined {
-  if (typeof item === 'object' && item !== null && 'server' in item && typeof item.server === 'string') {
-    return item.server;
+/**
+ * A command's argument, checked (src/core/commandArgs.ts); a wrong one is refused with what is wrong, and the caller's
+ * `executeCommand` rejects with it.
+ */
+function argOf<C extends ArgCommand>(command: C, arg: unknown): CommandArg<C> {
+  const read = readCommandArg(command, arg);
+  if (!read.ok) {
+    throw new Error(`Toolgate: ${read.error}`);
   }
-  return undefined;
+  return read.value;
 }
 
 /** The audit log as a readable table (a Markdown preview of `audit.md` beside the log); resolves with its row count. */
@@ -70,7 +74,7 @@ async function showAuditTable(audit: AuditLog, auditFile: string): Promise<numbe
   return table.rows;
 }
 
-async function resetWorkspaceApprovals(grants: GrantStore, confirm: unknown): Promise<number> {
+async function resetWorkspaceApprovals(grants: GrantStore, confirm: boolean | undefined): Promise<number> {
   const count = grants.workspaceGrants().length;
   if (count === 0) {
     void vscode.window.showInformationMessage('Toolgate: there are no workspace grants to reset.');
@@ -91,61 +95,18 @@ async function resetWorkspaceApprovals(grants: GrantStore, confirm: unknown): Pr
   return removed;
 }
 
-/** What a keyboard decision did: the call it settled, or why none. */
-export type KeyDecision = { decided: true; callId: string; tool: string } | { decided: false; why: string };
+/** What a keyboard decision shows and asks in VS Code (the rule is src/core/views/keyDecision.ts). */
+const keyPrompts: KeyPrompts = {
+  info: (text) => void vscode.window.showInformationMessage(text),
+  warn: (text) => void vscode.window.showWarningMessage(text),
+  status: (text) => void vscode.window.setStatusBarMessage(text, 6_000),
+  askReason: (title) => vscode.window.showInputBox({ title, prompt: 'Why? The reason goes back to the model (optional). Escape keeps the call waiting.', ignoreFocusOut: true }),
+};
 
-/** A waiting call as a keyboard decision echoes it: "write_file src/a.ts", or a group's command. */
-function described(call: PendingCallView): string {
-  return call.group !== undefined ? `the changes of \`${call.group.command}\`` : `${call.tool} ${callWaiter(call, false).target}`;
-}
-
-/**
- * Allow once / deny from a command or its keybinding, for the call whose card holds the keyboard focus in the chat or
- * the panel. An Allow never decides a call the person cannot see: with no card focused, it brings the oldest waiting
- * call's card into view with the focus, and the next press decides it. Deny takes the oldest then (refusing unseen
- * loses nothing) and asks for an optional reason. Every decision is echoed in the status bar and to a screen reader.
- */
-async function decideFocused(deps: Pick<CommandDeps, 'gate' | 'focus' | 'chat' | 'approvals' | 'inChat'>, allow: boolean, reasonArg: unknown): Promise<KeyDecision> {
-  const { gate, focus, chat, approvals } = deps;
-  const shown = (view: 'chat' | 'approvals' | 'suggestions'): boolean => (view === 'chat' ? chat.visible : view === 'approvals' && approvals.visible);
-  const pending = pendingViews(gate);
-  const focused = focus.focusedCall(pending, shown);
-  const call = focused ?? (allow ? undefined : pending[0]);
-  if (!call) {
-    const first = pending[0];
-    if (!first) {
-      void vscode.window.showInformationMessage('Toolgate: no call is waiting for approval.');
-      return { decided: false, why: 'no call is waiting' };
-    }
-    if (!(deps.inChat(first.callId) && chat.visible && chat.focusCall(first.callId))) {
-      approvals.focusCall(first.callId);
-    }
-    const text = `Toolgate: ${described(first)} is in view; press again to allow it`;
-    vscode.window.setStatusBarMessage(text, 6_000);
-    return { decided: false, why: 'no card had the focus: the oldest waiting call was brought into view' };
-  }
-  let reason = typeof reasonArg === 'string' ? reasonArg : undefined;
-  if (!allow && reasonArg === undefined) {
-    reason = await vscode.window.showInputBox({
-      title: `Toolgate: deny ${described(call)}`,
-      prompt: 'Why? The reason goes back to the model (optional). Escape keeps the call waiting.',
-      ignoreFocusOut: true,
-    });
-    if (reason === undefined) {
-      return { decided: false, why: 'the deny was cancelled' };
-    }
-  }
-  const trimmed = reason?.trim();
-  const outcome = gate.settle(call, allow ? { action: 'allow-once' } : { action: 'deny', ...(trimmed ? { reason: trimmed } : {}) });
-  if (!outcome.ok) {
-    void vscode.window.showWarningMessage(`Toolgate: ${outcome.error}`);
-    return { decided: false, why: outcome.error };
-  }
-  const echo = `Toolgate: ${allow ? 'allowed once' : 'denied'}: ${described(call)}`;
-  vscode.window.setStatusBarMessage(echo, 6_000);
-  chat.announce(echo);
-  approvals.announce(echo);
-  return { decided: true, callId: call.callId, tool: call.tool };
+/** A keyboard decision given a wrong argument: nothing is decided, and the answer says why (as its other refusals do). */
+function keyRefused(error: string): Promise<KeyDecision> {
+  void vscode.window.showWarningMessage(`Toolgate: ${error}`);
+  return Promise.resolve({ decided: false, why: error });
 }
 
 /** Shows the chat, then puts the focus in `field`: the view may still be loading its page, so it is asked until ready. */
@@ -159,18 +120,18 @@ async function focusChatField(chat: CommandDeps['chat'], field: 'prompt' | 'mode
 export function createCommands({ agent, gate, chat, approvals, modelSetup, audit, auditFile, grants, mcp, endpoint, suggestions, focus, inChat }: CommandDeps): Record<CoreCommandId, (...args: unknown[]) => unknown> {
   return {
     'toolgate.mcp.restart': (item?: unknown) => {
-      const server = serverOf(item);
+      const server = argOf('toolgate.mcp.restart', item);
       return server !== undefined ? mcp.manager.restart(server) : mcp.reload();
     },
     'toolgate.mcp.stop': (item?: unknown) => {
-      const server = serverOf(item);
+      const server = argOf('toolgate.mcp.stop', item);
       return server !== undefined ? mcp.manager.stop(server) : undefined;
     },
     'toolgate.mcp.showOutput': () => mcp.showOutput(),
     'toolgate.copyMcpEndpointConfig': () => endpoint.copyConfig(),
     'toolgate.openApprovals': () => approvals.show(),
     'toolgate.runTask': async (prompt?: unknown) => {
-      let task = typeof prompt === 'string' ? prompt : undefined;
+      let task = argOf('toolgate.runTask', prompt);
       task ??= await vscode.window.showInputBox({ title: 'Toolgate: Run Task', prompt: 'What should the agent do?', ignoreFocusOut: true });
       if (task === undefined || task.trim() === '') {
         return undefined;
@@ -178,8 +139,14 @@ export function createCommands({ agent, gate, chat, approvals, modelSetup, audit
       return await agent.runTask(task.trim());
     },
     'toolgate.cancel': () => agent.cancel(),
-    'toolgate.allowOnce': (arg?: unknown) => decideFocused({ gate, focus, chat, approvals, inChat }, true, arg),
-    'toolgate.deny': (reason?: unknown) => decideFocused({ gate, focus, chat, approvals, inChat }, false, reason),
+    'toolgate.allowOnce': (arg?: unknown) => {
+      const read = readCommandArg('toolgate.allowOnce', arg);
+      return read.ok ? decideFocused({ gate, focus, chat, approvals, inChat, prompts: keyPrompts }, true, undefined) : keyRefused(read.error);
+    },
+    'toolgate.deny': (reason?: unknown) => {
+      const read = readCommandArg('toolgate.deny', reason);
+      return read.ok ? decideFocused({ gate, focus, chat, approvals, inChat, prompts: keyPrompts }, false, read.value) : keyRefused(read.error);
+    },
     'toolgate.focusPrompt': () => focusChatField(chat, 'prompt'),
     'toolgate.setUpModel': () => focusChatField(chat, 'model-setup'),
     'toolgate.newChat': () => {
@@ -198,7 +165,7 @@ export function createCommands({ agent, gate, chat, approvals, modelSetup, audit
         void vscode.window.showInformationMessage('Toolgate: no decision has been logged in this workspace yet.');
       }
     },
-    'toolgate.resetWorkspaceApprovals': (confirm?: unknown) => resetWorkspaceApprovals(grants, confirm),
+    'toolgate.resetWorkspaceApprovals': (confirm?: unknown) => resetWorkspaceApprovals(grants, argOf('toolgate.resetWorkspaceApprovals', confirm)),
     'toolgate.showSuggestions': () => suggestions.show(),
     // Every Toolgate setting, in the Settings editor (the chat's title menu).
     'toolgate.openSettings': () => vscode.commands.executeCommand('workbench.action.openSettings', '@ext:toolgate.toolgate'),

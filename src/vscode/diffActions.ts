@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import type { Gate } from '../core/approval/gate';
 import { hunkAnchorLine, hunkAtLine } from '../core/review/hunkChoices';
 import type { PendingCallView } from '../shared/approvals';
-import type { DiffCommandId } from './commandIds';
+import type { DiffCommandId } from '../core/commandIds';
 import { ProposedContentProvider } from './proposedContent';
 import { pendingViews, type GateState } from '../core/views/pendingCall';
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import type { ResultKeeper } from '../core/tools/ports';
 import { ResultRef } from '../shared/messages';
-import type { Outcome } from './commandBridge';
+import type { Outcome } from '../core/views/viewRequests';
 
 const keptFiles = 100;
 

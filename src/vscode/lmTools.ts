@@ -5,7 +5,7 @@
  * edited by the person, denied with the reason). The caller's cancellation cancels the waiting call.
  */
 import * as vscode from 'vscode';
-import { lmToolCaller, lmToolName, type LmToolSource } from '../core/tools/lmTools';
+import { lmToolName, runLmTool, type LmToolSource } from '../core/tools/lmTools';
 import type { ToolService } from '../core/tools/service';
 import type { Log } from './log';
 
@@ -22,7 +22,7 @@ export function createLmTools(tools: Pick<ToolService, 'runOne'>, log: Log): LmT
       const controller = new AbortController();
       const cancel = token.onCancellationRequested(() => controller.abort());
       try {
-        const result = await tools.runOne({ tool, args: input, source: lmToolCaller }, { chatId: lmToolsChatId, signal: controller.signal });
+        const result = await runLmTool(tools, tool, input, { chatId: lmToolsChatId, signal: controller.signal });
         log.info(`[lm-tool] ${lmToolName(tool)}: ${result.ok ? 'done' : 'not done'}`);
         return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(result.output)]);
       } finally {

@@ -41,7 +41,7 @@ export function createMcpEndpointHost(tools: Pick<ToolService, 'runOne'>, log: L
     void (message.level === 'warning' ? vscode.window.showWarningMessage(message.text) : vscode.window.showInformationMessage(message.text));
   };
   const endpoint = (): Promise<McpEndpoint> => {
-    started ??= McpEndpoint.start({ run: (tool, args, source, signal) => tools.runOne({ tool, args, source }, { chatId: mcpEndpointChatId, signal }), log }, version, { identity: { state, secrets } }).then(
+    started ??= McpEndpoint.start({ run: (call, signal) => tools.runOne(call, { chatId: mcpEndpointChatId, signal }), log }, version, { identity: { state, secrets } }).then(
       (ready) => {
         log.info(`[mcp-endpoint] listening on ${ready.info().url}`);
         const moved = ready.stalePort();

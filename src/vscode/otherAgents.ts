@@ -1,7 +1,7 @@
 /**
  * The ways other agents reach Toolgate's gate, made together: the exported API (other extensions), the language-model
  * tools (Copilot agent mode and any extension calling `vscode.lm.invokeTool`) and the MCP endpoint (MCP clients). Each
- * has its own chat for session grants and a terminal, and every call carries its caller (src/shared/callers.ts).
+ * has its own chat for session grants and a terminal, and every call carries its caller (src/core/callers.ts).
  */
 import type * as vscode from 'vscode';
 import type { DisposableStore } from '../core/disposable';
@@ -29,7 +29,7 @@ export interface EndpointKeeping {
   secrets: vscode.SecretStorage;
 }
 
-export function createOtherAgents(tools: Pick<ToolService, 'requestApproval' | 'evaluate' | 'runOne'>, log: Log, version: string, keeping: EndpointKeeping, disposables: DisposableStore): OtherAgents {
+export function createOtherAgents(tools: Pick<ToolService, 'requestApproval' | 'evaluate' | 'invokeTool' | 'runOne'>, log: Log, version: string, keeping: EndpointKeeping, disposables: DisposableStore): OtherAgents {
   const mcpEndpoint = disposables.add(createMcpEndpointHost(tools, log, version, keeping.state, keeping.secrets));
   return { api: createApi(tools, mcpEndpoint), lmTools: createLmTools(tools, log), mcpEndpoint };
 }

@@ -9,7 +9,7 @@ import type * as vscode from 'vscode';
 import { CommandSandbox } from '../core/sandbox/commandSandbox';
 import { probeSandbox } from '../core/sandbox/sandbox';
 import { findUnshare, probeStaging, sweepStages } from '../core/sandbox/stage';
-import { protectedPaths } from './gateParts';
+import { protectedPathsWith } from '../core/settings';
 import type { Log } from './log';
 import type { Settings } from './settings';
 import type { WorkspacePaths } from './workspacePaths';
@@ -39,7 +39,7 @@ export function createCommandSandbox(context: vscode.ExtensionContext, settings:
     },
     inputs: () => ({
       workspaceFolders: paths.resolver.realRoots,
-      protectedGlobs: protectedPaths(settings),
+      protectedGlobs: protectedPathsWith(settings.get('protectedPaths')),
       extraHidden: settings.get('sandbox.hiddenPaths'),
       extraWritable: settings.get('sandbox.writablePaths'),
       allowedDomains: settings.get('sandbox.allowedDomains'),

@@ -14,10 +14,11 @@ import { DisposableStore } from '../core/disposable';
 import { computeSuggestions, type ComputedSuggestions } from '../core/suggestions/view';
 import type { Suggestion } from '../core/suggestions/proposals';
 import type { SuggestionsState } from '../shared/suggestions';
-import { answerRequests, type Outcome } from './commandBridge';
+import { answerRequests } from './commandBridge';
+import type { Outcome } from '../core/views/viewRequests';
 import type { Log } from './log';
 import type { Settings } from './settings';
-import { WebviewChannel } from './webviewChannel';
+import { WebviewChannel } from '../core/views/webviewChannel';
 import { renderWebviewHtml, webviewOptions } from './webviewHtml';
 import { addWorkspaceRule } from './workspaceSettings';
 

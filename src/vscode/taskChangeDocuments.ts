@@ -10,7 +10,7 @@ import type { CheckpointStore } from '../core/checkpoints/store';
 import { fileCount, landedFiles } from '../core/checkpoints/landedUnreviewed';
 import { latestTaskChanges, taskChanges, turnFileChange, type TaskChanges } from '../core/checkpoints/taskChanges';
 import type { Disposable } from '../core/disposable';
-import type { Outcome } from './commandBridge';
+import type { Outcome } from '../core/views/viewRequests';
 import { ReadOnlyTexts } from './readOnlyTexts';
 
 /** The texts of the diffs opened last: an older one, still open in an editor, then says to open it again. */

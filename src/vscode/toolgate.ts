@@ -13,24 +13,26 @@ import { FocusedCalls } from '../core/views/focusedCall';
 import { DisposableStore } from '../core/disposable';
 import { initShellParser } from '../core/shell/analysis';
 import { ToolService } from '../core/tools/service';
-import { chatShowsCall, PanelHold } from '../core/views/panelReveal';
-import { DiffMode, type PendingCallView } from '../shared/approvals';
+import { PanelHold } from '../core/views/panelReveal';
+import type { PendingCallView } from '../shared/approvals';
 import { ApprovalsPanel } from './approvalsPanel';
 import { ChatViewProvider } from './chatViewProvider';
 import { createCommands, type CommandHandlers } from './commands';
 import { createDiffCommands } from './diffActions';
-import { createGateParts } from './gateParts';
+import { createGateParts } from './windowGate';
 import { createLog } from './log';
 import { McpServers } from './mcpServers';
 import { McpServersView, type McpServersNode } from './mcpServersView';
 import { KeptResults } from './keptResults';
 import { TaskChangeDocuments } from './taskChangeDocuments';
-import { createModel, explainModelFailure } from './modelPorts';
+import { createModel, explainModelFailure, type ModelChoicePorts } from '../core/modelChoice';
+import { isRemoteWindow } from './commandBridge';
 import { ArgsDocuments } from './argsDocuments';
 import { createProposedDiffs, DiffTabs } from './proposedDiffs';
 import { watchTerminalRules } from './ruleWarnings';
 import { ApiKeyStore } from './secrets';
-import { ModelSetup } from './modelSetup';
+import { ModelSetup } from '../core/llm/modelSetupFlow';
+import { editorModels } from './vscodeLmModel';
 import { createOtherAgents, outsideChats, type OtherAgents } from './otherAgents';
 import { Settings } from './settings';
 import { SuggestionsPanel } from './suggestionsPanel';
@@ -40,15 +42,15 @@ import { StagedSoFar } from './stagedSoFar';
 import { showCreatedProtected, TerminalRunner } from './tools/terminal';
 import { ConfinedRunner } from '../core/terminal/confinedRun';
 import { createCheckpoints, createUndoCommands } from './undoCommands';
-import { chatRequests, panelRequests } from './viewRequests';
+import { chatRequests, panelRequests } from '../core/views/viewRequests';
 import { VsCodeWorkspaceFiles } from './workspaceFiles';
-import { WaitAttention } from './waitAttention';
+import { WaitAttention } from '../core/views/waitAttention';
+import { WaitingStatus } from './waitingStatus';
 import { UnreviewedStatus } from './unreviewedStatus';
-import { WaitingViews } from './waitingViews';
+import { ViewRefresh } from '../core/views/viewRefresh';
 import { WorkspacePaths } from './workspacePaths';
-import { addAllowedDomains } from './workspaceSettings';
-import { forViews, pendingViews } from '../core/views/pendingCall';
-import { grantViews } from '../core/views/grants';
+import { addAllowedDomains, ignoredWorkspaceValues, writeModelSettings } from './workspaceSettings';
+import { approvalsState, chatCalls, chatState } from '../core/views/viewStates';
 
 /** Workspace state: the person's last choice of unified or side-by-side diffs in the panel. */
 const diffModeKey = 'toolgate.view.diffMode';
@@ -124,12 +126,13 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   const focus = new FocusedCalls();
   // Whether the person closed the Approvals panel during the running task: then no new call of it reopens the panel.
   const hold = new PanelHold();
+  const modelPorts: ModelChoicePorts = { settings, apiKeys, editorModels, ignoredBaseUrls: () => ignoredWorkspaceValues('toolgate.model.baseUrl'), remote: isRemoteWindow };
   const agent = new AgentSession({
     chats,
     tools,
     gate,
     endSessionGrants: (chatId) => grants.endSession(chatId),
-    model: () => createModel(settings, apiKeys),
+    model: () => createModel(modelPorts),
     maxSteps: () => settings.get('agent.maxSteps'),
     mcp: {
       specs: () => mcp.modelTools().specs,
@@ -137,7 +140,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
       whenConfigured: (deadline) => mcp.whenConfigured(deadline),
       whenSettled: (deadline, signal) => mcp.whenSettled(deadline, signal),
     },
-    explainModelFailure: (error, kind) => explainModelFailure(settings, apiKeys, error, kind),
+    explainModelFailure: (error, kind) => explainModelFailure(modelPorts, error, kind),
     onRunning: (running) => {
       hold.taskRunning(running);
       void vscode.commands.executeCommand('setContext', 'toolgate.running', running);
@@ -152,26 +155,14 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     onUndone: (result) => result.chatId === chats.current.id && (chats.notice(result.text, 'info'), void agent.refreshChanges(result.taskId)),
   });
   let refreshChat = (): void => undefined; // the chat, once it exists (the setup reports before it is made)
-  const modelSetup = store.add(new ModelSetup({ settings, apiKeys, log, onDidChange: () => refreshChat() }));
-  // The agent's calls of this chat only: API and other chats' calls are reviewed in the panel.
-  const chatPending = (): PendingCallView[] => pendingViews(gate, agent.chatId).filter(chatShowsCall);
+  const modelSetup = store.add(new ModelSetup({ settings, apiKeys, editorModels, writeModelSettings, log, onDidChange: () => refreshChat() }));
+  const chatPending = (): PendingCallView[] => chatCalls(gate, agent.chatId);
+  const trusted = (): boolean => vscode.workspace.isTrusted;
   const chat = store.add(
     new ChatViewProvider(
       context.extensionUri,
       log,
-      () => ({
-        view: 'chat',
-        model: { baseUrl: settings.get('model.baseUrl'), name: settings.get('model.name'), provider: settings.get('model.provider') },
-        waitingCalls: gate.waitingDecisions,
-        trusted: vscode.workspace.isTrusted,
-        chatId: agent.chatId,
-        running: agent.isRunning,
-        entries: chats.current.entries,
-        pending: chatPending().map(forViews),
-        chats: chats.list(),
-        setup: modelSetup.state,
-        turns: checkpoints.store.tasks(agent.chatId).flatMap(({ taskId, turns }) => turns.map(({ turn, undone }) => ({ taskId, turn, undone }))).slice(0, 10_000),
-      }),
+      () => chatState({ gate, settings, trusted, agent, chats, setup: modelSetup, tasks: (chatId) => checkpoints.store.tasks(chatId) }),
       chatRequests(agent, gate, grants, { proposed, args }, focus, keptResults, taskChanges, modelSetup, {
         preview: (request) => undo.preview(request),
         undoTurn: (ref) => undo.commands['toolgate.undoTurn'](ref),
@@ -184,10 +175,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     new ApprovalsPanel(
       context.extensionUri,
       log,
-      () => ({
-        view: 'approvals', waitingCalls: gate.waitingDecisions, trusted: vscode.workspace.isTrusted, pending: pendingViews(gate).map(forViews), grants: grantViews(gate, [agent.chatId, ...Object.keys(outsideChats)]),
-        questions: agent.questionViews(), diffMode: DiffMode.catch('unified').parse(context.workspaceState.get(diffModeKey)),
-      }),
+      () => approvalsState({ gate, trusted, agent, grantChats: () => [agent.chatId, ...Object.keys(outsideChats)], storedDiffMode: () => context.workspaceState.get(diffModeKey) }),
       panelRequests(gate, grants, { proposed, args }, focus, (mode) => context.workspaceState.update(diffModeKey, mode)),
     ),
   );
@@ -207,8 +195,13 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     }),
   );
 
-  const attention = store.add(new WaitAttention({ gate, agent, settings, chat, approvals, chatPending }));
-  const views = store.add(new WaitingViews({ gate, settings, log, chat, approvals, chatPending, attention, diffTabs: new DiffTabs(proposed, log), hold }));
+  const signals = store.add(new WaitingStatus((badge) => chat.setBadge(badge)));
+  const attention = new WaitAttention({ gate, agent, chatPending, enabled: () => settings.get('notifications.whenHidden'), chat, approvals, signals });
+  const views = store.add(new ViewRefresh({
+    gate, log, chat, approvals, chatPending, attention, diffTabs: new DiffTabs(proposed, log), hold,
+    revealSetting: () => settings.get('approvals.revealPanel'),
+    changes: [(listener) => settings.onDidChange(listener), (listener) => vscode.workspace.onDidGrantWorkspaceTrust(listener)],
+  }));
   store.add(
     chats.onDidChange(() => {
       [chat, approvals].forEach((view) => view.refresh()); // the panel says when a question waits in the chat

@@ -18,7 +18,7 @@ import { CheckpointStore } from '../core/checkpoints/store';
 import { undoRequest, UndoRunner, type UndoRequest, type UndoResult } from '../core/checkpoints/undoRunner';
 import type { DisposableStore } from '../core/disposable';
 import type { MirroredWorkspaceState } from '../core/storage/mirroredState';
-import type { UndoCommandId } from './commandIds';
+import type { UndoCommandId } from '../core/commandIds';
 import type { Log } from './log';
 import type { Settings } from './settings';
 import { WorkspaceUndoFiles } from './undoFiles';
@@ -72,7 +72,7 @@ function show(result: UndoResult, log: Log): void {
   const text = result.kind === 'undone' ? result.text : result.message;
   log.info(`undo: ${text}`);
   if (result.kind === 'undone') {
-    const attention = result.left.length > 0 || result.commands.length > 0;
+    const attention = result.left.length > 0 || result.commands.length > 0 || result.unreviewed.length > 0;
     const shown = attention ? vscode.window.showWarningMessage(result.summary, 'Show Details') : vscode.window.showInformationMessage(result.summary, 'Show Details');
     void shown.then((choice) => choice !== undefined && log.show(true));
     return;

@@ -29,6 +29,9 @@ export class WorkspaceUndoFiles implements UndoFiles {
 
   async apply(writes: readonly FileWrite[]): Promise<ApplyResult> {
     const edit = new vscode.WorkspaceEdit();
+    // Counted here: WorkspaceEdit.size counts only text edits, so an undo of deletes alone looked empty and was never
+    // applied, though it was reported as done.
+    let operations = 0;
     const toSave: vscode.TextDocument[] = [];
     // Files not in UTF-8 are written as exact bytes in their own encoding, after the edit (see workspaceFiles.ts).
     const byteWrites: { uri: vscode.Uri; bytes: Uint8Array }[] = [];
@@ -49,10 +52,12 @@ export class WorkspaceUndoFiles implements UndoFiles {
       }
       if (write.text === null) {
         edit.deleteFile(uri, { ignoreIfNotExists: true }, metadata);
+        operations++;
         continue;
       }
       if (!now.exists) {
         edit.createFile(uri, { overwrite: false, contents: new TextEncoder().encode(write.text) }, metadata);
+        operations++;
         continue;
       }
       const doc = await vscode.workspace.openTextDocument(uri);
@@ -61,12 +66,13 @@ export class WorkspaceUndoFiles implements UndoFiles {
         return { kind: 'changed', path: write.relativePath ?? write.path };
       }
       edit.replace(uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), write.text, metadata);
+      operations++;
       if (!wasDirty) {
         toSave.push(doc);
       }
     }
     // An undo of only byte writes has an empty edit, which VS Code reports as refused.
-    if (edit.size > 0 && !(await vscode.workspace.applyEdit(edit))) {
+    if (operations > 0 && !(await vscode.workspace.applyEdit(edit))) {
       return { kind: 'refused', message: 'VS Code refused the edit' };
     }
     for (const { uri, bytes } of byteWrites) {

@@ -1,5 +1,12 @@
 import * as vscode from 'vscode';
 import { ModelError, type ChatMessage, type ChatModel, type CompleteOptions, type ToolSpec, type TurnResult } from '../core/llm/client';
+import type { EditorModelsPort } from '../core/llm/modelSetupFlow';
+
+/** VS Code's own language models, as the model setup lists and tests them. */
+export const editorModels: EditorModelsPort = {
+  families: async () => (await vscode.lm.selectChatModels()).map((candidate) => candidate.family),
+  model: (name) => new VsCodeLmModel(name),
+};
 
 /** The agent's model from VS Code's Language Model API (toolgate.model.provider = vscode-lm). */
 export class VsCodeLmModel implements ChatModel {

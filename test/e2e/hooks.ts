@@ -18,6 +18,7 @@ export const mochaHooks = {
       try {
         const file = await currentWorkbench.screenshot(`failed-${test.fullTitle()}`);
         console.log(`    screenshot: ${file}`);
+        console.log(`    Toolgate's log: ${currentWorkbench.keepLog(`failed-${test.fullTitle()}`)}`);
       } catch (error) {
         console.log(`    (no screenshot: ${String(error)})`);
       }

@@ -37,7 +37,12 @@ describe('runtime: notifications, the focused call, a terminal per chat, Retry',
     assert.equal(outcome.decision?.reason, 'allowed once by the person');
     assert.equal(readFileSync(file('notified.txt'), 'utf8'), 'n\n');
 
+    // The panel Open showed is closed before the next call comes: a call that arrives while the panel still shows is
+    // shown there, not notified (the close reaches the host a moment after the command returns).
+    const closed = 'the person closed the Approvals panel';
+    const closedBefore = session.workbench.extensionLog().split('\n').filter((line) => line.includes(closed)).length;
     await session.workbench.runCommand('View: Close All Editors');
+    await session.workbench.waitForLog(closed, 15_000, closedBefore + 1);
     const ran = control.invoke('run_in_terminal', { command: 'echo from-the-toast' });
     const commandToast = page.locator('.notification-toast', { hasText: 'Toolgate: run_in_terminal echo from-the-toast waits for you' });
     await commandToast.waitFor({ timeout: 30_000 });

@@ -319,3 +319,47 @@ describe('a workspace inside a parent repository that ignores it: what a command
     await frame.locator('[data-entry="changes"] .changes-title', { hasText: 'Changed 3 files' }).waitFor();
   });
 });
+
+describe("undo after a rule-allowed command whose file was accepted on its card: the file is gone, the ignored output it kept is named", function () {
+  this.timeout(240_000);
+  const model = useFakeModel();
+  const gen = "const fs = require('fs'); fs.writeFileSync('notes.txt', 'generated notes\\n'); fs.mkdirSync('dist', { recursive: true }); fs.writeFileSync('dist/bundle.js', 'bundle();\\n');\n";
+  const session = useCodeServer(() => ({
+    files: {
+      '.gitignore': 'dist/\n',
+      'package.json': JSON.stringify({ name: 'gen-demo', version: '1.0.0', private: true, scripts: { gen: 'node gen.js' } }, null, 2),
+      'gen.js': gen,
+    },
+    settings: { ...model.workspaceSettings(), 'toolgate.autoApprove.terminal': { 'npm run gen': true } },
+  }));
+  const file = (relative: string): string => path.join(session.server.workspace, relative);
+
+  it('npm run gen: notes.txt accepted on the group card, dist/bundle.js landed unreviewed; Undo Task deletes notes.txt and names dist/bundle.js as kept', async () => {
+    const git = (...args: string[]): string => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: session.server.workspace, encoding: 'utf8' });
+    git('init', '-q');
+    git('add', '.gitignore', 'package.json', 'gen.js');
+    git('commit', '-q', '-m', 'base');
+    model.fake.script([{ toolCalls: [{ id: 'g1', name: 'run_in_terminal', arguments: JSON.stringify({ command: 'npm run gen' }) }] }, { text: 'Generated.' }]);
+    const chat = new ChatDriver(session.workbench);
+    await chat.say('generate');
+    const frame = await chat.frame();
+    const card = frame.locator('article.inline-call.call-group', { hasText: 'notes.txt' });
+    await card.waitFor({ timeout: 90_000 });
+    await card.locator('[data-action="allow-once"]').click();
+    await frame.locator('[data-entry="assistant"]', { hasText: 'Generated.' }).waitFor({ timeout: 60_000 });
+    await chat.idle();
+    assert.equal(readFileSync(file('notes.txt'), 'utf8'), 'generated notes\n');
+    assert.equal(readFileSync(file('dist/bundle.js'), 'utf8'), 'bundle();\n');
+
+    await session.workbench.runCommand("Toolgate: Undo Agent's Task");
+    const notice = session.workbench.page.locator('.notifications-toasts .notification-toast', { hasText: 'Undid task' });
+    await notice.waitFor({ timeout: 30_000 });
+    const said = await notice.innerText();
+    await waitFor(() => !existsSync(file('notes.txt')), 'notes.txt to be deleted by the undo', 15_000);
+    assert.match(said, /kept dist\/bundle\.js: landed without review, not kept for undo/, `the notification names the kept ignored output: ${said}`);
+    const note = frame.locator('[data-entry="notice"]', { hasText: /^Undid / });
+    await note.waitFor({ timeout: 15_000 });
+    assert.match(await note.innerText(), /dist\/bundle\.js: a git-ignored output of `npm run gen`, landed without review, not kept for undo/, 'the transcript names it too');
+    assert.equal(readFileSync(file('dist/bundle.js'), 'utf8'), 'bundle();\n', 'the ignored output was not kept for undo, so it stays');
+  });
+});

@@ -1,4 +1,8 @@
 import * as assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { closeLeftWaiting } from '../../src/core/audit/leftWaiting';
 import type { AuditEntry } from '../../src/core/audit/auditLog';
 import { recoveredEntries, unclosedAsks } from '../../src/core/audit/recovery';
 
@@ -37,4 +41,31 @@ describe('closing the record at start: calls an earlier window left waiting', ()
     assert.match(closing[0]?.reason ?? '', /^not run: it was still waiting when the window was reloaded, closed or crashed/);
     assert.deepEqual(unclosedAsks([...lines, ...closing.map((entry) => JSON.stringify(entry))]), [], 'a second start finds nothing left');
   });
+});
+
+describe('the log file read at start (src/core/audit/leftWaiting.ts)', () => {
+  const rows: { name: string; content: string | undefined; closed: string[]; said: string[] }[] = [
+    { name: 'no log yet: nothing read, nothing said', content: undefined, closed: [], said: [] },
+    { name: 'everything decided: nothing closed', content: `${line('c1', 'ask')}\n${line('c1', 'allow')}\n`, closed: [], said: [] },
+    { name: 'a call left waiting: closed, and said', content: `${line('c1', 'ask')}\n${line('c2', 'ask')}\n${line('c2', 'deny')}\n`, closed: ['c1'], said: ['info closed 1 call(s) an earlier window left waiting in the audit log: not run'] },
+  ];
+  for (const row of rows) {
+    it(row.name, async () => {
+      const folder = mkdtempSync(path.join(tmpdir(), 'toolgate-left-'));
+      try {
+        const file = path.join(folder, 'audit.jsonl');
+        if (row.content !== undefined) {
+          writeFileSync(file, row.content);
+        }
+        const closed: string[] = [];
+        const said: string[] = [];
+        const log = { info: (text: string) => void said.push(`info ${text}`), warn: (text: string) => void said.push(`warn ${text}`), error: (text: string) => void said.push(`error ${text}`) };
+        await closeLeftWaiting(file, { record: (entry) => void closed.push(entry.callId) }, log);
+        assert.deepEqual(closed, row.closed);
+        assert.deepEqual(said, row.said);
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
+    });
+  }
 });

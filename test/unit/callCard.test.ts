@@ -38,12 +38,14 @@ const base = (id: string, overrides: Partial<PendingCallView>): PendingCallView 
   batchId: 'b1',
   tool: 'write_file',
   source: 'agent',
+  callerLabel: "Toolgate's agent",
   reason: 'Writes a file; writes always ask (`toolgate.gatedTools`).',
   warnings: [],
   argsHash: hash(id.length),
   argsJson: '{}',
   preview: { kind: 'none' },
   grantable: true,
+  grantsOffered: ['allow-session', 'allow-task', 'allow-minutes', 'allow-workspace'],
   grantOptions: [{ id: 'tool', label: 'every write_file' }],
   waitingSince: '2026-11-26T00:00:00.000Z',
   ...overrides,
@@ -61,12 +63,12 @@ const kinds: Record<string, PendingCallView> = {
   'a new file': base('write', { preview: { ...diff('TODO.md', 1), isNewFile: true } as PendingCallView['preview'], editable: { kind: 'content', text: 'new 0\n' } }),
   'an edit with hunks': base('edit', { tool: 'edit_file', preview: diff('src/a.ts', 3), hunkChoices: [0, 1, 2].map(() => ({ accepted: true, reason: '' })), editable: { kind: 'content', text: 'x' } }),
   'a command': base('cmd', { tool: 'run_in_terminal', preview: { kind: 'command', command: 'npm test', cwd: '/w', analysis: [{ text: 'npm test: asks', verdict: 'ask' }] }, editable: { kind: 'command', text: 'npm test' } }),
-  'a command without the sandbox': base('bare', { tool: 'run_in_terminal', unconfined: true, grantable: false, grantOptions: [], off: { grant: 'No grant can cover this call: allow it once' }, preview: { kind: 'command', command: 'make', cwd: '/w', analysis: [] } }),
+  'a command without the sandbox': base('bare', { tool: 'run_in_terminal', unconfined: true, grantable: false, grantsOffered: [], grantOptions: [], off: { grant: 'No grant can cover this call: allow it once' }, preview: { kind: 'command', command: 'make', cwd: '/w', analysis: [] } }),
   'an MCP call': base('mcp', { tool: 'fixture__echo', argsJson: '{\n  "text": "hi"\n}', toolInfo: { server: 'fixture', description: 'Echoes the text back.', annotations: ['readOnlyHint'] } }),
   'a large write (long arguments cut, edited in the diff editor)': base('large', {
     argsJson: '{\n  "content": "line… (99,000 more characters)"\n}', argsCut: 100_020, preview: diff('big.ts', 2), editable: { kind: 'content', chars: 100_000 },
   }),
-  'an API call that no grant covers': base('api', { tool: 'write_file', source: 'api', grantable: false, grantOptions: [], off: { grant: 'No grant can cover this call: allow it once' }, preview: diff('b.txt', 1) }),
+  'an API call that no grant covers': base('api', { tool: 'write_file', source: 'api', callerLabel: 'api', grantable: false, grantsOffered: [], grantOptions: [], off: { grant: 'No grant can cover this call: allow it once' }, preview: diff('b.txt', 1) }),
 };
 
 interface Expect {

@@ -138,7 +138,12 @@ describe('recording what the agent changed', () => {
     const recorded = await task();
     assert.deepEqual(recorded?.turns[0]?.changes, [{ kind: 'unreviewed', command: 'npm i', at: recorded?.turns[0]?.changes[0]?.at, groups: [{ path: 'a.txt', files: 1 }, { path: 'dist/', files: 2 }, { path: 'node_modules/', files: 1204 }] }]);
     const plan = planUndo(recorded.turns, new Map());
-    assert.deepEqual(plan.notes, ['`npm i` landed files without review, which cannot be undone: a.txt, 2 files in dist/, 1,204 files in node_modules/']);
+    assert.deepEqual(plan.unreviewed.map((note) => note.message), [
+      'a.txt: a git-ignored output of `npm i`, landed without review, not kept for undo',
+      'dist/ (2 files): git-ignored outputs of `npm i`, landed without review, not kept for undo',
+      'node_modules/ (1,204 files): git-ignored outputs of `npm i`, landed without review, not kept for undo',
+    ]);
+    assert.deepEqual(plan.notes, []);
   });
 
   it('a command without a task runs without git or a record', async () => {

@@ -10,6 +10,9 @@ import path from 'node:path';
 import ts from 'typescript';
 
 const coreRoot = path.resolve(import.meta.dirname, '../../src/core');
+const sharedRoot = path.resolve(import.meta.dirname, '../../src/shared');
+/** The host <-> webview contract, as a unit of the graph. */
+const sharedUnit = 'src/shared';
 
 /** The unit of layering an import belongs to: its folder under src/core, or a file at the core's root by its name. */
 function unitOf(file: string): string {
@@ -29,8 +32,16 @@ function coreImports(): Map<string, Map<string, string>> {
         continue; // a package or node: builtin
       }
       const target = path.resolve(path.dirname(file), imported.fileName);
-      if (path.relative(coreRoot, target).startsWith('..')) {
-        continue; // src/shared: a layer of its own, which imports nothing of the core
+      const outside = path.relative(coreRoot, target).startsWith('..');
+      if (outside && !path.relative(sharedRoot, target).startsWith('..')) {
+        // src/shared: a layer of its own, which imports nothing of the core (so in no cycle), recorded for the rules below
+        const targets = edges.get(from) ?? new Map<string, string>();
+        targets.set(sharedUnit, targets.get(sharedUnit) ?? `${name} imports ${imported.fileName}`);
+        edges.set(from, targets);
+        continue;
+      }
+      if (outside) {
+        continue;
       }
       const to = unitOf(target);
       if (to !== from) {
@@ -117,4 +128,19 @@ describe('the layers of src/core', () => {
     );
     assert.deepEqual(described, [], `folders of src/core in a cycle:\n${described.join('\n')}`);
   });
+
+  // What the README's layout says a folder knows nothing of: the gate neither the contract nor the views drawn from
+  // it; the agent decides from the gate's waiting calls, not from their views.
+  const apart: { from: string; never: string[] }[] = [
+    { from: 'approval/', never: ['views/', sharedUnit] },
+    { from: 'agent/', never: ['views/'] },
+  ];
+  for (const rule of apart) {
+    it(`${rule.from} imports nothing of ${rule.never.join(' or ')}`, () => {
+      const targets = coreImports().get(rule.from);
+      assert.ok((targets?.size ?? 0) > 0, 'the import graph was read');
+      const found = rule.never.flatMap((unit) => (targets?.has(unit) === true ? [targets.get(unit) ?? unit] : []));
+      assert.deepEqual(found, []);
+    });
+  }
 });

@@ -5,7 +5,7 @@
 import { Window } from 'happy-dom';
 
 const window = new Window({ url: 'https://toolgate.test/' });
-const globals = ['document', 'Node', 'HTMLElement', 'HTMLTextAreaElement', 'HTMLInputElement', 'HTMLSelectElement', 'Event', 'KeyboardEvent', 'MouseEvent', 'CSS', 'requestAnimationFrame', 'cancelAnimationFrame'] as const;
+const globals = ['document', 'Node', 'HTMLElement', 'HTMLTextAreaElement', 'HTMLInputElement', 'HTMLSelectElement', 'Event', 'KeyboardEvent', 'MouseEvent', 'CSS', 'requestAnimationFrame', 'cancelAnimationFrame', 'ResizeObserver'] as const;
 for (const name of globals) {
   Object.defineProperty(globalThis, name, { value: (window as unknown as Record<string, unknown>)[name], configurable: true, writable: true });
 }

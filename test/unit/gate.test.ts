@@ -1,12 +1,12 @@
 import * as assert from 'node:assert/strict';
 import type { GateInput, GateResult } from '../../src/core/approval/gate';
 import { describeGrant, GrantStore, readWorkspaceGrants, workspaceGrantsKey } from '../../src/core/approval/grants';
-import { apiSource, callerLabel, grantCaller, lmToolCaller, mcpClientSource } from '../../src/shared/callers';
+import { apiSource, callerLabel, grantCaller, lmToolCaller, mcpClientSource } from '../../src/core/callers';
 import { PathResolver } from '../../src/core/approval/paths';
 import type { GateCall } from '../../src/core/approval/policy';
 import { gateCall } from '../../src/core/tools/gateCall';
 import { createMemoryGate, MemoryStore } from '../fixtures/memoryGate';
-import { pendingViews } from '../../src/core/views/pendingCall';
+import { pendingView, pendingViews } from '../../src/core/views/pendingCall';
 
 const resolver = new PathResolver(['/ws']);
 
@@ -240,6 +240,23 @@ describe('grants are limited to the caller they were given to', () => {
     return made;
   }
 
+  // What the card says of who asks and which grants it offers comes with the view: the webview decides none of it.
+  const cards: { source: string; task: boolean; label: string; offered: string[]; cover?: string }[] = [
+    { source: 'agent', task: true, label: "Toolgate's agent", offered: ['allow-session', 'allow-task', 'allow-minutes', 'allow-workspace'] },
+    { source: claude, task: false, label: 'the MCP client claude-code 1.0.3', offered: ['allow-session', 'allow-minutes', 'allow-workspace'], cover: 'the MCP client claude-code' },
+    { source: lmToolCaller, task: false, label: 'a VS Code tool call (another agent)', offered: ['allow-session', 'allow-minutes', 'allow-workspace'], cover: 'a VS Code tool call (another agent)' },
+    { source: 'other.extension', task: false, label: 'other.extension', offered: ['allow-session', 'allow-minutes', 'allow-workspace'], cover: 'other.extension' },
+  ];
+  for (const card of cards) {
+    it(`the card of a call from ${card.source} names it, offers ${card.offered.length} grants${card.cover !== undefined ? ' and says whom they cover' : ''}`, () => {
+      const { gate } = setup();
+      void gate.request([fromCaller(card.source, writeCall('a.txt', 'x'))], { chatId: 'c', ...(card.task ? { turn: { taskId: 't1' } } : {}) });
+      const [view] = pendingViews(gate);
+      assert.deepEqual([view?.callerLabel, view?.grantsOffered, view?.grantsCover], [card.label, card.offered, card.cover]);
+      gate.cancel('done');
+    });
+  }
+
   const table: { given: string; asks: string; covered: boolean }[] = [
     { given: claude, asks: mcpClientSource('claude-code', '1.1.0'), covered: true },
     { given: claude, asks: mcpClientSource('codex', '0.9'), covered: false },
@@ -457,6 +474,24 @@ describe("the gate's groups: a staged command's files decided on one card", () =
     const results = await Promise.all(waits);
     assert.deepEqual(results.map((result) => result.verdict), ['allow', 'allow', 'allow']);
     assert.deepEqual(results[0]?.verdict === 'allow' ? results[0].hunks?.map((hunk) => hunk.accepted) : undefined, [false, true]);
+  });
+
+  it("one call's view by id is the very view of the list, a group's member with its group's reason, and none once settled", async () => {
+    const { gate } = setup();
+    const waits = gate.request([member('a.txt', 2), member('b.bin', 1), input(writeCall('other.txt', 'x'))], { chatId: 'c', uncapped: true });
+    const views = pendingViews(gate);
+    assert.equal(views.length, 3);
+    for (const view of views) {
+      assert.equal(pendingView(gate, view.callId), view, view.callId);
+    }
+    const [a] = views;
+    assert.ok(a);
+    assert.deepEqual(gate.chooseHunk(a, 0, false), { ok: true });
+    assert.equal(pendingView(gate, a.callId), pendingViews(gate)[0], 'after a hunk choice, the same live view');
+    assert.equal(pendingView(gate, 'no-such-call'), undefined);
+    gate.cancel('done');
+    await Promise.all(waits);
+    assert.equal(pendingView(gate, a.callId), undefined, 'settled');
   });
 
   it('counts a group as one decision waiting (the badge and the views), however many files it has', () => {

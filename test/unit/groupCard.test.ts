@@ -8,7 +8,8 @@ import { dom } from './dom';
 import type { PendingCallView } from '../../src/shared/approvals';
 import type { WebviewToHost } from '../../src/shared/messages';
 import { GroupCard, filesOpenAtFirst } from '../../webview/shared/groupCard';
-import { sandboxLine } from '../../webview/shared/callCard';
+import { CallCard, sandboxLine } from '../../webview/shared/callCard';
+import { allRejected } from '../../webview/shared/callParts';
 
 const gated = 'Writes a file; writes always ask (`toolgate.gatedTools`).';
 const group = { id: 'g1', command: `for f in src/mod/*.ts; do sed -i -e 's/= 5;/= 500;/' "$f"; echo "// a comment long enough to be cut in the header" >> "$f"; done`, changed: 7, reason: gated };
@@ -21,7 +22,7 @@ function member(index: number, reason = gated): PendingCallView {
       { header: '@@ -5 +5 @@', rows: [['d', 5, null, 'export const x5 = 5;'], ['a', null, 5, 'export const x5 = 500;']] },
       { header: '@@ -40 +40,2 @@', rows: [['c', 40, 40, 'end'], ['a', null, 41, '// comment']] },
     ] },
-    grantable: false, grantOptions: [], waitingSince: '2026-11-27T00:00:00.000Z',
+    callerLabel: "Toolgate's agent", grantable: false, grantsOffered: [], grantOptions: [], waitingSince: '2026-11-27T00:00:00.000Z',
     hunkChoices: [{ accepted: true, reason: '' }, { accepted: true, reason: '' }],
     group, ...(reason === gated ? { reasonShared: true as const } : {}),
   };
@@ -98,6 +99,77 @@ describe('a group card with many files', () => {
     assert.equal(whole.hidden, false);
     assert.equal(whole.textContent, group.command);
     assert.equal(button.getAttribute('aria-expanded'), 'true');
+  });
+});
+
+describe("a group card, built from the call card's parts", () => {
+  afterEach(() => dom.clear());
+  const three = [member(0), member(1), member(2)];
+  const key = (target: HTMLElement, name: string): void => void target.dispatchEvent(new KeyboardEvent('keydown', { key: name, bubbles: true, cancelable: true }));
+
+  it('reports the focus as the call card does, its first member standing for the group', () => {
+    const { card: shown, sent } = card(three);
+    const outside = dom.document.createElement('button');
+    dom.attach(outside);
+    const focusSent = (): unknown[] => (sent as unknown as { type: string; callId?: string | null }[]).filter((message) => message.type === 'focusCall').map((message) => message.callId);
+    shown.element.querySelector<HTMLElement>('section.group-file[data-call-id="c2"]')?.focus();
+    shown.allow.focus();
+    assert.deepEqual(focusSent(), ['c0', 'c0'], 'a move inside the card is not a focus lost');
+    outside.focus();
+    assert.deepEqual(focusSent(), ['c0', 'c0', null]);
+  });
+
+  it('reviews a file by key as a call card does: j to its first hunk, r rejects it, a key typed in a text box is text', () => {
+    const { card: shown, sent } = card(three);
+    const section = shown.element.querySelector<HTMLElement>('section.group-file[data-call-id="c1"]');
+    assert.ok(section);
+    section.focus();
+    key(section, 'j');
+    const first = section.querySelector<HTMLElement>('[data-hunk-index="0"]');
+    assert.equal(document.activeElement, first);
+    assert.ok(first);
+    key(first, 'r');
+    assert.equal(first.dataset['state'], 'rejected');
+    assert.deepEqual(sent.filter((message) => message.type === 'chooseHunk').map((message) => ({ ...message })), [
+      { type: 'chooseHunk', callId: 'c1', argsHash: member(1).argsHash, index: 0, choice: 'reject', reason: '' },
+    ]);
+    // The reject put the focus in the hunk's reason box: the next r is a letter of the reason.
+    const box = first.querySelector<HTMLTextAreaElement>('[data-field="hunk-reason"]');
+    assert.equal(document.activeElement, box);
+    assert.ok(box);
+    key(box, 'a');
+    assert.equal(first.dataset['state'], 'rejected');
+  });
+
+  it('Deny asks why first, then sends one decision for the group by its first member, marked as sent', () => {
+    const sent: Omit<WebviewToHost, 'requestId'>[] = [];
+    let decided = 0;
+    const shown = new GroupCard(group, { bridge: { send: (message) => (sent.push(message), `r${sent.length}`) }, className: 'inline-call', onDecided: () => void (decided += 1) });
+    shown.update(three);
+    dom.attach(shown.element);
+    const deny = shown.element.querySelector<HTMLElement>('.group-decision [data-action="deny"]');
+    const reason = shown.element.querySelector<HTMLTextAreaElement>('.group-decision [data-field="reason"]');
+    assert.ok(deny && reason);
+    deny.click();
+    assert.equal(sent.some((message) => message.type === 'decide'), false);
+    assert.equal(document.activeElement, reason);
+    reason.value = 'not now';
+    deny.click();
+    assert.deepEqual(sent.filter((message) => message.type === 'decide'), [{ type: 'decide', callId: 'c0', argsHash: member(0).argsHash, action: 'deny', editRevision: 0, reason: 'not now' }]);
+    assert.equal(shown.element.dataset['sent'], 'true');
+    assert.equal(decided, 1);
+  });
+
+  it('says the "use Deny" rule with the call card\'s one wording when every change is rejected', () => {
+    const off = { allow: 'Every hunk is rejected: use Deny to refuse the whole call' };
+    const rejected = three.map((one) => ({ ...one, hunkChoices: [{ accepted: false, reason: '' }, { accepted: false, reason: '' }], off }));
+    const { card: shown } = card(rejected);
+    assert.equal(shown.allow.hasAttribute('disabled'), true);
+    assert.equal(shown.allow.title, allRejected('group').sentence);
+    assert.equal(shown.element.querySelector('[data-field="group-summary"]')?.textContent, `0 of 3 files accepted (0 of 6 hunks): ${allRejected('group').advice}`);
+    const single = new CallCard(rejected[0] ?? member(0), { bridge: { send: () => 'r', command: () => undefined }, layout: 'full' });
+    assert.equal(single.element.querySelector<HTMLElement>('[data-field="hunk-hint"]')?.textContent, ` ${allRejected('call').sentence}.`);
+    assert.equal(single.element.querySelector<HTMLElement>('[data-field="hunk-hint"]')?.hidden, false);
   });
 });
 

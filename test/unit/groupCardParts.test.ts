@@ -17,7 +17,7 @@ const protectedPath = 'Writes `.vscode/tasks.json`: a protected path, which alwa
 function view(id: string, reason: string, group?: string): PendingCallView {
   return {
     callId: id, batchId: 'b', tool: 'write_file', source: 'agent', reason, warnings: [], argsHash: '0'.repeat(64), argsJson: '{}',
-    preview: { kind: 'none' }, grantable: false, grantOptions: [], waitingSince: '2026-11-27T00:00:00.000Z',
+    preview: { kind: 'none' }, callerLabel: "Toolgate's agent", grantable: false, grantsOffered: [], grantOptions: [], waitingSince: '2026-11-27T00:00:00.000Z',
     ...(group !== undefined ? { group: { id: group, command: 'npm run format', changed: 3 } } : {}),
   };
 }

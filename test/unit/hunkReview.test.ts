@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { DecideMessage, type DiffHunkView } from '../../src/shared/approvals';
-import { HunkReview, hunkKeyAction, hunkLines, type KeyLike } from '../../webview/approvals/hunkReview';
+import { HunkReview, hunkKeyAction, hunkLines, type KeyLike } from '../../webview/shared/hunkReview';
 
 describe('the panel\'s per-hunk review state', () => {
   it('starts with every hunk accepted and reports no hunks, so allow-once is the whole change as before', () => {

@@ -2,8 +2,12 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { lmInvocationMessage, lmToolName, lmToolSources } from '../../src/core/tools/lmToolNames';
-import { lmToolContributions, lmToolSource } from '../../src/core/tools/lmTools';
+import { lmToolContributions, lmToolSource, runLmTool } from '../../src/core/tools/lmTools';
 import { builtinToolSpecs } from '../../src/core/tools/specs';
+import { pendingViews } from '../../src/core/views/pendingCall';
+import { nested } from '../fixtures/badCalls';
+import { waitFor } from '../fixtures/memoryFiles';
+import { watchedToolService } from '../fixtures/watchedToolService';
 
 describe("Toolgate's language-model tools", () => {
   it('package.json contributes exactly what the zod schemas give (node --import tsx scripts/languageModelTools.ts writes it)', () => {
@@ -35,4 +39,35 @@ describe("Toolgate's language-model tools", () => {
       assert.equal(lmInvocationMessage(tool, input), message);
     });
   }
+
+  describe('a call by another agent: its input is checked before anything else, and answered', () => {
+    const rows: { name: string; tool: Parameters<typeof runLmTool>[1]; input: unknown; output: RegExp }[] = [
+      { name: 'null', tool: 'write_file', input: null, output: /^Error: write_file: invalid arguments: arguments: Invalid input: expected object, received null\. Nothing was run\.$/ },
+      { name: 'a string that is not JSON', tool: 'read_file', input: 'README.md', output: /^Error: read_file: the arguments are not valid JSON/ },
+      { name: 'a function', tool: 'read_file', input: () => 'README.md', output: /^Error: invalid call: args: a function, not a JSON value\. Nothing was run\.$/ },
+      { name: 'a Date in the arguments', tool: 'write_file', input: { path: 'a.txt', content: new Date(0) }, output: /^Error: invalid call: args\.content: a Date, not a JSON value/ },
+      { name: 'a bigint in the arguments', tool: 'search_text', input: { query: 1n }, output: /^Error: invalid call: args\.query: a bigint, not a JSON value/ },
+      { name: 'a 10,000-deep value', tool: 'edit_file', input: { path: 'a.txt', edits: nested(10_000) }, output: /^Error: invalid call: args\.edits\.a\.a\.a\.a\.a\.a\.a…: nested deeper than 64 levels\. Nothing was run\.$/ },
+      { name: 'content over the size bound', tool: 'write_file', input: { path: 'a.txt', content: 'x'.repeat(8 * 2 ** 20) }, output: /^Error: invalid call: args\.content: larger than 8 MiB of JSON text\. Nothing was run\.$/ },
+      { name: 'a `__proto__` argument (the schema is strict)', tool: 'write_file', input: JSON.parse('{"path":"a.txt","content":"x","__proto__":{"x":1}}') as unknown, output: /^Error: write_file: invalid arguments: arguments: Unrecognized key: "__proto__"\. Nothing was run\.$/ },
+    ];
+    for (const row of rows) {
+      it(`${row.name}: an error that says what is wrong, and nothing reaches the gate`, async () => {
+        const { service, nothingHappened } = watchedToolService();
+        const result = await runLmTool(service, row.tool, row.input, { chatId: 'lm' });
+        assert.equal(result.ok, false);
+        assert.match(result.output, row.output);
+        await nothingHappened();
+      });
+    }
+
+    it('a good call reaches the gate as a VS Code tool call (another agent)', async () => {
+      const { service, gate } = watchedToolService();
+      const result = runLmTool(service, 'write_file', { path: 'b.txt', content: 'x\n' }, { chatId: 'lm' });
+      const card = await waitFor(() => pendingViews(gate)[0]);
+      assert.deepEqual([card.tool, card.source], ['write_file', 'vscode-lm-tool']);
+      gate.settle(card, { action: 'deny' });
+      assert.match((await result).output, /^The person denied this call/);
+    });
+  });
 });

@@ -17,7 +17,7 @@ interface Ran {
 async function startEndpoint(answer: (ran: Ran) => Promise<{ ok: boolean; output: string }>, progressEveryMs?: number): Promise<{ endpoint: McpEndpoint; ran: Ran[] }> {
   const ran: Ran[] = [];
   const ports: EndpointPorts = {
-    run: (tool, args, source, signal) => {
+    run: ({ tool, args, source = '' }, signal) => {
       const call = { tool, args, source, signal };
       ran.push(call);
       return answer(call);
@@ -49,6 +49,22 @@ function raw(url: string, options: { method?: string; headers?: Record<string, s
     outgoing.on('error', reject);
     outgoing.end(options.body ?? '');
   });
+}
+
+/**
+ * A tools/call whose `arguments` are the JSON text given, in a session the SDK's client opened (the client would not
+ * send what these send: a 10,000-deep value overflows its JSON.stringify). Answers the result's text, or the error's.
+ */
+async function rawCall(url: string, headers: Record<string, string>, name: string, argumentsJson: string | undefined): Promise<{ isError: boolean; text: string } | { error: string }> {
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
+  const client = new Client({ name: 'raw-caller', version: '1' });
+  await client.connect(transport);
+  const params = `{"name":${JSON.stringify(name)}${argumentsJson === undefined ? '' : `,"arguments":${argumentsJson}`}}`;
+  const answer = await raw(url, { headers: { authorization: headers['Authorization'] ?? '', 'mcp-session-id': transport.sessionId ?? '' }, body: `{"jsonrpc":"2.0","id":99,"method":"tools/call","params":${params}}` });
+  await client.close();
+  const data = answer.body.split('\n').find((line) => line.startsWith('data: '));
+  const message = JSON.parse(data === undefined ? answer.body : data.slice('data: '.length)) as { result?: { isError?: boolean; content: { text: string }[] }; error?: { message: string } };
+  return message.result !== undefined ? { isError: message.result.isError === true, text: message.result.content.map((part) => part.text).join('') } : { error: message.error?.message ?? answer.body };
 }
 
 const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
@@ -102,6 +118,37 @@ describe("Toolgate's MCP endpoint (the MCP SDK's own client over HTTP)", () => {
     assert.match(JSON.stringify(result.content), /unknown tool \\"ask_user\\": Toolgate serves write_file, edit_file/);
     assert.equal(started.ran.length, 0);
     await client.close();
+  });
+
+  const deep = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
+  const badInputs: { name: string; tool: string; args: string | undefined; answer: RegExp }[] = [
+    { name: 'arguments 10,000 deep', tool: 'write_file', args: deep, answer: /^Error: invalid call: args\.a\.a\.a\.a\.a\.a\.a\.a…: nested deeper than 64 levels\. Nothing was run\.$/ },
+    { name: 'arguments over the size bound', tool: 'write_file', args: JSON.stringify({ path: 'a.txt', content: 'x'.repeat(8 * 2 ** 20) }), answer: /^Error: invalid call: args\.content: larger than 8 MiB of JSON text\. Nothing was run\.$/ },
+    { name: 'a tool name with a control character', tool: 'write\u0007file', args: '{}', answer: /^unknown tool "write\\u0007file": Toolgate serves write_file, / },
+    { name: 'arguments that are null (the SDK refuses them)', tool: 'write_file', args: 'null', answer: /Invalid/ },
+    { name: 'arguments that are an array (the SDK refuses them)', tool: 'write_file', args: '[1]', answer: /Invalid/ },
+  ];
+  for (const row of badInputs) {
+    it(`${row.name}: an error result saying what is wrong, and nothing reaches the gate`, async () => {
+      const started = await startEndpoint(() => Promise.resolve({ ok: true, output: 'ran' }));
+      endpoint = started.endpoint;
+      const answer = await rawCall(endpoint.info().url, endpoint.info().headers, row.tool, row.args);
+      assert.match('error' in answer ? answer.error : answer.text, row.answer);
+      assert.ok('error' in answer || answer.isError);
+      assert.equal(started.ran.length, 0);
+    });
+  }
+
+  it('arguments reach the gate as the client sent them: a `__proto__` key as data (the SDK would drop it), none as {}', async () => {
+    const started = await startEndpoint(() => Promise.resolve({ ok: false, output: 'refused by the schema' }));
+    endpoint = started.endpoint;
+    const { url, headers } = endpoint.info();
+    assert.deepEqual(await rawCall(url, headers, 'write_file', '{"path":"a.txt","content":"x","__proto__":{"x":1}}'), { isError: true, text: 'refused by the schema' });
+    assert.deepEqual(await rawCall(url, headers, 'list_files', undefined), { isError: true, text: 'refused by the schema' });
+    assert.deepEqual(started.ran.map(({ tool, args }) => [tool, JSON.stringify(args)]), [
+      ['write_file', '{"path":"a.txt","content":"x","__proto__":{"x":1}}'],
+      ['list_files', '{}'],
+    ]);
   });
 
   it("the client's cancellation aborts the call waiting in the gate", async () => {

@@ -10,6 +10,7 @@ describe('the host <-> webview contract', () => {
     { type: 'retry', requestId: 'chat-3' },
     { type: 'focusCall', requestId: 'r2', callId: 'call-1' },
     { type: 'focusCall', requestId: 'r3', callId: null },
+    { type: 'dropped', requestId: 'r4', reason: 'other-frame', count: 3 },
   ];
   for (const message of valid) {
     it(`accepts ${JSON.stringify(message)}`, () => {
@@ -31,6 +32,8 @@ describe('the host <-> webview contract', () => {
     ['a retry with extra history', { type: 'retry', requestId: 'r', messages: [] }],
     ['a focus report without a call field', { type: 'focusCall', requestId: 'r' }],
     ['a focus report with a malformed call id', { type: 'focusCall', requestId: 'r', callId: 'a b' }],
+    ['a drop report of no message', { type: 'dropped', requestId: 'r', reason: 'own-frame', count: 0 }],
+    ['a drop report for a reason outside the contract', { type: 'dropped', requestId: 'r', reason: 'trusted-frame', count: 1 }],
     ['a prototype-polluting key', JSON.parse('{"type":"ready","requestId":"r","view":"chat","__proto__":{"x":1}}')],
   ];
   for (const [label, message] of invalid) {
@@ -192,12 +195,14 @@ describe('the host <-> webview contract', () => {
       batchId: 'batch-1',
       tool: 'write_file',
       source: 'agent',
+      callerLabel: "Toolgate's agent",
       reason: 'asks: write_file is gated',
       warnings: [],
       argsHash: hash,
       argsJson: '{"path":"hello.txt","content":"hi"}',
       preview: { kind: 'diff', path: 'hello.txt', isNewFile: true, added: 1, removed: 0, hunks: [{ header: '@@ -0,0 +1 @@', rows: [['a', null, 1, 'hi']] }] },
       grantable: true,
+      grantsOffered: ['allow-session', 'allow-task', 'allow-minutes', 'allow-workspace'],
       grantOptions: [{ id: 'exact', label: 'this exact call' }],
       waitingSince: '2026-11-22T22:00:00.000Z',
     };
@@ -218,7 +223,7 @@ describe('the host <-> webview contract', () => {
     const stateRows: [string, Record<string, unknown>, boolean][] = [
       ['valid: one waiting call with its diff', chatState({}), true],
       ['valid: nothing waiting', chatState({ pending: [] }), true],
-      ['valid: a command with its analysis, not grantable', chatState({ pending: [{ ...pendingCall, grantable: false, grantOptions: [], preview: { kind: 'command', command: 'rm -rf build', cwd: '/w', analysis: [{ text: 'rm deletes', verdict: 'ask' }] } }] }), true],
+      ['valid: a command with its analysis, not grantable', chatState({ pending: [{ ...pendingCall, grantable: false, grantsOffered: [], grantOptions: [], preview: { kind: 'command', command: 'rm -rf build', cwd: '/w', analysis: [{ text: 'rm deletes', verdict: 'ask' }] } }] }), true],
       ['pending missing', chatState({ pending: undefined }), false],
       ['valid: the setup with a key, models, a test and a save', chatState({ setup: { keyFor: 'https://api.openai.com', models: { baseUrl: 'https://api.openai.com/v1', status: 'loaded', ids: ['gpt-4.1'] }, test: { id: 1, baseUrl: 'x', model: 'm', running: false, checks: [{ kind: 'key', result: 'pass', text: 'ok' }] }, saved: { ok: true, text: 'Saved' } } }), true],
       ['the setup missing', chatState({ setup: undefined }), false],
@@ -255,6 +260,10 @@ describe('the host <-> webview contract', () => {
       ['chat', 'modelSetup', true],
       ['approvals', 'modelSetup', false],
       ['suggestions', 'modelSetup', false],
+      // Every view reports what other frames posted into it.
+      ['chat', 'dropped', true],
+      ['approvals', 'dropped', true],
+      ['suggestions', 'dropped', true],
     ];
     for (const [view, type, ok] of mayDecide) {
       it(`the ${view} view ${ok ? 'may' : 'may not'} send '${type}'`, () => {

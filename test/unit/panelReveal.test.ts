@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { chatShowsCall, NewCalls, PanelHold, panelReveal, type NewCall, type RevealDecision, type RevealInput } from '../../src/core/views/panelReveal';
+import { chatShowsCall } from '../../src/core/callers';
+import { NewCalls, PanelHold, panelReveal, type NewCall, type RevealDecision, type RevealInput } from '../../src/core/views/panelReveal';
 
 const inChat: NewCall = { inVisibleChat: true, closedForTask: false };
 const elsewhere: NewCall = { inVisibleChat: false, closedForTask: false };

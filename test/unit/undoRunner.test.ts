@@ -35,11 +35,18 @@ class FakeFiles implements UndoFiles {
   beforeApply: (() => void) | undefined;
   refuse: string | undefined;
   unreadable: string | undefined;
+  /** Paths whose writes an apply reports done but does not carry out (as VS Code skipped an edit of deletes alone). */
+  readonly skipped = new Set<string>();
+  /** Paths unreadable once an apply ran. */
+  readonly unreadableAfter = new Set<string>();
 
   constructor(files: Record<string, FileContent>) {
     this.files = new Map(Object.entries(files));
   }
   read(path: string): Promise<FileContent> {
+    if (this.applied.length > 0 && this.unreadableAfter.has(path)) {
+      return Promise.reject(new Error('EACCES: permission denied'));
+    }
     return path === this.unreadable ? Promise.reject(new Error(`${path} is a folder`)) : Promise.resolve(this.files.get(path) ?? null);
   }
   apply(writes: readonly FileWrite[]): Promise<ApplyResult> {
@@ -53,7 +60,7 @@ class FakeFiles implements UndoFiles {
         return Promise.resolve({ kind: 'changed', path: write.path });
       }
     }
-    for (const write of writes) {
+    for (const write of writes.filter((candidate) => !this.skipped.has(candidate.path))) {
       this.files.set(write.path, write.text);
     }
     this.applied.push([...writes]);
@@ -303,6 +310,53 @@ describe('the undo runner', () => {
     assert.deepEqual([asked, files.applied, audit], [[], [], []], 'nothing asked, written or logged');
     const done = await runner.preview({ scope: 'turn', chatId: 'c', taskId: 't', turn: 5 });
     assert.deepEqual(done.kind === 'not-undone' ? done.reason : done.kind, 'nothing-to-undo');
+  });
+
+  // Issue 37: an undo of deletes alone was reported done while VS Code had carried out nothing.
+  const unverified: { name: string; current: Record<string, FileContent>; skip?: string; unreadable?: string; left: string }[] = [
+    { name: 'a delete not carried out', current: { '/w/a.ts': A1, '/w/c.ts': 'new\n' }, skip: '/w/c.ts', left: 'c.ts: NOT deleted: the edit was applied, yet the file is still there; delete it by hand if it should go' },
+    { name: 'a write that did not take', current: { '/w/a.ts': A1, '/w/c.ts': 'new\n' }, skip: '/w/a.ts', left: 'a.ts: NOT put back: the edit was applied, yet the file does not hold the text put back' },
+    { name: 'a file that cannot be read back', current: { '/w/a.ts': A1, '/w/c.ts': 'new\n' }, unreadable: '/w/a.ts', left: 'a.ts: not known to be put back: it could not be read after the edit (EACCES: permission denied)' },
+  ];
+  for (const row of unverified) {
+    it(`reads back what it wrote: ${row.name} is reported NOT put back, and the same undo offers it again`, async () => {
+      const { runner, files, audit } = await setup([[0, '/w/a.ts', O, A1], [0, '/w/c.ts', null, 'new\n']], row.current);
+      if (row.skip !== undefined) {
+        files.skipped.add(row.skip);
+      }
+      if (row.unreadable !== undefined) {
+        files.unreadableAfter.add(row.unreadable);
+      }
+      const result = undone(await runner.undo(task));
+      assert.deepEqual(result.left.map((file) => [file.why, file.message]), [['not-carried-out', row.left]]);
+      assert.equal(result.reverted.length, 1);
+      assert.deepEqual(result.undoneTurns, [], 'the turn stays to be undone');
+      assert.equal(result.summary, 'Undid task "fix it": 1 file put back; 1 file NOT put back though the edit was applied (see the details).');
+      assert.match(result.text, new RegExp(row.left.replace(/[().]/g, '\\$&')));
+      assert.deepEqual(audit[0]?.left, [{ path: row.skip ?? row.unreadable, why: 'not-carried-out' }]);
+      files.skipped.clear();
+      files.unreadableAfter.clear();
+      const again = undone(await runner.undo(task));
+      assert.deepEqual([again.left, again.undoneTurns], [[], [0]]);
+      assert.deepEqual([files.files.get('/w/a.ts'), files.files.get('/w/c.ts')], [O, null]);
+    });
+  }
+
+  it('names what commands landed without review as kept, in the preview, the summary and the text', async () => {
+    const { runner, store } = await setup([[0, '/w/notes.txt', null, 'notes\n']], { '/w/notes.txt': 'notes\n' });
+    const ref = { chatId: 'c', taskId: 't', turn: 0 };
+    await store.record(ref, { kind: 'unreviewed', command: 'npm run gen', groups: [{ path: 'dist/bundle.js', files: 1 }] });
+    await store.record(ref, { kind: 'unreviewed', command: 'git commit -m x', groups: [{ path: '.git/', files: 4 }], more: 2 });
+    const preview = await runner.preview(task);
+    assert.deepEqual(preview.kind === 'preview' ? preview.lines.filter((line) => line.group === 'keep').map((line) => [line.file, line.text]) : preview, [
+      ['dist/bundle.js', 'dist/bundle.js: a git-ignored output of `npm run gen`, landed without review, not kept for undo'],
+      ['.git/', ".git/ (4 files): git's own data written by `git commit -m x`, landed without review, not kept for undo"],
+      [undefined, '2 more files written by `git commit -m x`: landed without review, not kept for undo'],
+    ]);
+    const result = undone(await runner.undo(task));
+    assert.equal(result.summary, 'Undid task "fix it": 1 file put back; kept dist/bundle.js, 4 files in .git/ and 2 more files: landed without review, not kept for undo.');
+    assert.match(result.text, /^dist\/bundle\.js: a git-ignored output of `npm run gen`, landed without review, not kept for undo$/m);
+    assert.deepEqual(result.undoneTurns, [0], 'what cannot be undone does not hold the turn');
   });
 
   it('undoes the last turn, then the one before, then says there is nothing left', async () => {

@@ -4,7 +4,7 @@ import type { GateInput } from '../../src/core/approval/gate';
 import { canonicalJson } from '../../src/core/approval/hash';
 import { PathResolver } from '../../src/core/approval/paths';
 import { gateCall } from '../../src/core/tools/gateCall';
-import { chatRequests } from '../../src/vscode/viewRequests';
+import { chatRequests } from '../../src/core/views/viewRequests';
 import { forViews, pendingViews } from '../../src/core/views/pendingCall';
 import { PendingCallView, type DiffRow } from '../../src/shared/approvals';
 import { createMemoryGate } from '../fixtures/memoryGate';

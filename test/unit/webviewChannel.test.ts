@@ -1,8 +1,7 @@
 import * as assert from 'node:assert/strict';
-import type * as vscode from 'vscode';
 import type { ViewState } from '../../src/shared/messages';
-import type { Log } from '../../src/vscode/log';
-import { WebviewChannel } from '../../src/vscode/webviewChannel';
+import type { LogPort } from '../../src/core/logPort';
+import { WebviewChannel } from '../../src/core/views/webviewChannel';
 
 /** A fake of the webview boundary: records what the host posts and lets the test play the webview. */
 class FakeWebview {
@@ -12,7 +11,7 @@ class FakeWebview {
     this.listener = listener;
     return { dispose: () => (this.listener = undefined) };
   };
-  postMessage(message: unknown): Thenable<boolean> {
+  postMessage(message: unknown): PromiseLike<boolean> {
     this.posted.push(message);
     return Promise.resolve(true);
   }
@@ -21,12 +20,10 @@ class FakeWebview {
   }
 }
 
-function fakeLog(): Log & { lines: string[] } {
+function fakeLog(): LogPort & { lines: string[] } {
   const lines: string[] = [];
-  const record = (level: string) => (message: string) => lines.push(`${level} ${message}`);
-  return { lines, info: record('info'), warn: record('warn'), error: record('error') } as unknown as Log & {
-    lines: string[];
-  };
+  const record = (level: string) => (message: string): void => void lines.push(`${level} ${message}`);
+  return { lines, info: record('info'), warn: record('warn'), error: record('error') };
 }
 
 const state: ViewState = { view: 'approvals', waitingCalls: 2, trusted: true, pending: [], grants: [] };
@@ -35,7 +32,7 @@ describe('WebviewChannel', () => {
   function setup() {
     const webview = new FakeWebview();
     const log = fakeLog();
-    const channel = new WebviewChannel(webview as unknown as vscode.Webview, 'approvals', () => state, log);
+    const channel = new WebviewChannel(webview, 'approvals', () => state, log);
     const received: unknown[] = [];
     channel.onDidReceive((message) => received.push(message));
     return { webview, log, channel, received };
@@ -94,6 +91,21 @@ describe('WebviewChannel', () => {
     webview.send({ type: 'ready', requestId: 'r1', view: 'approvals' });
     webview.send({ type: 'command', requestId: 'r2', command: 'showAuditLog' });
     assert.deepEqual(received, [{ type: 'command', requestId: 'r2', command: 'showAuditLog' }]);
+  });
+
+  it("logs the webview's reports of messages other frames posted into it, and hands none of them on", () => {
+    const { webview, log, received } = setup();
+    webview.send({ type: 'ready', requestId: 'r1', view: 'approvals' });
+    webview.send({ type: 'dropped', requestId: 'r2', reason: 'other-frame', count: 1 });
+    webview.send({ type: 'dropped', requestId: 'r3', reason: 'own-frame', count: 250 });
+    webview.send({ type: 'dropped', requestId: 'r4', reason: 'any-frame', count: 1 });
+    assert.deepEqual(received, []);
+    assert.deepEqual(log.lines.slice(1, 3), [
+      'warn [approvals] dropped a message from another frame (another webview or page of the window, not VS Code): not shown',
+      'warn [approvals] dropped 250 messages from its own frame (posted inside the view, not by VS Code): not shown',
+    ]);
+    assert.match(log.lines[3] ?? '', /^warn \[approvals\] dropped a webview message that does not fit the contract: reason: /);
+    assert.equal(log.lines.length, 4);
   });
 
   it('refuses to post a message that breaks the contract', () => {

@@ -1,15 +1,18 @@
 /**
  * The webview's end of the contract. The webview never decides anything: it renders what the host sends and
- * reports what the person did. Inbound messages are parsed from `unknown`; anything off-contract is ignored.
+ * reports what the person did. Inbound messages are taken only from VS Code's frame (foreignMessages.ts) and parsed
+ * from `unknown`; anything else is dropped.
  */
 import {
   HostToWebview,
   WebviewToHost,
+  describeDrop,
   type HostCommand,
   type ViewKind,
   type ViewState,
 } from '../../src/shared/messages';
 import { PatchReader } from '../../src/shared/statePatch';
+import { DropReports, senderOf } from './foreignMessages';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -90,8 +93,19 @@ export function connect(view: ViewKind, handlers: BridgeHandlers): Bridge {
   };
 
   const held = new PatchReader();
+  // Said in this view's console and the host's log, a line a second at most however many come.
+  const drops = new DropReports((reason, count) => {
+    console.warn(`toolgate: ${describeDrop(reason, count)}`);
+    send({ type: 'dropped', requestId: nextId(), reason, count });
+  });
   window.addEventListener('message', (event: MessageEvent<unknown>) => {
     const receivedAt = Date.now();
+    // Any frame of the window can post here; only VS Code's frame around this one speaks for the host.
+    const sender = senderOf(event, window);
+    if (sender !== 'host') {
+      drops.add(sender);
+      return;
+    }
     const parsed = HostToWebview.safeParse(event.data);
     if (!parsed.success) {
       console.warn('toolgate: ignored a message from the host that does not fit the contract');

@@ -10,12 +10,11 @@
  * `off` (the host's rules of a person's choice); every click is a message the host checks again.
  */
 import type { DecideMessage, DiffMode, PendingCallView } from '../../src/shared/approvals';
-import { callerLabel } from '../../src/shared/callers';
-import { editOfProposal } from '../approvals/editPreview';
-import { loadWholeDiff, renderDiff, type DiffView } from '../approvals/diffView';
-import { hunkReviewOf, type HunkReview } from '../approvals/hunkReview';
+import { editOfProposal } from './editPreview';
+import type { DiffView } from './diffView';
+import { hunkReviewOf, type HunkReview } from './hunkReview';
 import { h, icon, type Bridge } from './bridge';
-import { actionButton, remedyButtons, allowButton, commandPreview, denyWithReason, grantControls, isTextEntry, reasonLine, reportFocus, warningNotes } from './callParts';
+import { actionButton, allRejected, remedyButtons, allowButton, cardDiff, commandPreview, decisionBar, denyWithReason, grantControls, reasonLine, reportFocus, reviewKeys, sendDecision, warningNotes } from './callParts';
 import { EditNote, editAnalysis, labelAllowForEdit, shownEditRevision } from './heldEdit';
 
 export type CardLayout = 'full' | 'dense';
@@ -102,7 +101,7 @@ export class CallCard {
         if (this.latest.off?.grant === undefined) {
           this.decide({ action, grantOption, ...(minutes !== undefined ? { minutes } : {}) });
         }
-      }, { task: call.source === 'agent' });
+      });
       grants = controls.element;
       this.grantButtons.push(...controls.buttons);
     } else if (!dense) {
@@ -121,16 +120,15 @@ export class CallCard {
     let diff: DiffView | undefined;
     let previewEl: HTMLElement | string = '';
     if (preview.kind === 'diff') {
-      const view = (diff = renderDiff(preview, openDiff, this.review, options.maxRows, options.modeMemory));
+      diff = cardDiff(call, preview, { bridge: options.bridge, review: this.review, onOpenDiff: openDiff, maxRows: options.maxRows, modeMemory: options.modeMemory });
       previewEl = diff.element;
-      loadWholeDiff(call, options.bridge, (whole) => view.setPreview(whole));
     } else if (preview.kind === 'command') {
       previewEl = commandPreview(preview);
     }
     if (this.review) {
       this.hunkStatus = {
         summary: h('span', { 'data-field': 'hunk-summary' }),
-        hint: h('span', { class: 'hunk-hint', 'data-field': 'hunk-hint' }, ' Every hunk is rejected: use Deny to refuse the whole call.'),
+        hint: h('span', { class: 'hunk-hint', 'data-field': 'hunk-hint' }, ` ${allRejected('call').sentence}.`),
       };
       this.review.onDidChange(() => this.syncHunks());
     }
@@ -154,21 +152,14 @@ export class CallCard {
     this.editNote.element,
     this.args(call, preview.kind === 'none'),
     // The decision bar (held in view while the card is, with the header) and, after it, the grants.
-    h('div', { class: 'decision' },
-      this.hunkStatus ? h('p', { class: 'hunk-status', role: 'status' }, this.hunkStatus.summary, this.hunkStatus.hint) : '',
-      h('div', { class: 'actions' }, ...remedies, this.allow.element, editButton, deny),
-      reasonArea),
+    decisionBar(this.hunkStatus ? h('p', { class: 'hunk-status', role: 'status' }, this.hunkStatus.summary, this.hunkStatus.hint) : '',
+      [...remedies, this.allow.element, editButton, deny], reasonArea),
     grants,
     this.edit?.area ?? '',
     dense ? this.panelLink() : '');
-    reportFocus(this.element, call.callId, options.bridge);
+    reportFocus(this.element, () => call.callId, options.bridge);
     if (diff) {
-      const view = diff;
-      this.element.addEventListener('keydown', (event) => {
-        if (!isTextEntry(event.target) && view.handleKey(event)) {
-          event.preventDefault();
-        }
-      });
+      reviewKeys(this.element, diff);
     }
     this.update(call);
   }
@@ -192,10 +183,8 @@ export class CallCard {
   }
 
   private decide(decision: Decision): void {
-    this.element.dataset['sent'] = 'true';
-    this.options.onDecided?.();
     // The edit this card shows, by revision: the host refuses an Allow for an edit made elsewhere since.
-    this.options.bridge.send({ type: 'decide', callId: this.latest.callId, argsHash: this.latest.argsHash, editRevision: shownEditRevision(this.latest), ...decision });
+    sendDecision(this.element, this.options, { callId: this.latest.callId, argsHash: this.latest.argsHash, editRevision: shownEditRevision(this.latest), ...decision });
   }
 
   /** "2 of 3 hunks accepted", as the person chooses (the host's `off` then turns the buttons off). */
@@ -214,7 +203,7 @@ export class CallCard {
     }
     return h('header', { class: 'call-header' },
       h('span', { class: 'tool' }, call.tool),
-      h('span', { class: 'source' }, `from ${callerLabel(call.source)}`),
+      h('span', { class: 'source' }, `from ${call.callerLabel}`),
       h('span', { class: 'spacer' }),
       h('time', { dateTime: call.waitingSince }, `waiting since ${new Date(call.waitingSince).toLocaleTimeString()}`),
       call.timesOutAt !== undefined ? h('span', { class: 'muted' }, ` · denied at ${new Date(call.timesOutAt).toLocaleTimeString()} if unanswered`) : '');

@@ -2,9 +2,10 @@
  * Pieces of a waiting call's card that the approvals panel and the chat's inline cards both show: the decision
  * buttons, the warnings, the command with its analysis. Rendering only; what a click sends is the card's business.
  */
-import type { CommandPreview, PendingCallView } from '../../src/shared/approvals';
+import type { CommandPreview, DecideMessage, DiffMode, DiffPreview, GrantAction, PendingCallView } from '../../src/shared/approvals';
 import { button, h, icon, type Bridge } from './bridge';
-import { agentCaller, callerLabel, grantCaller } from '../../src/shared/callers';
+import { loadWholeDiff, renderDiff, type DiffView } from './diffView';
+import type { HunkReview } from './hunkReview';
 
 /** A button of the contract: `data-action` on it, an icon before its label. */
 export function actionButton(action: string, label: string, iconName: string, attrs: Record<string, string | boolean> = {}): HTMLElement {
@@ -39,16 +40,79 @@ export function remedyButtons(call: Pick<PendingCallView, 'remedies'>, which: st
 }
 
 /**
- * Tells the host when this call's card gets the keyboard focus and when it loses it (to somewhere outside the card):
- * Toolgate: Allow Once / Deny then decide the focused call instead of the oldest.
+ * Tells the host when a card gets the keyboard focus and when it loses it (to somewhere outside the card):
+ * Toolgate: Allow Once / Deny then decide the focused call instead of the oldest. A group's card stands for its
+ * members by its first (`callId` is asked at the time: none while it has no member).
  */
-export function reportFocus(card: HTMLElement, callId: string, bridge: Pick<Bridge, 'send'>): void {
-  card.addEventListener('focusin', () => bridge.send({ type: 'focusCall', callId }));
+export function reportFocus(card: HTMLElement, callId: () => string | undefined, bridge: Pick<Bridge, 'send'>): void {
+  card.addEventListener('focusin', () => {
+    const id = callId();
+    if (id !== undefined) {
+      bridge.send({ type: 'focusCall', callId: id });
+    }
+  });
   card.addEventListener('focusout', (event) => {
     if (!(event.relatedTarget instanceof Node && card.contains(event.relatedTarget))) {
       bridge.send({ type: 'focusCall', callId: null });
     }
   });
+}
+
+/** Where a card's diff is shown and how its first rows grow into the whole (the card's layout and the view's memory). */
+export interface CardDiffOptions {
+  bridge: Pick<Bridge, 'send'>;
+  review: HunkReview | undefined;
+  /** Opens the diff in VS Code's diff editor; undefined: no button. */
+  onOpenDiff: (() => void) | undefined;
+  maxRows?: number | undefined;
+  modeMemory?: { get(): DiffMode | undefined; set(mode: DiffMode): void } | undefined;
+  toolbarExtras?: (HTMLElement | string)[];
+}
+
+/** A waiting call's diff in a card: drawn from the rows the host sent, then whole once the host sends the rest. */
+export function cardDiff(call: PendingCallView, preview: DiffPreview, options: CardDiffOptions): DiffView {
+  const view = renderDiff(preview, options.onOpenDiff, options.review, options.maxRows, options.modeMemory, options.toolbarExtras);
+  loadWholeDiff(call, options.bridge, (whole) => view.setPreview(whole));
+  return view;
+}
+
+/** The diff's review keys (j/k, a/r) pressed anywhere in `element` but a text field. */
+export function reviewKeys(element: HTMLElement, view: Pick<DiffView, 'handleKey'>): void {
+  element.addEventListener('keydown', (event) => {
+    if (!isTextEntry(event.target) && view.handleKey(event)) {
+      event.preventDefault();
+    }
+  });
+}
+
+/**
+ * The decision bar, held in view while its card is: the status (the hunks or files accepted), the buttons, then the
+ * reason box Deny opens.
+ */
+export function decisionBar(status: HTMLElement | string, buttons: (HTMLElement | string)[], reasonArea: HTMLElement, extraClass?: string): HTMLElement {
+  return h('div', { class: extraClass === undefined ? 'decision' : `decision ${extraClass}` },
+    status,
+    h('div', { class: 'actions' }, ...buttons),
+    reasonArea);
+}
+
+/**
+ * Sends a card's decision: the card is marked as sent (its view moves the focus on once the call is gone) and the
+ * host, which checks it again, gets it.
+ */
+export function sendDecision(card: HTMLElement, options: { bridge: Pick<Bridge, 'send'>; onDecided?: (() => void) | undefined }, decision: Omit<DecideMessage, 'requestId' | 'type'>): void {
+  card.dataset['sent'] = 'true';
+  options.onDecided?.();
+  options.bridge.send({ type: 'decide', ...decision });
+}
+
+/**
+ * What a card says once the person rejected all it holds: Allow is then off (the host says why on the button, from
+ * src/core/review/choiceRules.ts) and Deny is the way to refuse. One wording for the call card and the group card.
+ */
+export function allRejected(scope: 'call' | 'group'): { sentence: string; advice: string } {
+  const advice = scope === 'call' ? 'use Deny to refuse the whole call' : 'use Deny to refuse them all';
+  return { sentence: `${scope === 'call' ? 'Every hunk' : 'Every change'} is rejected: ${advice}`, advice };
 }
 
 export function warningNotes(warnings: string[]): HTMLElement[] {
@@ -117,32 +181,30 @@ export function denyWithReason(which: string, send: (reason: string | undefined)
   return { deny, reasonArea };
 }
 
-export type GrantAction = 'allow-session' | 'allow-workspace' | 'allow-task' | 'allow-minutes';
-
 /**
  * The grant buttons with the menu of what a grant covers, together, since the menu affects only them:
- * "Allow for: [commands starting with `npm test`] [Allow for session] [Always allow in workspace]". With `timeBoxed`,
- * also grants that end by themselves: for the agent's current task (`task`), and for the next N minutes.
+ * "Allow for: [commands starting with `npm test`] [Allow for session] [Always allow in workspace]", and the grants that
+ * end by themselves (for the agent's current task, for the next N minutes): those the view model offers.
  */
 export function grantControls(
-  call: Pick<PendingCallView, 'grantOptions' | 'grantable' | 'source'>,
+  call: Pick<PendingCallView, 'grantOptions' | 'grantsOffered' | 'grantsCover'>,
   which: string,
   grant: (action: GrantAction, grantOption: string, minutes?: number) => void,
-  timeBoxed?: { task: boolean },
 ): { element: HTMLElement; buttons: HTMLElement[] } {
   const scope = h('select', { 'data-field': 'grant-scope', 'aria-label': `What a grant for ${which} covers` },
     ...call.grantOptions.map((option) => h('option', { value: option.id }, option.label)));
+  const offered = new Set(call.grantsOffered);
   const session = actionButton('allow-session', 'Allow for session', 'history', { secondary: true, 'aria-label': `Allow for this session: ${which}` });
   session.addEventListener('click', () => grant('allow-session', scope.value));
   const workspace = actionButton('allow-workspace', 'Always allow in workspace', 'workspace-trusted', { secondary: true, 'aria-label': `Always allow in this workspace: ${which}` });
   workspace.addEventListener('click', () => grant('allow-workspace', scope.value));
   const timed: HTMLElement[] = [];
-  if (timeBoxed) {
-    if (timeBoxed.task) {
-      const task = actionButton('allow-task', 'Allow for this task', 'tasklist', { secondary: true, 'aria-label': `Allow for the agent's current task: ${which}` });
-      task.addEventListener('click', () => grant('allow-task', scope.value));
-      timed.push(task);
-    }
+  if (offered.has('allow-task')) {
+    const task = actionButton('allow-task', 'Allow for this task', 'tasklist', { secondary: true, 'aria-label': `Allow for the agent's current task: ${which}` });
+    task.addEventListener('click', () => grant('allow-task', scope.value));
+    timed.push(task);
+  }
+  if (offered.has('allow-minutes')) {
     const minutes = h('input', { type: 'number', min: '1', max: '1440', value: '15', 'data-field': 'grant-minutes', 'aria-label': `Minutes the timed grant for ${which} lasts`, class: 'minutes' });
     const forMinutes = actionButton('allow-minutes', 'Allow for these minutes', 'watch', { secondary: true, 'aria-label': `Allow for the minutes set beside it: ${which}` });
     forMinutes.addEventListener('click', () => {
@@ -156,7 +218,7 @@ export function grantControls(
   const element = h('div', { class: 'grant-group', role: 'group', 'aria-label': `Grant for ${which}` },
     h('label', { class: 'scope-label' }, 'Allow for: ', scope), session, ...timed, workspace,
     // A grant covers the caller it is given to (an MCP client in any version), and no other agent: said where it is given.
-    call.source === agentCaller ? '' : h('span', { class: 'muted', 'data-field': 'grant-caller' }, `Grants cover ${callerLabel(grantCaller(call.source))} only.`));
+    call.grantsCover === undefined ? '' : h('span', { class: 'muted', 'data-field': 'grant-caller' }, `Grants cover ${call.grantsCover} only.`));
   return { element, buttons: [session, ...timed, workspace] };
 }
 

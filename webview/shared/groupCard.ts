@@ -8,12 +8,14 @@
  * line for the group (a file says its own only where it differs), the files as a compact list at the top (name, +/−,
  * accepted or rejected; a name opens that file's diff), each file's diff shown for the first few and collapsed past
  * them, and the header and the decision bar (Allow accepted, Deny, the counts) held in view while the card is.
+ *
+ * Built from the call card's parts (callParts): the focus reported to the host, the diff with its review keys, Deny
+ * with its reason, the decision bar and the decision sent, and the one wording of "use Deny".
  */
 import type { CallGroupView, DiffMode, PendingCallView } from '../../src/shared/approvals';
-import { loadWholeDiff, renderDiff } from '../approvals/diffView';
-import { hunkReviewOf, type HunkReview } from '../approvals/hunkReview';
+import { hunkReviewOf, type HunkReview } from './hunkReview';
 import { button, h, icon, type Bridge } from './bridge';
-import { actionButton, denyWithReason, isTextEntry, reasonLine, warningNotes } from './callParts';
+import { actionButton, allRejected, cardDiff, decisionBar, denyWithReason, reasonLine, reportFocus, reviewKeys, sendDecision, warningNotes } from './callParts';
 import { EditNote, shownEditRevision } from './heldEdit';
 import { KeyedList } from './keyedList';
 
@@ -148,22 +150,9 @@ export class GroupCard {
     this.intro,
     index,
     list,
-    h('div', { class: 'decision group-decision' },
-      this.status,
-      h('div', { class: 'actions' }, this.allow, deny),
-      reasonArea));
+    decisionBar(this.status, [this.allow, deny], reasonArea, 'group-decision'));
     // The keyboard commands (Allow Once / Deny) decide the focused card: any member stands for the group.
-    this.element.addEventListener('focusin', () => {
-      const first = this.members[0];
-      if (first) {
-        options.bridge.send({ type: 'focusCall', callId: first.callId });
-      }
-    });
-    this.element.addEventListener('focusout', (event) => {
-      if (!(event.relatedTarget instanceof Node && this.element.contains(event.relatedTarget))) {
-        options.bridge.send({ type: 'focusCall', callId: null });
-      }
-    });
+    reportFocus(this.element, () => this.members[0]?.callId, options.bridge);
   }
 
   private decide(action: 'allow-once' | 'deny', reason?: string): void {
@@ -171,11 +160,9 @@ export class GroupCard {
     if (!first) {
       return;
     }
-    this.element.dataset['sent'] = 'true';
-    this.options.onDecided?.();
     // The edits this card shows (a file edited in the diff editor), by their latest revision: one made since is refused.
     const editRevision = Math.max(0, ...this.members.map(shownEditRevision));
-    this.options.bridge.send({ type: 'decide', callId: first.callId, argsHash: first.argsHash, action, editRevision, ...(reason !== undefined ? { reason } : {}) });
+    sendDecision(this.element, this.options, { callId: first.callId, argsHash: first.argsHash, action, editRevision, ...(reason !== undefined ? { reason } : {}) });
   }
 
   /** Shows exactly these members, in order, with the host's hunk choices. */
@@ -211,11 +198,11 @@ export class GroupCard {
       acceptedFiles += review.allRejected ? 0 : 1;
     }
     const none = acceptedFiles === 0;
-    this.status.textContent = `${acceptedFiles} of ${plural(sections.length, 'file')} accepted${hunks > 0 ? ` (${accepted} of ${plural(hunks, 'hunk')})` : ''}${none ? ': use Deny to refuse them all' : ''}`;
+    this.status.textContent = `${acceptedFiles} of ${plural(sections.length, 'file')} accepted${hunks > 0 ? ` (${accepted} of ${plural(hunks, 'hunk')})` : ''}${none ? `: ${allRejected('group').advice}` : ''}`;
     const off = this.members.length > 0 && this.members.every((member) => member.off?.allow !== undefined);
     this.allow.toggleAttribute('disabled', off);
     if (off) {
-      this.allow.title = 'Every change is rejected: use Deny';
+      this.allow.title = allRejected('group').sentence;
     } else {
       this.allow.removeAttribute('title');
     }
@@ -305,14 +292,16 @@ export class GroupCard {
     if (preview.kind === 'diff') {
       // A change with no text has nothing to show in the diff editor.
       const text = preview.hunks.some((hunk) => hunk.rows.length > 0 || (hunk.rowCount ?? 0) > 0);
-      const diff = renderDiff(preview, text ? () => this.options.bridge.send({ type: 'openDiff', callId: call.callId }) : undefined, review, this.options.maxRows, this.options.modeMemory, extras);
-      diffEl = diff.element;
-      loadWholeDiff(call, this.options.bridge, (whole) => diff.setPreview(whole));
-      element.addEventListener('keydown', (event) => {
-        if (!isTextEntry(event.target) && diff.handleKey(event)) {
-          event.preventDefault();
-        }
+      const diff = cardDiff(call, preview, {
+        bridge: this.options.bridge,
+        review,
+        onOpenDiff: text ? () => this.options.bridge.send({ type: 'openDiff', callId: call.callId }) : undefined,
+        maxRows: this.options.maxRows,
+        modeMemory: this.options.modeMemory,
+        toolbarExtras: extras,
       });
+      diffEl = diff.element;
+      reviewKeys(element, diff);
     }
     // Why this file asks where it is not the group's reason (a protected path, changed meanwhile…), then what is true
     // of it alone, then its diff.

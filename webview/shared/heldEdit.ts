@@ -4,7 +4,7 @@
  * or runs, and its Allow names the edit revision it showed (the host refuses an Allow for another).
  */
 import type { PendingCallView } from '../../src/shared/approvals';
-import { editOfProposal } from '../approvals/editPreview';
+import { editOfProposal } from './editPreview';
 import { h, icon } from './bridge';
 import { analysisList } from './callParts';
 

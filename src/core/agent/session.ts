@@ -4,8 +4,8 @@
  * in the chat. The editor is reached through the ports of `AgentSessionDeps`.
  */
 import { randomUUID } from 'node:crypto';
-import type { Gate, GateResult } from '../approval/gate';
-import { allowedByView, grantView } from '../views/grants';
+import type { Gate, WaitingCall } from '../approval/gate';
+import { chatShowsCall } from '../callers';
 import { startTask, type TaskRef } from '../checkpoints/recorder';
 import { landedFiles } from '../checkpoints/landedUnreviewed';
 import { listsChanges, type TaskChanges } from '../checkpoints/taskChanges';
@@ -18,10 +18,9 @@ import type { ToolCallResult, ToolService } from '../tools/service';
 import { builtinToolSpecs } from '../tools/specs';
 import type { ChatEntry } from '../../shared/messages';
 import { defaultSystemPrompt, runAgent, type AgentStopReason, type ToolDecisionNote, type ToolOutcome, type ToolRunner } from './agent';
-import { parseChatDecision, planChatDecision, planQuestionAnswer } from './chatDecisions';
+import { parseChatDecision, planChatDecision, planQuestionAnswer, type WaitingInChat } from './chatDecisions';
 import { toChatMessage, type ChatBook, type ChatRecord, type NoticeActions } from './chats';
 import { TranscriptWriter } from './transcript';
-import { pendingViews, type GateState } from '../views/pendingCall';
 
 /** The most files a task's "changes" entry lists; past it, it says how many more. */
 const maxListedChanges = 200;
@@ -39,7 +38,7 @@ export interface McpForAgent {
 export interface AgentSessionDeps {
   chats: ChatBook;
   tools: Pick<ToolService, 'runBatch'>;
-  gate: GateState & Pick<Gate, 'settle' | 'cancel'>;
+  gate: Pick<Gate, 'waitingCalls' | 'settle' | 'cancel'>;
   /** A chat's session grants end when the person leaves it. */
   endSessionGrants: (chatId: string) => void;
   /** The model of the settings, with its key. */
@@ -164,7 +163,7 @@ export class AgentSession {
   private decideFromChat(text: string): void {
     const chats = this.deps.chats;
     chats.push({ kind: 'user', id: `u-${randomUUID()}`, v: 1, text });
-    const waiting = pendingViews(this.deps.gate).filter((view) => view.source === 'agent');
+    const waiting = this.deps.gate.waitingCalls().filter((call) => chatShowsCall(call.input)).map(inChat);
     // With a question waiting, what the person sends answers it; "yes" / "no" still decide calls that wait beside it.
     const [questionId, question] = [...(this.running?.questions.entries() ?? [])][0] ?? [];
     if (question && questionId !== undefined && (waiting.length === 0 || parseChatDecision(text).kind === 'none')) {
@@ -515,7 +514,7 @@ export class AgentSession {
 /** A call's result as the agent loop takes it: its status in the chat, what the model is told, how it was allowed. */
 function toolOutcome(call: ToolCall, result: ToolCallResult): ToolOutcome {
   const status = result.decision?.verdict === 'deny' ? 'denied' : result.ok ? 'done' : 'failed';
-  const decided = decisionNote(call, result.decision);
+  const decided = decisionNote(call, result);
   const note = result.landed === undefined ? decided : { ...decided, landed: result.landed };
   return { id: call.id, ok: result.ok, output: result.output, status, ...(note ? { note } : {}), ...(result.kept ? { kept: result.kept } : {}) };
 }
@@ -527,14 +526,19 @@ export const resumeNote =
   'were changing, then continue the task.';
 
 /** What the chat entry of an allowed call says about how it was allowed (typed, from the gate's result). */
-function decisionNote(call: ToolCall, decision: GateResult | undefined): ToolDecisionNote | undefined {
+function decisionNote(call: ToolCall, result: ToolCallResult): ToolDecisionNote | undefined {
+  const decision = result.decision;
   if (decision?.verdict !== 'allow') {
     return undefined;
   }
   const note: ToolDecisionNote = {
-    ...(decision.allowedBy ? { allowedBy: allowedByView(decision.allowedBy) } : {}),
-    ...(decision.granted ? { granted: grantView(decision.granted) } : {}),
+    ...result.allowed,
     ...(decision.edited !== undefined && call.name === 'run_in_terminal' ? { ran: decision.edited } : {}),
   };
   return Object.keys(note).length > 0 ? note : undefined;
+}
+
+/** A call waiting for the person as a decision typed in the chat names it. */
+function inChat(call: WaitingCall): WaitingInChat {
+  return { callId: call.callId, argsHash: call.input.call.argsHash, tool: call.input.call.tool, preview: call.input.preview };
 }

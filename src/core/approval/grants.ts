@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { globMatches } from './glob';
 import type { KeyValueStore } from '../storage/keyValueStore';
-import { agentCaller, callerLabel, grantCaller, isOutsideCaller } from '../../shared/callers';
+import { agentCaller, callerLabel, grantCaller, isOutsideCaller } from '../callers';
 
 export const GrantMatcher = z.discriminatedUnion('kind', [
   /** Exactly this call: the tool and its canonical arguments hash. */

@@ -32,7 +32,7 @@ export const RevertedHow = z.enum(['reverted', 'merged', 'restored', 'deleted', 
 export type RevertedHow = z.infer<typeof RevertedHow>;
 
 /** Why an undo left a file as it was (or not all the way back). */
-export const LeftWhy = z.enum(['conflict-kept', 'created-file-kept', 'deleted-since', 'older-changes-remain']);
+export const LeftWhy = z.enum(['conflict-kept', 'created-file-kept', 'deleted-since', 'older-changes-remain', 'not-carried-out']);
 export type LeftWhy = z.infer<typeof LeftWhy>;
 
 /** Why an undo wrote nothing. */

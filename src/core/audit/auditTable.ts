@@ -3,7 +3,7 @@
  * who, why) in the person's time zone. The JSON lines stay the record; lines that do not parse are counted, never
  * guessed at.
  */
-import { agentCaller, callerLabel } from '../../shared/callers';
+import { agentCaller, callerLabel } from '../callers';
 import { AuditLine } from './auditLog';
 
 export interface AuditTable {

@@ -37,11 +37,11 @@ export const landedFiles = (groups: readonly LandedGroup[]): number => groups.re
 export const fileCount = (files: number): string => `${files.toLocaleString('en-US')} file${files === 1 ? '' : 's'}`;
 
 /**
- * "a.txt, 1,204 files in node_modules/ and 3 more files": at most `maxGroups` groups named, the rest (and `more`, files
+ * "a.txt, 1,204 files in node_modules/ and 3 more files": at most `shown` groups named, the rest (and `more`, files
  * a record no longer names) counted.
  */
-export function landedWords(groups: readonly LandedGroup[], more = 0): string {
-  const named = groups.slice(0, maxGroups).map((group) => (group.path.endsWith('/') ? `${fileCount(group.files)} in ${group.path}` : group.path));
-  const rest = landedFiles(groups.slice(maxGroups)) + more;
+export function landedWords(groups: readonly LandedGroup[], more = 0, shown = maxGroups): string {
+  const named = groups.slice(0, shown).map((group) => (group.path.endsWith('/') ? `${fileCount(group.files)} in ${group.path}` : group.path));
+  const rest = landedFiles(groups.slice(shown)) + more;
   return rest === 0 ? named.join(', ') : `${named.join(', ')} and ${rest.toLocaleString('en-US')} more file${rest === 1 ? '' : 's'}`;
 }

@@ -2,33 +2,42 @@
  * Task checkpoints: per chat, task and model turn, what the agent changed through the gate (each file's text before
  * and after, each command that ran), kept in a key-value store (workspace state) so they survive a window reload, and
  * bounded in size: when the stored total passes the budget, the oldest tasks are dropped first, then the oldest turns
- * of the task being recorded, and a note says so. Stored data that does not parse or check out is ignored with a
- * warning, never trusted.
+ * of the task being recorded, and a note says so (budget.ts). Stored data that does not parse or check out is ignored
+ * with a warning, never trusted (records.ts reads a task's stored form).
  *
  * Every change is serialised through one queue, so records of concurrent tool calls never interleave their writes.
  */
 import { Buffer } from 'node:buffer';
 import type { KeyValueStore } from '../storage/keyValueStore';
-import type { CommandGitEffect } from './gitStatus';
-import type { LandedGroup } from './landedUnreviewed';
+import { type BudgetView, DEFAULT_CHECKPOINT_BUDGET_BYTES, budgetMessages, keepsTurnAlone, nextDrop } from './budget';
+import {
+  type RecordInput,
+  type TaskSummary,
+  type TurnRef,
+  checkInput,
+  describeIssue,
+  newTask,
+  readStoredTask,
+  storedEntryOf,
+  summaryOf,
+  taskRecordOf,
+  textRoots,
+} from './records';
 import {
   CHECKPOINT_VERSION,
   CheckpointIndex,
-  IndexEntry,
+  type IndexEntry,
   indexKey,
-  StoredCommandEntry,
-  StoredFileEntry,
-  StoredTask,
-  StoredTurn,
-  StoredUnreviewedEntry,
+  type StoredTask,
+  type StoredTurn,
   taskKeyPrefix,
-  type CommandRecord,
   type DropNote,
-  type FileContent,
   type TaskRecord,
-  type TurnRecord,
 } from './schema';
-import { CorruptCheckpoint, TextStore } from './texts';
+import { TextStore } from './texts';
+
+// What the store's callers name, from the files that hold each.
+export type { RecordInput, TaskSummary, TurnRef } from './records';
 
 /** The key-value store the checkpoints live in (VS Code's workspace state, mirrored to a file by the wiring). */
 export interface CheckpointStorage extends KeyValueStore {
@@ -36,7 +45,6 @@ export interface CheckpointStorage extends KeyValueStore {
   keys?(): readonly string[];
 }
 
-export const DEFAULT_CHECKPOINT_BUDGET_BYTES = 16 * 1024 * 1024;
 const MAX_NOTES = 100;
 
 export interface CheckpointStoreOptions {
@@ -46,35 +54,10 @@ export interface CheckpointStoreOptions {
   now?: () => Date;
 }
 
-/** Where a change belongs: the chat, the task (one prompt), and the model turn within it (0-based). */
-export interface TurnRef {
-  chatId: string;
-  taskId: string;
-  turn: number;
-  /** Shown in lists; taken when the task is first recorded. */
-  title?: string;
-}
-
-export type RecordInput =
-  | { kind: 'file'; path: string; relativePath?: string; tool: string; before: FileContent; after: FileContent }
-  | { kind: 'command'; command: string; cwd: string; exitCode?: number | null; git?: CommandGitEffect; staged?: boolean; recovered?: string[] }
-  | { kind: 'unreviewed'; command: string; groups: LandedGroup[]; more?: number };
-
 export type RecordOutcome =
   | { kind: 'recorded'; taskBytes: number; totalBytes: number; dropped: DropNote[] }
   /** The turn alone is larger than the budget (or was dropped before): this change has no checkpoint. */
   | { kind: 'not-recorded'; note: DropNote; dropped: DropNote[] };
-
-export interface TaskSummary {
-  chatId: string;
-  taskId: string;
-  title?: string;
-  startedAt: string;
-  updatedAt: string;
-  bytes: number;
-  turns: { turn: number; undone: boolean }[];
-  droppedTurns: number[];
-}
 
 export type LoadResult =
   | { kind: 'ok'; task: TaskRecord }
@@ -88,60 +71,6 @@ interface Loaded {
 }
 
 const emptyIndex = (): CheckpointIndex => ({ version: CHECKPOINT_VERSION, revision: 0, nextSeq: 0, tasks: [], notes: [] });
-
-function describeIssue(error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {
-  const issue = error.issues[0];
-  return issue ? `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}` : 'unknown';
-}
-
-function turnList(turns: readonly number[]): string {
-  return turns.map((turn) => turn + 1).join(', ');
-}
-
-/** Why the stored schema would not read this change back, if it would not. */
-function checkInput(ref: TurnRef, input: RecordInput): string | undefined {
-  const at = new Date(0).toISOString();
-  const entry =
-    input.kind === 'file'
-      ? StoredFileEntry.safeParse({ kind: 'file', path: input.path, ...(input.relativePath !== undefined ? { relativePath: input.relativePath } : {}), tool: input.tool, at, before: null, after: null })
-      : input.kind === 'unreviewed'
-        ? StoredUnreviewedEntry.safeParse({ ...input, at })
-        : StoredCommandEntry.safeParse({ ...input, at });
-  const turn = StoredTurn.safeParse({ turn: ref.turn, startedAt: at, entries: [] });
-  const ids = IndexEntry.pick({ chatId: true, taskId: true }).safeParse({ chatId: ref.chatId, taskId: ref.taskId });
-  for (const result of [ids, turn, entry]) {
-    if (!result.success) {
-      return describeIssue(result.error);
-    }
-  }
-  return undefined;
-}
-
-/** The texts the turns' file entries name. */
-function textRoots(turns: readonly StoredTurn[]): string[] {
-  const roots: string[] = [];
-  for (const turn of turns) {
-    for (const entry of turn.entries) {
-      if (entry.kind === 'file') {
-        roots.push(...[entry.before, entry.after].filter((hash): hash is string => hash !== null));
-      }
-    }
-  }
-  return roots;
-}
-
-function commandRecord(change: StoredCommandEntry): CommandRecord {
-  return {
-    kind: 'command',
-    command: change.command,
-    cwd: change.cwd,
-    at: change.at,
-    ...(change.exitCode !== undefined ? { exitCode: change.exitCode } : {}),
-    ...(change.git !== undefined ? { git: structuredClone(change.git) } : {}),
-    ...(change.staged === true ? { staged: true } : {}),
-    ...(change.recovered !== undefined ? { recovered: [...change.recovered] } : {}),
-  };
-}
 
 export class CheckpointStore {
   private index: CheckpointIndex;
@@ -214,39 +143,8 @@ export class CheckpointStore {
     if (cached) {
       return cached;
     }
-    const raw = this.storage.get(taskKeyPrefix + String(entry.seq));
-    if (typeof raw !== 'string') {
-      throw new CorruptCheckpoint(raw === undefined ? 'its stored value is missing' : 'its stored value is not a JSON text');
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(raw);
-    } catch {
-      throw new CorruptCheckpoint('its stored value is not valid JSON');
-    }
-    const parsed = StoredTask.safeParse(json);
-    if (!parsed.success) {
-      throw new CorruptCheckpoint(`it does not fit the expected format (${describeIssue(parsed.error)})`);
-    }
-    if (parsed.data.chatId !== entry.chatId || parsed.data.taskId !== entry.taskId) {
-      throw new CorruptCheckpoint('its stored value belongs to another task');
-    }
-    const loaded = { entry, stored: parsed.data, texts: new TextStore(parsed.data.texts) };
-    // Every text is rebuilt and checked once, so that nothing is built on a text that does not check out.
-    for (const hash of Object.keys(parsed.data.texts)) {
-      loaded.texts.get(hash);
-    }
-    for (const turn of parsed.data.turns) {
-      for (const change of turn.entries) {
-        if (change.kind === 'file') {
-          for (const hash of [change.before, change.after]) {
-            if (hash !== null) {
-              loaded.texts.get(hash);
-            }
-          }
-        }
-      }
-    }
+    const { stored, texts } = readStoredTask(this.storage.get(taskKeyPrefix + String(entry.seq)), entry);
+    const loaded = { entry, stored, texts };
     this.cache.set(entry.seq, loaded);
     return loaded;
   }
@@ -321,28 +219,7 @@ export class CheckpointStore {
       }
     }
     if (!loaded) {
-      const title = ref.title?.slice(0, 500);
-      const entry: IndexEntry = {
-        chatId: ref.chatId,
-        taskId: ref.taskId,
-        ...(title !== undefined ? { title } : {}),
-        seq: this.index.nextSeq++,
-        startedAt: at,
-        updatedAt: at,
-        bytes: 0,
-        turns: [],
-        droppedTurns: [],
-      };
-      const stored: StoredTask = {
-        version: CHECKPOINT_VERSION,
-        chatId: ref.chatId,
-        taskId: ref.taskId,
-        ...(title !== undefined ? { title } : {}),
-        startedAt: at,
-        turns: [],
-        droppedTurns: [],
-        texts: {},
-      };
+      const { entry, stored } = newTask(ref, this.index.nextSeq++, at);
       loaded = { entry, stored, texts: new TextStore(stored.texts) };
       this.index.tasks.push(entry);
       this.cache.set(entry.seq, loaded);
@@ -365,41 +242,7 @@ export class CheckpointStore {
       task.stored.turns.push(turn);
       task.stored.turns.sort((a, b) => a.turn - b.turn);
     }
-    if (input.kind === 'file') {
-      // The file's latest text in this task: a later base is usually that text, or close to it.
-      let previous: string | null | undefined;
-      for (const other of [...task.stored.turns].reverse()) {
-        const last = [...other.entries].reverse().find((change) => change.kind === 'file' && change.path === input.path);
-        if (last?.kind === 'file') {
-          previous = last.after ?? last.before;
-          break;
-        }
-      }
-      const before = input.before === null ? null : task.texts.add(input.before, [previous]);
-      const after = input.after === null ? null : task.texts.add(input.after, [before, previous]);
-      turn.entries.push({
-        kind: 'file',
-        path: input.path,
-        ...(input.relativePath !== undefined ? { relativePath: input.relativePath } : {}),
-        tool: input.tool,
-        at,
-        before,
-        after,
-      });
-    } else if (input.kind === 'unreviewed') {
-      turn.entries.push({ kind: 'unreviewed', command: input.command, at, groups: input.groups.map((group) => ({ ...group })), ...(input.more !== undefined && input.more > 0 ? { more: input.more } : {}) });
-    } else {
-      turn.entries.push({
-        kind: 'command',
-        command: input.command,
-        cwd: input.cwd,
-        at,
-        ...(input.exitCode !== undefined ? { exitCode: input.exitCode } : {}),
-        ...(input.git !== undefined ? { git: input.git } : {}),
-        ...(input.staged === true ? { staged: true } : {}),
-        ...(input.recovered !== undefined && input.recovered.length > 0 ? { recovered: input.recovered } : {}),
-      });
-    }
+    turn.entries.push(storedEntryOf(input, at, task.stored.turns, task.texts));
     let json = this.serialise(task);
     const result = await this.enforceBudget(task, json, ref.turn);
     dropped.push(...result.dropped);
@@ -414,7 +257,7 @@ export class CheckpointStore {
     return { kind: 'recorded', taskBytes: task.entry.bytes, totalBytes: this.totalBytes(), dropped };
   }
 
-  /** Drops what is oldest until the total fits the budget. The current task's value is not yet written. */
+  /** Drops what the budget (budget.ts) says, until the total fits. The current task's value is not yet written. */
   private async enforceBudget(
     current: Loaded | undefined,
     json: string,
@@ -429,22 +272,21 @@ export class CheckpointStore {
         taskId: current?.entry.taskId ?? '',
         turns: [turn],
         bytes,
-        message: `the changes of turn ${turn + 1} are larger than the checkpoint budget (${this.budget} bytes) and were not kept; they cannot be undone`,
+        message: budgetMessages.turnOverBudget(turn, this.budget),
       });
       dropped.push(notRecorded);
     };
-    // A turn that alone is over the budget is not kept, and costs nothing older.
     const recording = current?.stored.turns.find((turn) => turn.turn === recordingTurn);
     if (current && recording && this.totalBytes() > this.budget) {
       const alone = this.bytesOfTurnAlone(current, recording);
-      if (alone > this.budget) {
+      if (!keepsTurnAlone(this.budget, alone)) {
         this.dropTurns(current, [recording.turn]);
         json = this.serialise(current);
         dropCurrentTurn(recording.turn, alone);
       }
     }
-    while (this.totalBytes() > this.budget) {
-      const victim = this.index.tasks.find((entry) => entry !== current?.entry);
+    for (let drop = nextDrop(this.budgetView(current)); drop !== undefined; drop = nextDrop(this.budgetView(current))) {
+      const victim = drop.kind === 'task' ? this.index.tasks[drop.index] : undefined;
       if (victim) {
         await this.removeTask(victim);
         const turns = victim.turns.map((turn) => turn.turn);
@@ -455,38 +297,43 @@ export class CheckpointStore {
             taskId: victim.taskId,
             turns,
             bytes: victim.bytes,
-            message: `the checkpoints of task "${victim.title ?? victim.taskId}" were dropped to stay within the checkpoint budget; its changes can no longer be undone`,
+            message: budgetMessages.taskDropped(victim.title ?? victim.taskId),
           }),
         );
         continue;
       }
-      if (!current || current.stored.turns.length === 0) {
+      if (!current || drop.kind !== 'turn') {
         break; // nothing left to drop
       }
-      const oldest = current.stored.turns[0];
-      if (!oldest) {
-        break;
-      }
       const before = current.entry.bytes;
-      this.dropTurns(current, [oldest.turn]);
+      this.dropTurns(current, [drop.turn]);
       json = this.serialise(current);
       const bytes = before - current.entry.bytes;
-      if (oldest.turn === recordingTurn) {
-        dropCurrentTurn(oldest.turn, bytes);
+      if (drop.turn === recordingTurn) {
+        dropCurrentTurn(drop.turn, bytes);
       } else {
         dropped.push(
           this.note({
             kind: 'turns-dropped',
             chatId: current.entry.chatId,
             taskId: current.entry.taskId,
-            turns: [oldest.turn],
+            turns: [drop.turn],
             bytes,
-            message: `the checkpoints of turn ${turnList([oldest.turn])} of task "${current.entry.title ?? current.entry.taskId}" were dropped to stay within the checkpoint budget; that turn can no longer be undone`,
+            message: budgetMessages.turnDropped(drop.turn, current.entry.title ?? current.entry.taskId),
           }),
         );
       }
     }
     return { json, dropped, ...(notRecorded ? { notRecorded } : {}) };
+  }
+
+  /** What the budget sees: every task's size, oldest first, which of them is `current`, and its turns. */
+  private budgetView(current: Loaded | undefined): BudgetView {
+    return {
+      budget: this.budget,
+      tasks: this.index.tasks.map((entry) => ({ bytes: entry.bytes, current: entry === current?.entry })),
+      currentTurns: current?.stored.turns.map((turn) => turn.turn) ?? [],
+    };
   }
 
   /** Sum of the stored tasks' sizes. */
@@ -524,18 +371,7 @@ export class CheckpointStore {
   tasks(chatId?: string): TaskSummary[] {
     return this.index.tasks
       .filter((entry) => chatId === undefined || entry.chatId === chatId)
-      .map(
-        (entry): TaskSummary => ({
-          chatId: entry.chatId,
-          taskId: entry.taskId,
-          ...(entry.title !== undefined ? { title: entry.title } : {}),
-          startedAt: entry.startedAt,
-          updatedAt: entry.updatedAt,
-          bytes: entry.bytes,
-          turns: entry.turns.map((turn) => ({ ...turn })),
-          droppedTurns: [...entry.droppedTurns],
-        }),
-      )
+      .map(summaryOf)
       .reverse();
   }
 
@@ -559,39 +395,7 @@ export class CheckpointStore {
       }
       try {
         const { stored, texts } = this.loadStored(entry);
-        const text = (hash: string | null): string | null => (hash === null ? null : texts.get(hash));
-        const task: TaskRecord = {
-          chatId: stored.chatId,
-          taskId: stored.taskId,
-          ...(stored.title !== undefined ? { title: stored.title } : {}),
-          startedAt: stored.startedAt,
-          droppedTurns: [...stored.droppedTurns],
-          turns: stored.turns.map(
-            (turn: StoredTurn): TurnRecord => ({
-              turn: turn.turn,
-              startedAt: turn.startedAt,
-              ...(turn.undoneAt !== undefined ? { undoneAt: turn.undoneAt } : {}),
-              changes: turn.entries.map((change) =>
-                change.kind === 'file'
-                  ? {
-                      kind: 'file' as const,
-                      path: change.path,
-                      ...(change.relativePath !== undefined ? { relativePath: change.relativePath } : {}),
-                      tool: change.tool,
-                      at: change.at,
-                      before: text(change.before),
-                      after: text(change.after),
-                      beforeHash: change.before,
-                      afterHash: change.after,
-                    }
-                  : change.kind === 'unreviewed'
-                    ? { kind: 'unreviewed' as const, command: change.command, at: change.at, groups: change.groups.map((group) => ({ ...group })), ...(change.more !== undefined ? { more: change.more } : {}) }
-                    : commandRecord(change),
-              ),
-            }),
-          ),
-        };
-        return { kind: 'ok', task };
+        return { kind: 'ok', task: taskRecordOf(stored, texts) };
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         const note = await this.dropUnreadable(entry, reason);

@@ -14,8 +14,8 @@ import { sha256 } from '../approval/hash';
 import { merge3, type MergeConflict } from '../diff/merge3';
 import type { FileVersion } from '../review/hunks';
 import { describeGitStatus, type CommandGitEffect } from './gitStatus';
-import { landedWords } from './landedUnreviewed';
-import type { CommandRecord, FileChangeRecord, FileContent, TaskRecord, TurnRecord } from './schema';
+import { fileCount } from './landedUnreviewed';
+import type { CommandRecord, FileChangeRecord, FileContent, TaskRecord, TurnRecord, UnreviewedRecord } from './schema';
 
 /** The files' contents now, by path (null: the file does not exist). */
 export type CurrentContents = ReadonlyMap<string, FileContent>;
@@ -77,10 +77,25 @@ export interface CommandUndoNote {
   message: string;
 }
 
+/**
+ * A file (or a folder's files) a staged command landed without review: nothing holds its before, so the undo keeps it,
+ * and says so by name at the moment it matters.
+ */
+export interface UnreviewedUndoNote {
+  turn: number;
+  command: string;
+  /** A file, or a folder's files (ends in `/`), relative to the workspace; '' for files a record only counts. */
+  path: string;
+  files: number;
+  message: string;
+}
+
 export interface UndoPlan {
   files: FileUndo[];
   /** Newest first. */
   commands: CommandUndoNote[];
+  /** What commands landed without review, oldest first: kept, named. */
+  unreviewed: UnreviewedUndoNote[];
   /** Other things the person should know (dropped turns, turns already undone). */
   notes: string[];
   /** Whether applying it writes or deletes anything without asking. */
@@ -287,12 +302,12 @@ export function planUndo(turns: readonly TurnRecord[], current: CurrentContents)
   const ordered = [...turns].sort((a, b) => a.turn - b.turn);
   const byPath = new Map<string, { relativePath?: string; changes: { turn: number; change: FileChangeRecord }[] }>();
   const commands: CommandUndoNote[] = [];
-  const notes: string[] = [];
+  const unreviewed: UnreviewedUndoNote[] = [];
   for (const turn of ordered) {
     for (const change of turn.changes) {
       if (change.kind === 'unreviewed') {
-        // Nothing holds their before: said, never silently left out.
-        notes.push(`\`${change.command}\` landed files without review, which cannot be undone: ${landedWords(change.groups, change.more)}`);
+        // Nothing holds their before: named as kept, never silently left out.
+        unreviewed.push(...describeUnreviewed(turn.turn, change));
         continue;
       }
       if (change.kind === 'command') {
@@ -319,18 +334,34 @@ export function planUndo(turns: readonly TurnRecord[], current: CurrentContents)
     files.push(planFile(path, file.relativePath, file.changes, current.get(path) ?? null));
   }
   commands.reverse();
-  return summarise(files, commands, notes);
+  return summarise(files, commands, [], unreviewed);
 }
 
-function summarise(files: FileUndo[], commands: CommandUndoNote[], notes: string[]): UndoPlan {
+/** Why a path landed without review: git's own data, or an output git ignores. */
+const unreviewedWhy = (path: string, files: number, command: string): string =>
+  /(^|\/)\.git(\/|$)/.test(path) ? `git's own data written by \`${command}\`` : `${files === 1 && !path.endsWith('/') ? 'a git-ignored output' : 'git-ignored outputs'} of \`${command}\``;
+
+/** "dist/bundle.js: a git-ignored output of `npm run gen`, landed without review, not kept for undo", a line per group. */
+function describeUnreviewed(turn: number, record: UnreviewedRecord): UnreviewedUndoNote[] {
+  const tail = 'landed without review, not kept for undo';
+  const notes = record.groups.map((group) => {
+    const name = group.path.endsWith('/') ? `${group.path} (${fileCount(group.files)})` : group.path;
+    return { turn, command: record.command, path: group.path, files: group.files, message: `${name}: ${unreviewedWhy(group.path, group.files, record.command)}, ${tail}` };
+  });
+  const more = record.more ?? 0;
+  return more > 0 ? [...notes, { turn, command: record.command, path: '', files: more, message: `${more.toLocaleString('en-US')} more file${more === 1 ? '' : 's'} written by \`${record.command}\`: ${tail}` }] : notes;
+}
+
+function summarise(files: FileUndo[], commands: CommandUndoNote[], notes: string[], unreviewed: UnreviewedUndoNote[]): UndoPlan {
   const writes = files.some((file) => file.kind === 'revert' || file.kind === 'merge' || file.kind === 'restore' || file.kind === 'delete');
   const needsAttention = files.some((file) => file.kind === 'conflict' || file.kind === 'confirm-delete' || file.kind === 'deleted-since');
   const text = [
     ...(files.length === 0 ? ['No file changes to undo.'] : files.map((file) => file.message)),
     ...commands.map((command) => command.message),
+    ...unreviewed.map((note) => note.message),
     ...notes,
   ].join('\n');
-  return { files, commands, notes, writes, needsAttention, text };
+  return { files, commands, unreviewed, notes, writes, needsAttention, text };
 }
 
 /** Plans undoing one turn of a task; its later turns' changes are kept like the person's. */
@@ -342,11 +373,11 @@ export function planTurnUndo(task: TaskRecord, turn: number, current: CurrentCon
       dropped
         ? `Turn ${turn + 1} can no longer be undone: its checkpoint was dropped to stay within the checkpoint budget.`
         : `Turn ${turn + 1} made no recorded changes.`,
-    ]);
+    ], []);
   }
   const plan = planUndo([record], current);
   if (record.undoneAt !== undefined) {
-    return summarise(plan.files, plan.commands, [`Turn ${turn + 1} was already undone at ${record.undoneAt}.`]);
+    return summarise(plan.files, plan.commands, [...plan.notes, `Turn ${turn + 1} was already undone at ${record.undoneAt}.`], plan.unreviewed);
   }
   return plan;
 }
@@ -360,7 +391,7 @@ export function turnsToUndo(task: TaskRecord): TurnRecord[] {
 export function planTaskUndo(task: TaskRecord, current: CurrentContents): UndoPlan {
   const turns = turnsToUndo(task);
   const plan = planUndo(turns, current);
-  const notes: string[] = [];
+  const notes: string[] = [...plan.notes];
   const undone = task.turns.filter((turn) => turn.undoneAt !== undefined).map((turn) => turn.turn + 1);
   if (undone.length > 0) {
     notes.push(
@@ -375,5 +406,5 @@ export function planTaskUndo(task: TaskRecord, current: CurrentContents): UndoPl
       `Turn${dropped.length === 1 ? '' : 's'} ${dropped.join(', ')} can no longer be undone: ${dropped.length === 1 ? 'its checkpoint was' : 'their checkpoints were'} dropped to stay within the checkpoint budget.`,
     );
   }
-  return summarise(plan.files, plan.commands, notes);
+  return summarise(plan.files, plan.commands, notes, plan.unreviewed);
 }

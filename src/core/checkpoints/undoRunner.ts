@@ -8,6 +8,8 @@
  * A file the person kept (a conflict answered "keep mine", a created file they kept, a file deleted since) leaves its
  * turns not undone, so the same undo offers them again; terminal commands are listed, never reverted.
  *
+ * What it says, before and after, is undoWording.ts.
+ *
  * Ports: `UndoFiles` (read a file, apply all writes at once: one WorkspaceEdit in VS Code, so the undo is itself
  * undoable) and `UndoQuestions` (the merge or diff editor and a modal in VS Code).
  */
@@ -16,7 +18,11 @@ import type { LeftWhy, NotUndoneReason, RevertedHow, UndoAuditEntry } from '../a
 import type { FileVersion } from '../review/hunks';
 import type { FileContent, TaskRecord } from './schema';
 import type { CheckpointStore } from './store';
-import { planTaskUndo, planTurnUndo, turnsToUndo, undoPaths, type CommandUndoNote, type FileUndo, type UndoPlan } from './undo';
+import { planTaskUndo, planTurnUndo, turnsToUndo, undoPaths, type CommandUndoNote, type FileUndo, type UndoPlan, type UnreviewedUndoNote } from './undo';
+import { type LeftFile, type RevertedFile, type UnchangedFile, type UndoPreview, plural, previewLines, undoneWords } from './undoWording';
+
+// What the runner's callers name, from the file that holds it.
+export { undoWouldChange, type LeftFile, type PreviewLine, type RevertedFile, type UnchangedFile, type UndoPreview } from './undoWording';
 
 export type ConflictUndo = Extract<FileUndo, { kind: 'conflict' }>;
 export type ConfirmDeleteUndo = Extract<FileUndo, { kind: 'confirm-delete' }>;
@@ -87,16 +93,6 @@ export function undoRequest(scope: UndoRequest['scope'], arg: unknown, activeCha
   };
 }
 
-interface FileOutcomeBase {
-  path: string;
-  relativePath?: string;
-  turns: number[];
-  message: string;
-}
-export type RevertedFile = FileOutcomeBase & { how: RevertedHow };
-export type LeftFile = FileOutcomeBase & { why: LeftWhy };
-export type UnchangedFile = FileOutcomeBase;
-
 export type UndoResult =
   | {
       kind: 'undone';
@@ -113,6 +109,8 @@ export type UndoResult =
       unchanged: UnchangedFile[];
       /** Newest first: they ran, and cannot be reverted. */
       commands: CommandUndoNote[];
+      /** What commands landed without review: kept (nothing holds its before), named. */
+      unreviewed: UnreviewedUndoNote[];
       notes: string[];
       /** One line for a notification. */
       summary: string;
@@ -120,50 +118,6 @@ export type UndoResult =
       text: string;
     }
   | { kind: 'not-undone'; reason: NotUndoneReason; chatId?: string; taskId?: string; message: string };
-
-/** One line of an undo's preview: a file it would put back, one it would ask about, one it would keep, a command it cannot undo. */
-export interface PreviewLine {
-  group: 'revert' | 'ask' | 'keep' | 'command';
-  file?: string;
-  command?: string;
-  text: string;
-}
-
-export interface UndoPreview {
-  kind: 'preview';
-  chatId: string;
-  taskId: string;
-  turns: number[];
-  lines: PreviewLine[];
-  notes: string[];
-}
-
-/** Whether undoing would change anything (a file put back, or asked about): only then is Undo offered. */
-export const undoWouldChange = (lines: readonly Pick<PreviewLine, 'group'>[]): boolean => lines.some((line) => line.group === 'revert' || line.group === 'ask');
-
-/** What undoing would do to one file, said before it is done. */
-function previewLine(file: FileUndo): PreviewLine {
-  const name = file.relativePath ?? file.path;
-  const line = (group: PreviewLine['group'], what: string): PreviewLine => ({ group, file: name, text: `${name}: ${what}` });
-  switch (file.kind) {
-    case 'revert':
-      return line('revert', "put back as it was before the agent's change");
-    case 'merge':
-      return line('revert', "the agent's change taken out; your later edits elsewhere in the file kept");
-    case 'restore':
-      return line('revert', 'restored (the agent deleted it)');
-    case 'delete':
-      return line('revert', 'deleted (the agent created it, and it is unchanged since)');
-    case 'conflict':
-      return line('ask', "your later edits overlap the agent's change: you will be asked to keep yours or write a merge");
-    case 'confirm-delete':
-      return line('ask', 'created by the agent and changed since: you will be asked before it is deleted');
-    case 'already-reverted':
-      return line('keep', "already as before the agent's change; nothing to write");
-    case 'deleted-since':
-      return line('keep', 'deleted since the agent changed it; left deleted');
-  }
-}
 
 export interface UndoRunnerDeps {
   store: Pick<CheckpointStore, 'tasks' | 'latestTask' | 'load' | 'markUndone'>;
@@ -186,9 +140,6 @@ interface Decided {
 }
 
 const cleanHow: Partial<Record<FileUndo['kind'], RevertedHow>> = { revert: 'reverted', merge: 'merged', restore: 'restored', delete: 'deleted' };
-
-const turnList = (turns: readonly number[]): string => turns.map((turn) => turn + 1).join(', ');
-const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 export class UndoRunner {
   private queue: Promise<unknown> = Promise.resolve();
@@ -230,7 +181,7 @@ export class UndoRunner {
       chatId: task.chatId,
       taskId: task.taskId,
       turns,
-      lines: [...planned.files.map(previewLine), ...planned.commands.map((command): PreviewLine => ({ group: 'command', command: command.command, text: `${command.command}: a terminal command; it ran, and cannot be undone` }))],
+      lines: previewLines(planned),
       notes: planned.notes,
     };
   }
@@ -285,9 +236,44 @@ export class UndoRunner {
         lastChanged = applied.path;
         continue;
       }
-      return this.finish(request.scope, task, turns, planned, decided);
+      return this.finish(request.scope, task, turns, planned, await this.verified(decided));
     }
     return this.fail(request.scope, task, turns, 'kept-changing', `${lastChanged} kept changing while the undo was prepared; nothing was written, try again`);
+  }
+
+  /**
+   * What the undo says it did is what happened: each file it wrote is read back once the edit was applied, and one that
+   * does not hold what was written (a delete VS Code did not carry out, a write that did not take) is reported as not
+   * put back, with why, and leaves its turns not undone, so the same undo offers it again.
+   */
+  private async verified(decided: Decided): Promise<Decided> {
+    const missed = new Map<string, string>();
+    await Promise.all(
+      decided.writes.map(async (write) => {
+        const name = write.relativePath ?? write.path;
+        try {
+          const now = await this.deps.files.read(write.path);
+          if (write.text === null && now !== null) {
+            missed.set(write.path, `${name}: NOT deleted: the edit was applied, yet the file is still there; delete it by hand if it should go`);
+          } else if (write.text !== null && now === null) {
+            missed.set(write.path, `${name}: NOT put back: the edit was applied, yet the file is not there`);
+          } else if (write.text !== null && now !== write.text) {
+            missed.set(write.path, `${name}: NOT put back: the edit was applied, yet the file does not hold the text put back`);
+          }
+        } catch (error) {
+          missed.set(write.path, `${name}: not known to be put back: it could not be read after the edit (${error instanceof Error ? error.message : String(error)})`);
+        }
+      }),
+    );
+    if (missed.size === 0) {
+      return decided;
+    }
+    return {
+      writes: decided.writes,
+      reverted: decided.reverted.filter((file) => !missed.has(file.path)),
+      left: [...decided.left, ...decided.reverted.filter((file) => missed.has(file.path)).map((file): LeftFile => ({ ...file, why: 'not-carried-out', message: missed.get(file.path) ?? file.message }))],
+      unchanged: decided.unchanged,
+    };
   }
 
   /** The files as they are now, by path; or why one could not be read. */
@@ -388,21 +374,7 @@ export class UndoRunner {
     if (undoneTurns.length > 0) {
       await this.deps.store.markUndone(task.chatId, task.taskId, undoneTurns);
     }
-    const what = scope === 'task' ? `task "${task.title ?? task.taskId}"` : `turn ${turnList(turns)} of "${task.title ?? task.taskId}"`;
-    const parts = [
-      decided.reverted.length > 0 ? `${plural(decided.reverted.length, 'file')} put back` : 'no file written',
-      ...(decided.left.length > 0 ? [`${plural(new Set(decided.left.map((file) => file.path)).size, 'file')} left as they are`] : []),
-      ...(plan.commands.length > 0 ? [`${plural(plan.commands.length, 'terminal command')} cannot be undone`] : []),
-    ];
-    const summary = `Undid ${what}: ${parts.join('; ')}.`;
-    const text = [
-      summary,
-      ...decided.reverted.map((file) => file.message),
-      ...decided.left.map((file) => file.message),
-      ...decided.unchanged.map((file) => file.message),
-      ...plan.commands.map((command) => command.message),
-      ...plan.notes,
-    ].join('\n');
+    const { summary, text } = undoneWords(scope, task, turns, plan, decided);
     this.audit(scope, task, turns, undoneTurns, 'undone', decided, plan.commands, summary);
     return {
       kind: 'undone',
@@ -416,6 +388,7 @@ export class UndoRunner {
       left: decided.left,
       unchanged: decided.unchanged,
       commands: plan.commands,
+      unreviewed: plan.unreviewed,
       notes: plan.notes,
       summary,
       text,

@@ -6,15 +6,16 @@
  * Who can reach it: it listens on 127.0.0.1 alone, and every request must carry the workspace's secret
  * (`Authorization: Bearer …`, compared in constant time). A request from a web page (it has an `Origin`) or naming
  * another host (DNS rebinding) is refused before the secret is looked at. Each client's calls go through the gate as the
- * agent's do, recorded under the name and version it gave in `initialize` (src/shared/callers.ts).
+ * agent's do, recorded under the name and version it gave in `initialize` (src/core/callers.ts).
  */
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { mcpClientSource } from '../../shared/callers';
+import { mcpClientSource } from '../callers';
 import { gateToolListing } from '../tools/lmTools';
-import { lmToolSources, type LmToolSource } from '../tools/lmToolNames';
+import { lmToolSources } from '../tools/lmToolNames';
+import { notRunOutput, readToolCall, type CheckedCall } from '../tools/callInput';
 import type { LogPort } from '../tools/ports';
 import type * as SdkModule from '../mcp/sdk';
 import { endpointStateKey } from './keptEndpoint';
@@ -23,9 +24,9 @@ import { copiedPortChange, noteText, portsToTry, readIdentity, settleIdentity, w
 type Sdk = typeof SdkModule;
 type SessionTransport = InstanceType<Sdk['StreamableHTTPServerTransport']>;
 
-/** What the endpoint needs of Toolgate: one call through the gate, as `source`, cancelled by `signal`. */
+/** What the endpoint needs of Toolgate: one checked call through the gate, as its `source`, cancelled by `signal`. */
 export interface EndpointPorts {
-  run(tool: LmToolSource, args: unknown, source: string, signal: AbortSignal): Promise<{ ok: boolean; output: string }>;
+  run(call: CheckedCall, signal: AbortSignal): Promise<{ ok: boolean; output: string }>;
   log: LogPort;
 }
 
@@ -37,6 +38,8 @@ export interface McpEndpointInfo {
 
 /** Open sessions kept at most; a new one past this closes the one used longest ago (clients often never say goodbye). */
 const maxSessions = 32;
+/** The tools/call arguments kept for their handlers at most, per session (each is taken as its handler starts). */
+const maxSentKept = 64;
 /** The largest request body read (a write_file of a big file fits; more is refused, never buffered). */
 const maxBodyBytes = 16 * 2 ** 20;
 /** While a call waits for the person, a client that asked for progress hears every this often, so it does not time out. */
@@ -228,8 +231,26 @@ export class McpEndpoint {
       },
     });
     const session: Session = { transport, lastUsed: Date.now() };
+    // The arguments of each tools/call as the client sent them, by request id, until its handler takes them: the SDK's
+    // schema rebuilds them (zod's record), which drops a `__proto__` key, so the call would go on without what the
+    // client sent (and its card would not show it). Set before the server's own hook, which runs after this one.
+    const sent = new Map<string | number, unknown>();
+    transport.onmessage = (message) => {
+      if ('method' in message && message.method === 'tools/call' && 'id' in message) {
+        sent.set(message.id, message.params?.['arguments']);
+        // A call the SDK refuses before its handler is never taken: the oldest go past a bound.
+        for (const id of sent.keys()) {
+          if (sent.size <= maxSentKept) {
+            break;
+          }
+          sent.delete(id);
+        }
+      }
+    };
     server.setRequestHandler(this.sdk.ListToolsRequestSchema, () => ({ tools: gateToolListing() }));
     server.setRequestHandler(this.sdk.CallToolRequestSchema, (request, extra) => {
+      const args = sent.has(extra.requestId) ? sent.get(extra.requestId) : request.params.arguments;
+      sent.delete(extra.requestId);
       const client = server.getClientVersion();
       const source = mcpClientSource(client?.name ?? 'unnamed', client?.version ?? '?');
       const progressToken = request.params._meta?.progressToken;
@@ -241,7 +262,7 @@ export class McpEndpoint {
               beat += 1;
               void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: beat, message: 'waiting for the decision in VS Code' } }).catch(() => undefined);
             }, this.progressEveryMs);
-      return this.call(request.params.name, request.params.arguments ?? {}, source, extra.signal).finally(() => {
+      return this.call(request.params.name, args, source, extra.signal).finally(() => {
         clearInterval(progress);
       });
     });
@@ -255,12 +276,17 @@ export class McpEndpoint {
     return session;
   }
 
-  private async call(name: string, args: Record<string, unknown>, source: string, signal: AbortSignal): Promise<CallToolResult> {
+  /** One tools/call: its name and arguments checked first (src/core/tools/callInput.ts), then through the gate. */
+  private async call(name: string, args: unknown, source: string, signal: AbortSignal): Promise<CallToolResult> {
     const tool = lmToolSources.find((candidate) => candidate === name);
     if (tool === undefined) {
-      return { content: [{ type: 'text', text: `unknown tool "${name}": Toolgate serves ${lmToolSources.join(', ')}` }], isError: true };
+      return { content: [{ type: 'text', text: `unknown tool ${JSON.stringify(name.slice(0, 200))}: Toolgate serves ${lmToolSources.join(', ')}` }], isError: true };
     }
-    const result = await this.ports.run(tool, args, source, signal);
+    const read = readToolCall(tool, args);
+    if (!read.ok) {
+      return { content: [{ type: 'text', text: notRunOutput(read.error) }], isError: true };
+    }
+    const result = await this.ports.run({ ...read.call, source }, signal);
     this.ports.log.info(`[mcp-endpoint] ${tool} from ${source}: ${result.ok ? 'done' : 'not done'}`);
     return { content: [{ type: 'text', text: result.output }], isError: !result.ok };
   }

@@ -8,6 +8,9 @@ import { lmToolName, lmToolSources, type LmToolSource } from './lmToolNames';
 import type { ToolSpec } from '../llm/client';
 import { builtinTools } from '../toolDefinitions';
 import { builtinToolSpecs } from './specs';
+import { notRunOutput, readToolCall } from './callInput';
+import type { RunOptions, ToolCallResult, ToolService } from './service';
+import { lmToolCaller } from '../callers';
 
 export { lmToolName, lmToolSources, type LmToolSource } from './lmToolNames';
 
@@ -25,7 +28,19 @@ const displayNames: Record<LmToolSource, string> = {
   search_text: 'Toolgate: Search Text',
 };
 
-export { lmToolCaller } from '../../shared/callers';
+export { lmToolCaller } from '../callers';
+
+/**
+ * A call of one of these tools by another agent: its input checked first (src/core/tools/callInput.ts: a JSON value
+ * within the bounds, whatever VS Code hands over), then through the gate as that caller. Answers, never throws.
+ */
+export async function runLmTool(tools: Pick<ToolService, 'runOne'>, tool: LmToolSource, input: unknown, options: RunOptions): Promise<ToolCallResult> {
+  const read = readToolCall(tool, input);
+  if (!read.ok) {
+    return { ok: false, output: notRunOutput(read.error) };
+  }
+  return await tools.runOne({ ...read.call, source: lmToolCaller }, options);
+}
 
 /** What a tool says it does to the model of another agent: the built-in description, and what the gate may do. */
 function modelDescription(description: string): string {

@@ -12,10 +12,14 @@ import type { McpModelTool } from '../mcp/tools';
 import { diffPreview, hunkHeader } from '../review/diffPreview';
 import type { DiffRow, Preview } from '../review/preview';
 import type { LogPort, McpBridge, WorkspaceFiles } from './ports';
+import { checkJsonValue } from './callInput';
 
 export type McpArgs = { ok: true; args: Record<string, unknown> } | { ok: false; error: string };
 
-/** The model's arguments as a JSON object (a string is parsed; empty means `{}`). */
+/**
+ * The model's arguments as a JSON object (a string is parsed; empty means `{}`), within the bounds of a call from
+ * outside (./callInput): JSON text of any depth parses, and the hash and the card must not meet it unchecked.
+ */
 export function mcpArgs(tool: string, raw: unknown): McpArgs {
   let args = raw;
   if (typeof args === 'string') {
@@ -28,7 +32,8 @@ export function mcpArgs(tool: string, raw: unknown): McpArgs {
   if (args === null || typeof args !== 'object' || Array.isArray(args)) {
     return { ok: false, error: `${tool}: the arguments must be a JSON object` };
   }
-  return { ok: true, args: args as Record<string, unknown> };
+  const checked = checkJsonValue(args);
+  return checked.ok ? { ok: true, args: checked.value as Record<string, unknown> } : { ok: false, error: `${tool}: invalid arguments: ${checked.error}` };
 }
 
 /** What the gate judges for an MCP call: its hash covers the tool's definition, so a redefined tool asks again. */

@@ -76,9 +76,4 @@ export interface ResultKeeper {
   keep(text: string): Promise<string>;
 }
 
-/** Where the core writes what a person may want to read later (VS Code: the Toolgate output channel). */
-export interface LogPort {
-  info(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
-}
+export type { LogPort } from '../logPort';

@@ -29,12 +29,14 @@ import { mcpArgs, mcpGateCall, mcpPreview, mcpText } from './mcpCalls';
 import { ToolError, type CommandRunner, type LogPort, type McpBridge, type ResultKeeper, type RunHow, type WorkspaceFiles } from './ports';
 import { sandboxFailure } from '../sandbox/failures';
 import { entriesToAllow } from '../sandbox/networkRemedies';
-import { agentCaller, apiSource } from '../../shared/callers';
+import { agentCaller, apiSource } from '../callers';
 import { applyWrite } from './applyWrite';
 import { boundedForModel, deniedMessage, writtenMessage } from './results';
 import { StagedLanding, landedCounts, textToWrite, type LandedCounts, type LandingReport, type StagedLandingDeps } from './stagedChanges';
 import { discardStage, type Stage } from '../sandbox/stage';
+import { allowedNote, type AllowedNote } from '../views/grants';
 import { unreviewedReportLine } from '../views/unreviewed';
+import { notRunOutput, readCall, type CheckedCall } from './callInput';
 
 export interface ToolCallRequest {
   tool: string;
@@ -51,6 +53,8 @@ export interface ToolCallResult {
   kept?: { ref: string; chars: number };
   /** The gate's outcome, when the call reached the gate. */
   decision?: GateResult;
+  /** How it was allowed, as the chat's entry of it says (the rule or grant); absent when denied or allowed by nothing named. */
+  allowed?: AllowedNote;
   /** A staged command: what became of the changes it made (absent when it made none). */
   landed?: LandedCounts;
 }
@@ -165,11 +169,16 @@ export class ToolService {
     };
   }
 
-  private prepare(request: ToolCallRequest): Promise<Prepared> {
-    return this.intake(() => this.prepareNow(request));
+  /**
+   * `ownTool`: a tool that is neither built in nor an MCP server's may be the caller's own (the API's requestApproval
+   * and evaluate), asked about and run by the caller. Whatever is run here (the agent's calls, invokeTool, the
+   * language-model tools, the MCP endpoint) is only what Toolgate itself can run: anything else is an error.
+   */
+  private prepare(request: ToolCallRequest, ownTool = false): Promise<Prepared> {
+    return this.intake(() => this.prepareNow(request, ownTool));
   }
 
-  private async prepareNow(request: ToolCallRequest): Promise<Prepared> {
+  private async prepareNow(request: ToolCallRequest, ownTool: boolean): Promise<Prepared> {
     const source = request.source ?? agentCaller;
     if (isMcpModelName(request.tool)) {
       return this.prepareMcp(request, source);
@@ -178,11 +187,11 @@ export class ToolService {
     const resolver = this.deps.resolver();
     const home = this.deps.home !== undefined ? { home: this.deps.home } : {};
     if (!parsed.ok) {
-      if (source === 'agent' || parsed.kind !== 'unknown-tool') {
+      if (!ownTool || parsed.kind !== 'unknown-tool') {
         return { kind: 'error', message: parsed.error };
       }
-      // Another extension's own tool behind the same gate: shown with its exact arguments.
-      const call = gateCall(request.tool, request.args ?? {}, resolver, { external: { gated: true, label: request.tool } });
+      // Another extension's own tool behind the same gate: shown with its exact arguments (checked by `readCall`).
+      const call = gateCall(request.tool, request.args, resolver, { external: { gated: true, label: request.tool } });
       return { kind: 'ready', parsed: undefined, request, input: { callId: newCallId(), call, preview: { kind: 'none' }, source } };
     }
     try {
@@ -224,30 +233,64 @@ export class ToolService {
     }
   }
 
-  /** The verdict the policy gives right now (nothing asked, run or logged). */
-  async evaluate(request: ToolCallRequest): Promise<Pick<Judgement, 'verdict' | 'reason' | 'warnings'>> {
-    const prepared = await this.prepare({ ...request, source: apiSource(request.source) });
-    if (prepared.kind === 'error') {
-      return { verdict: 'deny', reason: `denied: ${prepared.message}`, warnings: [] };
+  /**
+   * The API's `evaluate`: the verdict the policy gives right now (nothing asked, run or logged). Any input is answered,
+   * never thrown: one that is not a call (`readCall`) is denied, saying what is wrong.
+   */
+  async evaluate(input: unknown): Promise<Pick<Judgement, 'verdict' | 'reason' | 'warnings'>> {
+    try {
+      const read = readCall(input);
+      if (!read.ok) {
+        return { verdict: 'deny', reason: `denied: ${read.error}`, warnings: [] };
+      }
+      const prepared = await this.prepare({ ...read.call, source: apiSource(read.call.source) }, true);
+      if (prepared.kind === 'error') {
+        return { verdict: 'deny', reason: `denied: ${prepared.message}`, warnings: [] };
+      }
+      if (prepared.kind === 'answered') {
+        return { verdict: 'allow', reason: `allowed: ${prepared.output}`, warnings: [] };
+      }
+      const { verdict, reason, warnings } = this.deps.gate.evaluate(prepared.input.call, { chatId: 'api', source: prepared.input.source });
+      return { verdict, reason, warnings };
+    } catch (error) {
+      return { verdict: 'deny', reason: `denied: ${this.failed('evaluate', error)}`, warnings: [] };
     }
-    if (prepared.kind === 'answered') {
-      return { verdict: 'allow', reason: `allowed: ${prepared.output}`, warnings: [] };
-    }
-    const { verdict, reason, warnings } = this.deps.gate.evaluate(prepared.input.call, { chatId: 'api', source: prepared.input.source });
-    return { verdict, reason, warnings };
   }
 
-  /** Waits for the gate's decision on one call; runs nothing. */
-  async requestApproval(request: ToolCallRequest, options: RunOptions): Promise<GateResult | ApiDenial> {
-    const prepared = await this.prepare({ ...request, source: apiSource(request.source) });
-    if (prepared.kind === 'error') {
-      return { verdict: 'deny', decidedBy: 'policy', reason: `denied: ${prepared.message}`, callId: '' };
+  /** The API's `requestApproval`: waits for the gate's decision on one call and runs nothing; answers any input. */
+  async requestApproval(input: unknown, options: RunOptions): Promise<GateResult | ApiDenial> {
+    try {
+      const read = readCall(input);
+      if (!read.ok) {
+        return { verdict: 'deny', decidedBy: 'policy', reason: `denied: ${read.error}`, callId: '' };
+      }
+      const prepared = await this.prepare({ ...read.call, source: apiSource(read.call.source) }, true);
+      if (prepared.kind === 'error') {
+        return { verdict: 'deny', decidedBy: 'policy', reason: `denied: ${prepared.message}`, callId: '' };
+      }
+      if (prepared.kind === 'answered') {
+        // Nothing would change, so there is nothing to approve; the caller still decides whether to act at all.
+        return { verdict: 'allow', decidedBy: 'policy', reason: `allowed: ${prepared.output}`, callId: '' };
+      }
+      return await this.ask(prepared, options);
+    } catch (error) {
+      return { verdict: 'deny', decidedBy: 'policy', reason: `denied: ${this.failed('requestApproval', error)}`, callId: '' };
     }
-    if (prepared.kind === 'answered') {
-      // Nothing would change, so there is nothing to approve; the caller still decides whether to act at all.
-      return { verdict: 'allow', decidedBy: 'policy', reason: `allowed: ${prepared.output}`, callId: '' };
+  }
+
+  /** The API's `invokeTool`: runs one of Toolgate's tools through the gate, as the caller it names; answers any input. */
+  async invokeTool(input: unknown, options: RunOptions): Promise<ToolCallResult> {
+    const read = readCall(input);
+    if (!read.ok) {
+      return { ok: false, output: notRunOutput(read.error) };
     }
-    return await this.ask(prepared, options);
+    return await this.runOne({ ...read.call, source: apiSource(read.call.source) }, options);
+  }
+
+  /** What a caller is told when handling its call failed unexpectedly (the stack goes to the log). */
+  private failed(entry: string, error: unknown): string {
+    this.deps.log.error(`${entry} failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+    return `Toolgate could not handle this call (${error instanceof Error ? error.message : String(error)})`;
   }
 
   /** One call to the gate, its proposal kept for the diff editor while it waits. */
@@ -266,13 +309,25 @@ export class ToolService {
     }
   }
 
-  /** One call on its own (another agent's, through the API, a language-model tool or MCP): its result. */
-  async runOne(request: ToolCallRequest, options: RunOptions): Promise<ToolCallResult> {
-    const [result] = await this.runBatch([request], options);
-    if (result === undefined) {
-      throw new Error(`${request.tool}: no result`);
+  /**
+   * One call from outside on its own (through the API, a language-model tool or the MCP endpoint), checked at its entry
+   * (`readCall`): its result, never thrown. Only what Toolgate can run runs (a built-in tool but ask_user, which is
+   * answered in Toolgate's chat, or a running MCP server's tool); anything else is refused before the gate.
+   */
+  async runOne(call: CheckedCall, options: RunOptions): Promise<ToolCallResult> {
+    if (call.tool === 'ask_user') {
+      return { ok: false, output: notRunOutput("ask_user: it is answered in Toolgate's chat, and cannot be run from outside") };
     }
-    return result;
+    try {
+      const [result] = await this.runBatch([call], options);
+      if (result === undefined) {
+        throw new Error('no result');
+      }
+      return result;
+    } catch (error) {
+      // Not "nothing was run": it may have failed after running.
+      return { ok: false, output: `Error: ${call.tool}: ${this.failed('a call', error)}` };
+    }
   }
 
   /** One model turn: every call is prepared, the gated ones are shown together, results come back in order. */
@@ -300,7 +355,7 @@ export class ToolService {
       let readyIndex = 0;
       const results = prepared.map((item, index): Promise<ToolCallResult> => {
         if (item.kind === 'error') {
-          return Promise.resolve({ ok: false, output: `Error: ${item.message}. Nothing was run.` });
+          return Promise.resolve({ ok: false, output: notRunOutput(item.message) });
         }
         if (item.kind === 'answered') {
           return Promise.resolve({ ok: true, output: item.output });
@@ -315,7 +370,9 @@ export class ToolService {
           if (decision.verdict === 'allow') {
             options.onStatus?.(index, 'running');
           }
-          const result = await this.complete(item, decision, options, 0);
+          const completed = await this.complete(item, decision, options, 0);
+          const allowed = allowedNote(decision);
+          const result = allowed === undefined ? completed : { ...completed, allowed };
           if (decision.verdict === 'allow') {
             this.deps.gate.noteRun(options.turn, item.input.call.argsHash, result.ok);
           }

@@ -4,8 +4,8 @@
  * hand them over as they are. A check that fails names the pair that drifted apart.
  */
 import type * as contract from '../../shared/approvals';
-import type { CallGroup, DecisionAction } from '../approval/gate';
-import type { ActionsOff } from '../review/choiceRules';
+import type { ActionsOff, DecisionAction, GrantAction } from '../approval/choices';
+import type { CallGroup } from '../approval/groups';
 import type * as core from '../review/preview';
 import type { RuleSetting } from '../settings';
 
@@ -14,6 +14,7 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 
 export const sameAsContract: {
   decisionAction: Same<DecisionAction, contract.DecisionAction>;
+  grantAction: Same<GrantAction, contract.GrantAction>;
   ruleSetting: Same<RuleSetting, contract.RuleSetting>;
   preview: Same<core.Preview, contract.Preview>;
   diffRow: Same<core.DiffRow, contract.DiffRow>;
@@ -22,4 +23,4 @@ export const sameAsContract: {
   // The same actions; the core's reasons fit the view's (whose optional fields also admit undefined).
   actionsOff: Same<keyof ActionsOff, keyof contract.ActionsOffView>;
   actionsOffFits: [ActionsOff] extends [contract.ActionsOffView] ? true : false;
-} = { decisionAction: true, ruleSetting: true, preview: true, diffRow: true, callGroup: true, actionsOff: true, actionsOffFits: true };
+} = { decisionAction: true, grantAction: true, ruleSetting: true, preview: true, diffRow: true, callGroup: true, actionsOff: true, actionsOffFits: true };

@@ -1,14 +1,9 @@
 /**
  * Where a waiting call shows, and when the Approvals panel opens for a new one (`toolgate.approvals.revealPanel`).
- * The chat shows its own agent's calls as inline cards; every call shows in the panel. The panel takes over the
+ * The chat shows its own agent's calls as inline cards (../callers.ts: chatShowsCall); every call shows in the panel. The panel takes over the
  * editor only for a call the person would not see otherwise, and never again in a task in which they closed it.
  */
 import type { RevealPanel } from '../settings';
-
-/** Whether the chat shows a call of its own chat as an inline card: the agent's calls only (API calls are the panel's). */
-export function chatShowsCall(call: { source: string }): boolean {
-  return call.source === 'agent';
-}
 
 /** A call that started waiting since the last look. */
 export interface NewCall {

@@ -3,11 +3,14 @@
  * (from its input and the policy's judgement) and its live state (hunk choices, the held edit, which actions are off).
  * The webview renders these and nothing else; the gate itself knows nothing of the webview contract.
  */
-import type { CommandPreview, GrantOptionView, PendingCallView } from '../../shared/approvals';
+import type { CommandPreview, PendingCallView } from '../../shared/approvals';
 import type { Gate, WaitingCall } from '../approval/gate';
 import { canonicalJson } from '../approval/hash';
 import type { GateCall, Judgement } from '../approval/policy';
-import { actionsOff, type ActionsOff } from '../review/choiceRules';
+import { actionsOff, grantsOffered, type ActionsOff } from '../approval/choices';
+import { grantable } from '../approval/waitingCall';
+import { agentCaller, callerLabel, grantCaller } from '../callers';
+import { grantOptionViews } from './grantOptionLabels';
 import type { StagingStatus } from '../sandbox/commandSandbox';
 import type { SubVerdict } from '../shell/rules';
 import { unreviewedCardLine } from './unreviewed';
@@ -33,31 +36,49 @@ const cache = new WeakMap<WaitingCall, CachedViews>();
  * of 500 waiting calls on every refresh made each refresh serialise all 500 again.
  */
 export function pendingViews(gate: GateState, chatId?: string): PendingCallView[] {
-  return withGroupReasons(gate.waitingCalls(chatId).map((call) => {
-    let views = cache.get(call);
-    if (views === undefined) {
-      views = { initial: pendingCallView(call) };
-      cache.set(call, views);
-    }
-    const revision = gate.liveRevision(call.callId);
-    if (revision === undefined) {
-      return views.initial;
-    }
-    if (views.live?.revision === revision) {
-      return views.live.view;
-    }
-    const { hunkChoices, edit, facts } = gate.liveState(call);
-    const { off: _initialOff, ...rest } = views.initial; // the live facts decide what is off now
-    const analysis = edit?.text === undefined ? undefined : editedCommandAnalysis(gate, call, edit.text);
-    const view: PendingCallView = {
-      ...rest,
-      ...(hunkChoices !== undefined ? { hunkChoices } : {}),
-      ...(edit !== undefined ? { edit: analysis === undefined ? edit : { ...edit, analysis } } : {}),
-      ...offView(actionsOff(facts)),
-    };
-    views.live = { revision, view };
-    return view;
-  }));
+  return withGroupReasons(gate.waitingCalls(chatId).map((call) => callView(gate, call)));
+}
+
+/**
+ * One waiting call's view, as pendingViews has it (the same object), without building every other call's: undefined
+ * when it no longer waits. A group's member is built with its group's others, whose reason the card says once.
+ */
+export function pendingView(gate: GateState, callId: string): PendingCallView | undefined {
+  const waiting = gate.waitingCalls();
+  const call = waiting.find((candidate) => candidate.callId === callId);
+  if (call?.input.group === undefined) {
+    return call === undefined ? undefined : callView(gate, call);
+  }
+  const groupId = call.input.group.id;
+  const members = waiting.filter((member) => member.input.group?.id === groupId);
+  return withGroupReasons(members.map((member) => callView(gate, member))).find((view) => view.callId === callId);
+}
+
+/** A waiting call's view: built once when it starts waiting, again only when its live state changed. */
+function callView(gate: GateState, call: WaitingCall): PendingCallView {
+  let views = cache.get(call);
+  if (views === undefined) {
+    views = { initial: pendingCallView(call) };
+    cache.set(call, views);
+  }
+  const revision = gate.liveRevision(call.callId);
+  if (revision === undefined) {
+    return views.initial;
+  }
+  if (views.live?.revision === revision) {
+    return views.live.view;
+  }
+  const { hunkChoices, edit, facts } = gate.liveState(call);
+  const { off: _initialOff, ...rest } = views.initial; // the live facts decide what is off now
+  const analysis = edit?.text === undefined ? undefined : editedCommandAnalysis(gate, call, edit.text);
+  const view: PendingCallView = {
+    ...rest,
+    ...(hunkChoices !== undefined ? { hunkChoices } : {}),
+    ...(edit !== undefined ? { edit: analysis === undefined ? edit : { ...edit, analysis } } : {}),
+    ...offView(actionsOff(facts)),
+  };
+  views.live = { revision, view };
+  return view;
 }
 
 const groupReasonCache = new WeakMap<PendingCallView, { reason: string; view: PendingCallView }>();
@@ -159,22 +180,25 @@ export function pendingCallView(waiting: WaitingCall): PendingCallView {
     batchId,
     tool: input.call.tool,
     source: input.source,
+    callerLabel: callerLabel(input.source),
     reason: judgement.plain,
     warnings: [...notices, ...judgement.warnings],
     argsHash: input.call.argsHash,
     ...shownArgs(input.call.args),
     preview,
-    grantable: judgement.grantable && options.length > 0,
+    grantable: grantable(waiting),
+    grantsOffered: grantsOffered({ facts: { grantable: grantable(waiting) }, inTask: waiting.taskId !== undefined }),
+    ...(input.source !== agentCaller ? { grantsCover: callerLabel(grantCaller(input.source)) } : {}),
     ...(judgement.runsUnconfined === true ? { unconfined: true } : {}),
     ...(input.remedies !== undefined && input.remedies.length > 0 ? { remedies: input.remedies.map(({ id, label, title }) => ({ id, label, title })) } : {}),
     ...(sandbox !== undefined ? { sandbox } : {}),
-    grantOptions: options.map(({ id, label }): GrantOptionView => ({ id, label })),
+    grantOptions: grantOptionViews(input.call, options),
     ...(external?.server !== undefined
       ? { toolInfo: { server: external.server, description: external.description ?? '', annotations: external.annotations ?? [] } }
       : {}),
     ...(input.editable ? { editable: shownEditable(input.editable) } : {}),
     ...(input.group ? { group: input.group } : {}),
-    ...offView(actionsOff({ grantable: judgement.grantable && options.length > 0, edited: false })),
+    ...offView(actionsOff({ grantable: grantable(waiting), edited: false })),
     waitingSince: waitingSince.toISOString(),
     ...(timeoutSeconds > 0 ? { timesOutAt: new Date(waitingSince.getTime() + timeoutSeconds * 1000).toISOString() } : {}),
   };

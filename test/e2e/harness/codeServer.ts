@@ -34,6 +34,11 @@ export interface CodeServerOptions {
   /** Extra .vsix files to install beside Toolgate. */
   extraExtensions?: string[];
   /**
+   * Toolgate installed with these activation events instead of its own: the activation bench installs it with none, so
+   * that its activate() runs when the bench calls it, not by itself once VS Code has started (onStartupFinished).
+   */
+  toolgateActivationEvents?: string[];
+  /**
    * Put the workspace at `.tmp/workspace` inside a git repository with this `.gitignore` (a project inside a parent
    * repository that ignores it, as the demo of npm start once was).
    */
@@ -176,8 +181,13 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
     env,
     stdio: 'pipe',
   });
-  if (!readdirSync(extensionsDir).some((name) => name.startsWith('toolgate.toolgate-'))) {
+  const installed = readdirSync(extensionsDir).find((name) => name.startsWith('toolgate.toolgate-'));
+  if (installed === undefined) {
     throw new Error(`Toolgate was not installed into ${extensionsDir}`);
+  }
+  if (options.toolgateActivationEvents !== undefined) {
+    const manifest = path.join(extensionsDir, installed, 'package.json');
+    writeFileSync(manifest, JSON.stringify({ ...(JSON.parse(readFileSync(manifest, 'utf8')) as object), activationEvents: options.toolgateActivationEvents }, null, 2));
   }
 
   const port = await freePort();

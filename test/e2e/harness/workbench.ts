@@ -2,7 +2,8 @@
  * Playwright helpers over a real VS Code workbench served by code-server. Webviews live in nested iframes, so
  * element look-ups inside them search every frame of the page.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Frame, type Locator, type Page } from 'playwright-core';
 import { repoRoot, type CodeServer } from './codeServer';
@@ -36,6 +37,15 @@ export async function closeBrowser(): Promise<void> {
 
 /** The workbench of the test that runs now, for the failure screenshot hook. */
 export let currentWorkbench: Workbench | undefined;
+
+/**
+ * A file name from a title: a test's full title can pass the file system's 255-byte limit, so a long one is cut and
+ * keeps a hash of the whole, to stay unique.
+ */
+function artifactName(name: string): string {
+  const safe = name.replace(/[^A-Za-z0-9_.-]+/g, '-');
+  return safe.length <= 150 ? safe : `${safe.slice(0, 140)}-${createHash('sha256').update(name).digest('hex').slice(0, 8)}`;
+}
 
 export class Workbench {
   private constructor(
@@ -179,8 +189,16 @@ export class Workbench {
   /** Saves a full-page screenshot into the git-ignored artifacts folder and returns its path. */
   async screenshot(name: string): Promise<string> {
     mkdirSync(artifactsDir, { recursive: true });
-    const file = path.join(artifactsDir, `${name.replace(/[^A-Za-z0-9_.-]+/g, '-')}.png`);
+    const file = path.join(artifactsDir, `${artifactName(name)}.png`);
     await this.page.screenshot({ path: file });
+    return file;
+  }
+
+  /** The extension's log kept beside a failure's screenshot, for reading after the run. */
+  keepLog(name: string): string {
+    mkdirSync(artifactsDir, { recursive: true });
+    const file = path.join(artifactsDir, `${artifactName(name)}.log`);
+    writeFileSync(file, this.extensionLog());
     return file;
   }
 

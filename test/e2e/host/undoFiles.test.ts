@@ -41,6 +41,32 @@ describe('the undo\'s file port in the extension host', function () {
     assert.deepEqual(warnings, []);
   });
 
+  // Issue 37: WorkspaceEdit.size counts only text edits, so an undo of deletes alone was never applied (yet reported done).
+  for (const [how, make] of [
+    ['written by a command (on disk only)', (name: string): Promise<void> => {
+      writeFileSync(at(name), 'landed\n');
+      return Promise.resolve();
+    }],
+    ['created by a WorkspaceEdit (as a staged file lands)', async (name: string): Promise<void> => {
+      const create = new vscode.WorkspaceEdit();
+      create.createFile(vscode.Uri.file(at(name)), { overwrite: false, contents: new TextEncoder().encode('landed\n') });
+      assert.ok(await vscode.workspace.applyEdit(create));
+    }],
+  ] as const) {
+    it(`an undo of deletes alone deletes: a file ${how}`, async () => {
+      await make('landed.txt');
+      await make('landed-2.txt');
+      assert.equal(disk('landed.txt'), 'landed\n');
+      const result = await files.apply([
+        { path: at('landed.txt'), text: null, expected: version('landed\n') },
+        { path: at('landed-2.txt'), text: null, expected: version('landed\n') },
+      ]);
+      assert.deepEqual(result, { kind: 'applied' });
+      assert.deepEqual([disk('landed.txt'), disk('landed-2.txt')], [null, null]);
+      assert.equal(await files.read(at('landed.txt')), null, 'read back as the undo verifies it');
+    });
+  }
+
   it('reads and edits an open document with unsaved changes in its buffer, without saving it', async () => {
     writeFileSync(at('open.txt'), 'on disk\n');
     const doc = await vscode.workspace.openTextDocument(at('open.txt'));

@@ -167,6 +167,22 @@ async function startControl(controlFile: string, context: vscode.ExtensionContex
     '/invoke': (input) => api.invokeTool(input as { tool: string; args: unknown }),
     '/approval': (input) => api.requestApproval(input as { tool: string; args: unknown }),
     '/evaluate': (input) => api.evaluate(input as { tool: string; args: unknown }),
+    // Another extension's mistakes: each input of the table (null, a function, a cycle, a 10,000-deep value…, built
+    // here, as none of them crosses JSON) handed to the API's three methods; how each settled, and its answer.
+    '/badCalls': async () => {
+      const { badCalls } = await import('../../fixtures/badCalls');
+      const answers: { name: string; method: string; settled: 'resolved' | 'rejected'; answer: unknown; expected: string }[] = [];
+      for (const row of badCalls()) {
+        for (const method of ['evaluate', 'requestApproval', 'invokeTool'] as const) {
+          try {
+            answers.push({ name: row.name, method, settled: 'resolved', answer: await api[method](row.input as { tool: string; args: unknown }), expected: row.error.source });
+          } catch (error) {
+            answers.push({ name: row.name, method, settled: 'rejected', answer: error instanceof Error ? `${error.name}: ${error.message}` : String(error), expected: row.error.source });
+          }
+        }
+      }
+      return answers;
+    },
     // Where MCP clients reach the gate (the API's mcpEndpoint(): URL and header).
     '/mcpEndpoint': () => api.mcpEndpoint(),
     // Another extension using VS Code's language-model tool API, as Copilot agent mode does: the tools it sees, and a call.

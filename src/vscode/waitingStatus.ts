@@ -1,35 +1,23 @@
 /**
- * What tells the person something waits for them, wherever they are: a status-bar item (calls and questions; a click
- * opens what waits), a badge on the Toolgate activity-bar icon (through the chat view), the `toolgate.waiting`
- * context key the keybindings use, and notifications (whether to show one is decided in src/core/views/waitNotices).
+ * Where VS Code shows that something waits for the person: a status-bar item (calls and questions; a click opens
+ * what waits), a badge on the Toolgate activity-bar icon (through the chat view), the `toolgate.waiting` context key
+ * the keybindings use, and notifications. What they say and when is src/core/views/waitAttention.ts.
  */
 import * as vscode from 'vscode';
-import type { WaitNotice, WaitNoticeAction, Waiter } from '../core/views/waitNotices';
+import { describeWaiting, shortCounts, type WaitingCounts, type WaitingSignals, type WaitNoticeHandlers } from '../core/views/waitAttention';
+import type { WaitNotice } from '../core/views/waitNotices';
 
-/** What each button of a notification does, for the call or question it names. */
-export type WaitNoticeHandlers = Record<WaitNoticeAction, (waiter: Waiter) => void>;
-
-export interface WaitingCounts {
-  calls: number;
-  questions: number;
-}
-
-function plural(count: number, word: string): string {
-  return `${count} ${word}${count === 1 ? '' : 's'}`;
-}
-
-export function describeWaiting({ calls, questions }: WaitingCounts): string {
-  const parts = [calls > 0 ? `${plural(calls, 'call')} waiting for approval` : undefined, questions > 0 ? `${plural(questions, 'question')} from the agent` : undefined];
-  return `Toolgate: ${parts.filter((part) => part !== undefined).join(' and ')}`;
-}
-
-export class Attention implements vscode.Disposable {
+export class WaitingStatus implements WaitingSignals, vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('toolgate.waiting', vscode.StatusBarAlignment.Left, 1000);
   private last: WaitingCounts = { calls: -1, questions: -1 };
 
   constructor(private readonly setBadge: (badge: vscode.ViewBadge | undefined) => void) {
     this.item.name = 'Toolgate: waiting calls and questions';
     this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
+  }
+
+  get windowFocused(): boolean {
+    return vscode.window.state.focused;
   }
 
   show(waiting: WaitingCounts): void {
@@ -45,8 +33,7 @@ export class Attention implements vscode.Disposable {
       return;
     }
     const text = describeWaiting(waiting);
-    const counts = [waiting.calls > 0 ? `${waiting.calls} waiting` : undefined, waiting.questions > 0 ? plural(waiting.questions, 'question') : undefined];
-    this.item.text = `$(shield) ${counts.filter((count) => count !== undefined).join(', ')}`;
+    this.item.text = `$(shield) ${shortCounts(waiting)}`;
     this.item.tooltip = `${text}: ${waiting.calls > 0 ? 'open the Approvals panel' : 'open the chat'}`;
     this.item.command = waiting.calls > 0 ? 'toolgate.openApprovals' : 'toolgate.chat.focus';
     this.item.show();
@@ -60,6 +47,10 @@ export class Attention implements vscode.Disposable {
         handlers[choice](notice.waiter);
       }
     });
+  }
+
+  warn(text: string): void {
+    void vscode.window.showWarningMessage(text);
   }
 
   dispose(): void {

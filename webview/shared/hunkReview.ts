@@ -5,7 +5,7 @@
  * the host holds. No DOM here, so the state and the key map are tested in plain Node.
  */
 import type { DiffHunkView, HunkDecision, HunkChoiceMessage, PendingCallView } from '../../src/shared/approvals';
-import { whenAnswered } from '../shared/bridge';
+import { whenAnswered } from './bridge';
 
 export type HunkKeyAction = 'next' | 'previous' | 'accept' | 'reject';
 

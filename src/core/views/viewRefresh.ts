@@ -1,47 +1,47 @@
 /**
  * What follows the gate's waiting calls on screen: the attention (status bar, badge, notifications), the Approvals
- * panel opened for a call nothing else shows (the rule: src/core/views/panelReveal.ts), the diff tabs, and the
- * chat's and the panel's state. Refreshed once per burst of changes, not once per change.
+ * panel opened for a call nothing else shows (the rule: ./panelReveal.ts), the diff tabs, and the chat's and the
+ * panel's state. Refreshed once per burst of changes, not once per change. The views are ports (src/vscode).
  */
-import { pendingViews } from '../core/views/pendingCall';
-import * as vscode from 'vscode';
-import type { Gate } from '../core/approval/gate';
-import { DisposableStore } from '../core/disposable';
-import { NewCalls, panelReveal, type PanelHold } from '../core/views/panelReveal';
-import type { PendingCallView } from '../shared/approvals';
-import type { ApprovalsPanel } from './approvalsPanel';
-import type { ChatViewProvider } from './chatViewProvider';
-import type { Log } from './log';
-import type { DiffTabs } from './proposedDiffs';
-import type { Settings } from './settings';
+import type { Gate } from '../approval/gate';
+import { DisposableStore, type Disposable } from '../disposable';
+import type { LogPort } from '../logPort';
+import type { RevealPanel } from '../settings';
+import type { PendingCallView } from '../../shared/approvals';
+import { NewCalls, panelReveal, type PanelHold } from './panelReveal';
+import { pendingViews, type GateState } from './pendingCall';
 import type { WaitAttention } from './waitAttention';
 
 /** The views are refreshed at most this often while calls keep arriving or settling (a lone change shows at once). */
 const refreshSpacingMs = 100;
 
-export interface WaitingViewsDeps {
-  gate: Gate;
-  settings: Settings;
-  log: Log;
-  chat: ChatViewProvider;
-  approvals: ApprovalsPanel;
+export interface ViewRefreshDeps {
+  gate: GateState & Pick<Gate, 'onDidChange'>;
+  /** toolgate.approvals.revealPanel. */
+  revealSetting: () => RevealPanel;
+  /** Other changes that change what the views show (the settings, the workspace's trust). */
+  changes: readonly ((listener: () => void) => Disposable)[];
+  log: LogPort;
+  chat: { readonly visible: boolean; refresh(): void };
+  approvals: { readonly visible: boolean; refresh(now: boolean): void; show(preserveFocus: boolean): void; onDidClose(listener: () => void): Disposable };
   /** The waiting calls the chat shows as inline cards. */
   chatPending: () => PendingCallView[];
-  attention: WaitAttention;
-  diffTabs: DiffTabs;
+  attention: Pick<WaitAttention, 'refresh'>;
+  /** The diff editor's tabs of waiting writes (src/vscode/proposedDiffs.ts). */
+  diffTabs: { update(waiting: readonly PendingCallView[]): void };
   /** Whether the person closed the panel during the running task. */
   hold: PanelHold;
 }
 
-export class WaitingViews implements vscode.Disposable {
+export class ViewRefresh implements Disposable {
   private readonly store = new DisposableStore();
   private readonly newCalls = new NewCalls();
   private refreshTimer: ReturnType<typeof setTimeout> | undefined;
   private lastRefresh = 0;
   private afterPostTimer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(private readonly deps: WaitingViewsDeps) {
-    const { gate, settings, approvals, hold } = deps;
+  constructor(private readonly deps: ViewRefreshDeps) {
+    const { gate, approvals, hold } = deps;
     // At the end of this turn of the event loop, and no sooner than refreshSpacingMs after the last refresh, however
     // many calls a burst adds or settles: each refresh reads every waiting call and posts to the views, so one per
     // change made a burst of N calls cost N × N (once per turn still did, when the calls arrived a few per turn).
@@ -64,8 +64,9 @@ export class WaitingViews implements vscode.Disposable {
         deps.log.info(`the person closed the Approvals panel ${hold.closedForTask ? 'during a task: it stays closed for the rest of it' : 'while no task runs'}`);
       }),
     );
-    this.store.add(settings.onDidChange(() => this.refresh()));
-    this.store.add(vscode.workspace.onDidGrantWorkspaceTrust(() => this.refresh()));
+    for (const change of deps.changes) {
+      this.store.add(change(() => this.refresh()));
+    }
   }
 
   refresh(): void {
@@ -89,7 +90,7 @@ export class WaitingViews implements vscode.Disposable {
 
   /** Opens the panel, keeping the focus, for new calls that ask for it (see panelReveal). */
   private revealPanel(waiting: readonly PendingCallView[]): void {
-    const { settings, log, chat, approvals, chatPending, hold } = this.deps;
+    const { revealSetting, log, chat, approvals, chatPending, hold } = this.deps;
     const fresh = new Set(this.newCalls.since(waiting.map((call) => call.callId)));
     if (fresh.size === 0) {
       return;
@@ -97,7 +98,7 @@ export class WaitingViews implements vscode.Disposable {
     const inVisibleChat = new Set(chat.visible ? chatPending().map((call) => call.callId) : []);
     const closedForTask = hold.closedForTask;
     const decision = panelReveal({
-      setting: settings.get('approvals.revealPanel'),
+      setting: revealSetting(),
       newCalls: waiting.filter((call) => fresh.has(call.callId)).map((call) => ({ inVisibleChat: inVisibleChat.has(call.callId), closedForTask })),
       panelVisible: approvals.visible,
     });

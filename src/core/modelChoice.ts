@@ -1,16 +1,26 @@
-/** The agent's model as the settings name it (with its key from SecretStorage), and what to say when it fails. */
-import { OpenAICompatibleModel, type ChatModel, type ModelErrorKind } from '../core/llm/client';
-import { ignoredSettingNote } from '../core/settings';
-import { modelFailureActions, type NoticeActions } from '../core/agent/chats';
-import { isRemoteWindow } from './commandBridge';
-import type { ApiKeyStore } from './secrets';
-import type { Settings } from './settings';
-import { VsCodeLmModel } from './vscodeLmModel';
-import { ignoredWorkspaceValues } from './workspaceSettings';
+/**
+ * The agent's model as the settings name it (with its key from the secret storage), and what to say when it fails.
+ * At the core's root: it speaks of the model (llm/) and of the chat's notices (agent/). The editor is reached through
+ * ports (VS Code's models, the key store, the workspace's ignored settings).
+ */
+import { modelFailureActions, type NoticeActions } from './agent/chats';
+import { OpenAICompatibleModel, type ChatModel, type ModelErrorKind } from './llm/client';
+import type { ApiKeysPort, EditorModelsPort, ModelSettingsPort } from './llm/modelSetupFlow';
+import { ignoredSettingNote, type IgnoredSetting } from './settings';
 
-export async function createModel(settings: Settings, apiKeys: ApiKeyStore): Promise<ChatModel> {
+export interface ModelChoicePorts {
+  settings: Pick<ModelSettingsPort, 'get'>;
+  apiKeys: Pick<ApiKeysPort, 'keyFor' | 'heldFor'>;
+  editorModels: Pick<EditorModelsPort, 'model'>;
+  /** The workspace's value of toolgate.model.baseUrl that the editor ignores (an untrusted or machine-scoped one). */
+  ignoredBaseUrls: () => Promise<IgnoredSetting[]>;
+  /** Whether the window's extensions run on another machine: its user settings are then the Remote settings. */
+  remote: () => boolean;
+}
+
+export async function createModel({ settings, apiKeys, editorModels }: ModelChoicePorts): Promise<ChatModel> {
   if (settings.get('model.provider') === 'vscode-lm') {
-    return new VsCodeLmModel(settings.get('model.name'));
+    return editorModels.model(settings.get('model.name'));
   }
   // The key comes from SecretStorage only, and only when it was set for this address; a loopback endpoint works without one.
   const baseUrl = settings.get('model.baseUrl');
@@ -24,8 +34,7 @@ export async function createModel(settings: Settings, apiKeys: ApiKeyStore): Pro
 
 /** A model error, with why when the workspace's toolgate.model.baseUrl was ignored, and what to do about it. */
 export async function explainModelFailure(
-  settings: Settings,
-  apiKeys: ApiKeyStore,
+  { settings, apiKeys, ignoredBaseUrls, remote }: ModelChoicePorts,
   error: string,
   kind: ModelErrorKind | undefined,
 ): Promise<{ text: string; actions?: NoticeActions }> {
@@ -37,13 +46,13 @@ export async function explainModelFailure(
       return { text: `The model failed: ${error}. The stored API key is for ${heldFor}, so it was not sent to ${baseUrl}.`, actions: modelFailureActions(kind) };
     }
   }
-  const ignored = kind !== undefined && settings.get('model.provider') === 'openai-compatible' ? await ignoredWorkspaceValues('toolgate.model.baseUrl') : [];
+  const ignored = kind !== undefined && settings.get('model.provider') === 'openai-compatible' ? await ignoredBaseUrls() : [];
   const first = ignored[0];
   if (first === undefined) {
     const actions = modelFailureActions(kind);
     return { text: `The model failed: ${error}`, ...(actions.length > 0 ? { actions } : {}) };
   }
-  const where = isRemoteWindow() ? 'the Remote settings of this window' : 'your user settings';
+  const where = remote() ? 'the Remote settings of this window' : 'your user settings';
   return {
     text: `The model failed: ${error}. ${ignoredSettingNote(first, settings.get('model.baseUrl'), where)}`,
     actions: [

@@ -1,7 +1,8 @@
 /**
- * Who asks for a call (the `source` of a gate input, the audit log and the cards), shared by the core (which records
- * the caller and limits grants to it) and the views (which name it). Sources are made only here, by the entry point a
- * call came through, so a caller cannot pass for another: the API's self-reported names never take the reserved ones.
+ * Who asks for a call (the `source` of a gate input, the audit log and the cards): the core records the caller, limits
+ * grants to it, and names it (the views carry the name to the cards, which never read a source themselves). Sources
+ * are made only here, by the entry point a call came through, so a caller cannot pass for another: the API's
+ * self-reported names never take the reserved ones.
  */
 
 /** Toolgate's own agent. */
@@ -32,6 +33,14 @@ export function apiSource(given: string | undefined): string {
     return apiCaller;
   }
   return tidy(given, apiCaller);
+}
+
+/**
+ * Whether the chat shows a call of this caller: only the agent's own (others' calls show in the Approvals panel), so
+ * only those are decided by typing in the chat.
+ */
+export function chatShowsCall(call: { source: string }): boolean {
+  return call.source === agentCaller;
 }
 
 /** Whether the caller is outside Toolgate and its API: another agent through the language-model tools or MCP. */

@@ -1,17 +1,26 @@
-import type * as vscode from 'vscode';
-import { DisposableStore, Emitter, type Disposable } from '../core/disposable';
+import { DisposableStore, Emitter, type Disposable } from '../disposable';
 import {
   HostToWebview,
   WebviewToHost,
+  describeDrop,
   describeIssues,
   inboundTypes,
   type InboundFor,
   type ViewKind,
   type ViewState,
-} from '../shared/messages';
-import { PatchWriter } from '../shared/statePatch';
-import type { Log } from './log';
+} from '../../shared/messages';
+import { PatchWriter } from '../../shared/statePatch';
+import type { LogPort } from '../logPort';
 
+/** One webview as the channel talks to it (VS Code's `Webview`). */
+export interface WebviewPort {
+  onDidReceiveMessage(listener: (message: unknown) => void): Disposable;
+  postMessage(message: unknown): PromiseLike<boolean>;
+}
+
+
+/** What the channel hands its owner: every request but the two it answers itself. */
+type Received<V extends ViewKind> = Exclude<InboundFor<V>, { type: 'ready' | 'dropped' }>;
 
 /**
  * The typed, validated pipe between the host and one webview.
@@ -26,15 +35,15 @@ export class WebviewChannel<V extends ViewKind = ViewKind> implements Disposable
   /** A push waits for the end of this turn of the event loop: a burst of changes (200 calls arriving) is one post. */
   private pushTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly store = new DisposableStore();
-  private readonly onDidReceiveEmitter = this.store.add(new Emitter<Exclude<InboundFor<V>, { type: 'ready' }>>());
-  /** A validated message other than `ready`, for the owner to handle. */
+  private readonly onDidReceiveEmitter = this.store.add(new Emitter<Received<V>>());
+  /** A validated message other than `ready` and `dropped` (which the channel handles), for the owner to handle. */
   readonly onDidReceive = this.onDidReceiveEmitter.event;
 
   constructor(
-    private readonly webview: vscode.Webview,
+    private readonly webview: WebviewPort,
     readonly view: V,
     private readonly getState: () => ViewState,
-    private readonly log: Log,
+    private readonly log: LogPort,
   ) {
     this.store.add(webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)));
   }
@@ -57,6 +66,11 @@ export class WebviewChannel<V extends ViewKind = ViewKind> implements Disposable
       this.log.warn(`[${this.view}] dropped '${message.type}': this view does not send that`);
       return;
     }
+    if (message.type === 'dropped') {
+      // The webview refused messages that other frames posted into it as if from the host: said where the log is read.
+      this.log.warn(`[${this.view}] ${describeDrop(message.reason, message.count)}`);
+      return;
+    }
     if (message.type === 'ready') {
       if (message.view !== this.view) {
         this.log.warn(`[${this.view}] dropped a ready message for the wrong view '${message.view}'`);
@@ -74,7 +88,7 @@ export class WebviewChannel<V extends ViewKind = ViewKind> implements Disposable
       return;
     }
     this.log.info(`[${this.view}] received '${message.type}' (request ${message.requestId})`);
-    this.onDidReceiveEmitter.fire(message as Exclude<InboundFor<V>, { type: 'ready' }>);
+    this.onDidReceiveEmitter.fire(message as Received<V>);
   }
 
   /**

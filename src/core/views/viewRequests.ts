@@ -1,28 +1,70 @@
-/** What the chat view and the approvals panel ask of the host, translated into calls on the core (validated already). */
-import { pendingViews } from '../core/views/pendingCall';
-import type { AgentSession } from '../core/agent/session';
-import type { BatchMessage, DecideMessage, DiffMode, HunkChoiceMessage } from '../shared/approvals';
-import type { FocusedCalls } from '../core/views/focusedCall';
-import type { Gate } from '../core/approval/gate';
-import type { GrantStore } from '../core/approval/grants';
-import type { PanelRequest } from './approvalsPanel';
-import type { ChatRequest } from './chatViewProvider';
-import type { Outcome } from './commandBridge';
-import type { KeptResults } from './keptResults';
-import type { ProposedContentProvider } from './proposedContent';
-import type { ArgsDocuments } from './argsDocuments';
-import type { TaskChangeDocuments } from './taskChangeDocuments';
-import type { ModelSetup } from './modelSetup';
-import { undoWouldChange, type UndoPreview, type UndoRequest, type UndoResult } from '../core/checkpoints/undoRunner';
+/**
+ * What the chat view and the approvals panel ask of the host (validated already by the webview channel), translated
+ * into calls on the core: the gate, the grants, the agent's session, and the editors the host opens (ports).
+ */
+import { chatShowsCall } from '../callers';
+import { pendingViews, type GateState } from './pendingCall';
+import type { BatchMessage, DecideMessage, DiffMode, DiffRow, HunkChoiceMessage } from '../../shared/approvals';
+import type { InboundFor, UndoPreviewView, ViewKind } from '../../shared/messages';
+import type { ModelSetupMessage } from '../../shared/modelSetup';
+import type { FocusedCalls } from './focusedCall';
+import type { Gate } from '../approval/gate';
+import type { GrantStore } from '../approval/grants';
+import { undoWouldChange, type UndoPreview, type UndoRequest, type UndoResult } from '../checkpoints/undoRunner';
+
+/** What a request got: done (with the data it asked for, if any), or refused with why. */
+export type Outcome = { ok: true; diffRows?: DiffRow[][]; undoPreview?: UndoPreviewView } | { ok: false; error: string };
+/** A view's request for the host, other than the channel's own (`ready`, `dropped`) and the contract's host commands. */
+export type ViewRequest<V extends ViewKind> = Exclude<InboundFor<V>, { type: 'ready' | 'dropped' | 'command' }>;
+export type ChatRequest = ViewRequest<'chat'>;
+export type PanelRequest = ViewRequest<'approvals'>;
+
+/** The gate as the views' requests reach it. */
+type RequestGate = GateState & Pick<Gate, 'settle' | 'settleAll' | 'chooseHunk' | 'setEdit'>;
+
+/** The chat's agent session, as its requests reach it (src/core/agent/session.ts). */
+export interface ChatAgent {
+  readonly chatId: string;
+  readonly isRunning: boolean;
+  turnOf(entryId: string): { chatId: string; taskId: string; turn: number } | undefined;
+  keptResult(entryId: string): string | undefined;
+  taskChange(entryId: string, file: string): { chatId: string; taskId: string } | undefined;
+  callChange(entryId: string): { chatId: string; taskId: string; turn: number; file: string } | undefined;
+  submit(prompt: string): void;
+  cancel(): boolean;
+  newChat(): Outcome;
+  openChat(id: string): Outcome;
+  answer(questionId: string, answer: string): Outcome;
+  retry(): Outcome;
+  resume(): Outcome;
+}
+
+/** The editor opening a kept tool result (src/vscode/keptResults.ts). */
+export interface KeptResultOpener {
+  open(ref: string): Promise<Outcome>;
+}
+
+/** The editor opening a task's changed file, or one finished call's change (src/vscode/taskChangeDocuments.ts). */
+export interface TaskChangeOpener {
+  open(chatId: string, taskId: string, file: string): Promise<Outcome>;
+  openCall(call: { chatId: string; taskId: string; turn: number; file: string }): Promise<Outcome>;
+}
+
+/** The chat's model setup (src/core/llm/modelSetupFlow.ts). */
+export interface ModelSetupHandler {
+  handle(message: ModelSetupMessage): Outcome | Promise<Outcome>;
+}
 
 /** What a card opens in an editor: the diff of a write, the whole arguments of any call. */
 export interface CallEditors {
-  proposed: Pick<ProposedContentProvider, 'openDiff'>;
-  args: Pick<ArgsDocuments, 'open'>;
+  /** The native diff of a waiting write (src/vscode/proposedContent.ts). */
+  proposed: { openDiff(callId: string): Promise<void> };
+  /** The whole arguments of a waiting call as a document (src/vscode/argsDocuments.ts). */
+  args: { open(callId: string): Promise<Outcome> };
 }
 
 /** A decision from either view: the gate checks that the call waits and that the hash is the one shown. */
-function decide(gate: Gate, message: DecideMessage): Outcome {
+function decide(gate: RequestGate, message: DecideMessage): Outcome {
   return gate.settle(message, {
     action: message.action,
     ...(message.reason !== undefined ? { reason: message.reason } : {}),
@@ -37,13 +79,13 @@ function decide(gate: Gate, message: DecideMessage): Outcome {
 }
 
 /** Allow all / Deny all of the calls a view showed: each settles if it still waits with the hash shown. */
-function decideAll(gate: Gate, message: BatchMessage): Outcome {
+function decideAll(gate: RequestGate, message: BatchMessage): Outcome {
   const outcome = gate.settleAll(message.calls, { allow: message.action === 'allow-all', ...(message.reason !== undefined ? { reason: message.reason } : {}) });
   return outcome.errors.length === 0 ? { ok: true } : { ok: false, error: outcome.errors.join('; ') };
 }
 
 /** A hunk choice from either view: the gate checks that the call waits, the hash and the index. */
-function chooseHunk(gate: Gate, message: HunkChoiceMessage): Outcome {
+function chooseHunk(gate: RequestGate, message: HunkChoiceMessage): Outcome {
   return gate.chooseHunk(message, message.index, message.choice === 'accept', message.reason);
 }
 
@@ -52,22 +94,24 @@ async function openDiff(proposed: CallEditors['proposed'], callId: string): Prom
   return { ok: true };
 }
 
-async function revoke(grants: GrantStore, grantId: string): Promise<Outcome> {
+async function revoke(grants: Pick<GrantStore, 'revoke'>, grantId: string): Promise<Outcome> {
   return (await grants.revoke(grantId)) ? { ok: true } : { ok: false, error: `no grant ${grantId}` };
 }
 
 /** The messages a waiting call's card sends, the same from the panel and from the chat's inline cards. */
-type CardRequest = Extract<ChatRequest | PanelRequest, { type: 'focusCall' | 'decide' | 'chooseHunk' | 'setEdit' | 'openDiff' | 'openArgs' | 'loadDiffRows' | 'revokeGrant' }>;
+const cardTypes = ['focusCall', 'decide', 'chooseHunk', 'setEdit', 'openDiff', 'openArgs', 'loadDiffRows', 'revokeGrant'] as const;
+type CardRequest = Extract<ChatRequest | PanelRequest, { type: (typeof cardTypes)[number] }>;
+const isCardRequest = (message: ChatRequest | PanelRequest): message is CardRequest => (cardTypes as readonly string[]).includes(message.type);
 
 /** The rows of a waiting call's diff, every hunk's, for a card that got the first ones (the call and hash it showed). */
-function diffRows(gate: Gate, callId: string, argsHash: string): Outcome {
+function diffRows(gate: RequestGate, callId: string, argsHash: string): Outcome {
   const call = pendingViews(gate).find((view) => view.callId === callId && view.argsHash === argsHash);
   return call?.preview.kind === 'diff'
     ? { ok: true, diffRows: call.preview.hunks.map((hunk) => hunk.rows) }
     : { ok: false, error: `call ${callId} is not waiting with a diff of those arguments` };
 }
 
-function cardRequests(view: 'chat' | 'approvals', gate: Gate, grants: GrantStore, editors: CallEditors, focus: FocusedCalls): (message: CardRequest) => Outcome | Promise<Outcome> {
+function cardRequests(view: 'chat' | 'approvals', gate: RequestGate, grants: Pick<GrantStore, 'revoke'>, editors: CallEditors, focus: Pick<FocusedCalls, 'report'>): (message: CardRequest) => Outcome | Promise<Outcome> {
   return (message) => {
     switch (message.type) {
       case 'focusCall':
@@ -98,7 +142,7 @@ export interface TurnUndo {
 }
 
 /** A turn's Undo from the transcript: the turn read from the host's own entry, refused while the chat's task runs. */
-async function undoTurn(agent: AgentSession, undo: TurnUndo, action: 'previewUndo' | 'undoTurn', entryId: string): Promise<Outcome> {
+async function undoTurn(agent: ChatAgent, undo: TurnUndo, action: 'previewUndo' | 'undoTurn', entryId: string): Promise<Outcome> {
   const ref = agent.turnOf(entryId);
   if (ref === undefined) {
     return { ok: false, error: `entry ${entryId} is not a call of one of this chat's tasks` };
@@ -118,31 +162,25 @@ async function undoTurn(agent: AgentSession, undo: TurnUndo, action: 'previewUnd
 }
 
 export function chatRequests(
-  agent: AgentSession,
-  gate: Gate,
-  grants: GrantStore,
+  agent: ChatAgent,
+  gate: RequestGate,
+  grants: Pick<GrantStore, 'revoke'>,
   editors: CallEditors,
-  focus: FocusedCalls,
-  results: Pick<KeptResults, 'open'>,
-  changes: Pick<TaskChangeDocuments, 'open' | 'openCall'>,
-  setup: Pick<ModelSetup, 'handle'>,
+  focus: Pick<FocusedCalls, 'report'>,
+  results: KeptResultOpener,
+  changes: TaskChangeOpener,
+  setup: ModelSetupHandler,
   undo: TurnUndo,
 ): (message: ChatRequest) => Outcome | Promise<Outcome> {
   const card = cardRequests('chat', gate, grants, editors, focus);
   return (message) => {
+    if (isCardRequest(message)) {
+      return card(message);
+    }
     switch (message.type) {
-      case 'focusCall':
-      case 'decide':
-      case 'chooseHunk':
-      case 'setEdit':
-      case 'openDiff':
-      case 'openArgs':
-      case 'loadDiffRows':
-      case 'revokeGrant':
-        return card(message);
       case 'decideAll': {
         // The chat shows its own agent's calls only: a batch naming any other is refused whole.
-        const shown = new Set(pendingViews(gate, agent.chatId).filter((call) => call.source === 'agent').map((call) => call.callId));
+        const shown = new Set(pendingViews(gate, agent.chatId).filter(chatShowsCall).map((call) => call.callId));
         const foreign = message.calls.find((call) => !shown.has(call.callId));
         return foreign === undefined ? decideAll(gate, message) : { ok: false, error: `call ${foreign.callId} is not one this chat shows` };
       }
@@ -185,24 +223,18 @@ export function chatRequests(
 }
 
 export function panelRequests(
-  gate: Gate,
-  grants: GrantStore,
+  gate: RequestGate,
+  grants: Pick<GrantStore, 'revoke'>,
   editors: CallEditors,
-  focus: FocusedCalls,
-  setDiffMode: (mode: DiffMode) => Thenable<void>,
+  focus: Pick<FocusedCalls, 'report'>,
+  setDiffMode: (mode: DiffMode) => PromiseLike<void>,
 ): (message: PanelRequest) => Promise<Outcome> {
   const card = cardRequests('approvals', gate, grants, editors, focus);
   return async (message) => {
+    if (isCardRequest(message)) {
+      return await card(message);
+    }
     switch (message.type) {
-      case 'focusCall':
-      case 'decide':
-      case 'chooseHunk':
-      case 'setEdit':
-      case 'openDiff':
-      case 'openArgs':
-      case 'loadDiffRows':
-      case 'revokeGrant':
-        return await card(message);
       case 'decideAll':
         return decideAll(gate, message);
       case 'setDiffMode':

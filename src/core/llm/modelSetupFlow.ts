@@ -1,19 +1,17 @@
 /**
  * The chat's model setup, host side: loads an address's models, runs Test connection, asks for the API key for an
  * address, and saves the provider, address and model to the settings. The form holds what is typed; this holds what
- * came of it (`ModelSetupView`), and the chat view shows that.
+ * came of it (`ModelSetupView`), and the chat view shows that. The editor is reached through ports.
  */
-import * as vscode from 'vscode';
-import { DisposableStore } from '../core/disposable';
-import { ModelError, OpenAICompatibleModel, type ChatModel, type ToolSpec } from '../core/llm/client';
-import { checkAddress, listProblem, planSave, savedWhere, testConnection, type ModelProbe } from '../core/llm/setup';
-import { presetOf, type ModelSetupMessage, type ModelSetupView } from '../shared/modelSetup';
-import type { Outcome } from './commandBridge';
-import type { Log } from './log';
-import type { ApiKeyStore } from './secrets';
-import type { Settings } from './settings';
-import { VsCodeLmModel } from './vscodeLmModel';
-import { writeModelSettings } from './workspaceSettings';
+import { DisposableStore, type Disposable } from '../disposable';
+import type { SettingKey, SettingValue } from '../settings';
+import type { LogPort } from '../logPort';
+import { ModelError, OpenAICompatibleModel, type ChatModel, type ToolSpec } from './client';
+import { checkAddress, listProblem, planSave, savedWhere, testConnection, type ModelProbe, type ModelSettingKey, type SettingPlace } from './setup';
+import { presetOf, type ModelSetupMessage, type ModelSetupView } from '../../shared/modelSetup';
+
+/** What a request of the form got: done (the view says the rest), or refused with why. */
+type Outcome = { ok: true } | { ok: false; error: string };
 
 /** How long the models list and the test's request may take: a local model loading for the first time is slow. */
 const listTimeoutMs = 15_000;
@@ -21,10 +19,34 @@ const requestTimeoutMs = 60_000;
 /** What the test and the list say for VS Code's own models, where there is no address. */
 const vscodeModels = "VS Code's Language Model API";
 
+/** The settings as the setup reads them, and news of their change (src/vscode/settings.ts). */
+export interface ModelSettingsPort {
+  get<K extends SettingKey>(key: K): SettingValue<K>;
+  onDidChange(listener: (affects: (key: SettingKey) => boolean) => void): Disposable;
+}
+
+/** The API key in the editor's secret storage, kept with the origin it is for (src/vscode/secrets.ts). */
+export interface ApiKeysPort {
+  onDidChange(listener: () => void): Disposable;
+  keyFor(address: string, configuredBaseUrl: string): Promise<string | undefined>;
+  heldFor(configuredBaseUrl: string): Promise<string | undefined>;
+  /** Asks the person for the key of `address`. */
+  prompt(address: string): Promise<'stored' | 'removed' | 'unchanged'>;
+}
+
+/** The editor's own language models (VS Code's Language Model API): their families, and one of them to ask. */
+export interface EditorModelsPort {
+  families(): Promise<string[]>;
+  model(name: string): ChatModel;
+}
+
 export interface ModelSetupDeps {
-  settings: Settings;
-  apiKeys: ApiKeyStore;
-  log: Log;
+  settings: ModelSettingsPort;
+  apiKeys: ApiKeysPort;
+  editorModels: EditorModelsPort;
+  /** Writes the model settings where they take effect; says where each went. */
+  writeModelSettings(values: readonly (readonly [ModelSettingKey, string])[]): Promise<{ key: ModelSettingKey; place: SettingPlace }[]>;
+  log: LogPort;
   /** The view changed: the chat sends its state again. */
   onDidChange(): void;
 }
@@ -45,7 +67,7 @@ function probeOf(model: ChatModel): Pick<ModelProbe, 'requestWithTool'> {
   };
 }
 
-export class ModelSetup implements vscode.Disposable {
+export class ModelSetup implements Disposable {
   private readonly store = new DisposableStore();
   private view: ModelSetupView = {};
   private listing: AbortController | undefined;
@@ -114,13 +136,13 @@ export class ModelSetup implements vscode.Disposable {
 
   private async target(message: ModelSetupMessage): Promise<Target | { problem: string }> {
     if (message.provider === 'vscode-lm') {
-      const model = new VsCodeLmModel(message.model.trim());
+      const model = this.deps.editorModels.model(message.model.trim());
       return {
         label: vscodeModels,
         key: { sent: false },
         probe: {
           ...probeOf(model),
-          listModels: async () => [...new Set((await vscode.lm.selectChatModels()).map((candidate) => candidate.family))],
+          listModels: async () => [...new Set(await this.deps.editorModels.families())],
         },
       };
     }
@@ -227,7 +249,7 @@ export class ModelSetup implements vscode.Disposable {
       this.update({ saved: { ok: false, text: plan.text } });
       return { ok: true };
     }
-    const where = savedWhere(await writeModelSettings([
+    const where = savedWhere(await this.deps.writeModelSettings([
       ['model.provider', local ? 'vscode-lm' : 'openai-compatible'],
       ...(plan.baseUrl === undefined ? [] : [['model.baseUrl', plan.baseUrl] as const]),
       ['model.name', plan.model],

@@ -3,96 +3,35 @@
  * the content be chosen (`review`), each hunk block is focusable and carries Accept/Reject toggles and, once
  * rejected, a reason box; the choices live in the `HunkReview`, so they survive switching views. Long diffs are
  * virtualised (every hunk block is in the DOM, but only the rows in view are), so a 10,000-line file scrolls smoothly.
+ * Its parts: the rows' layout without a DOM (diffRows), a hunk's rows painted as they come in view (virtualRows), a
+ * hunk's bar and controls (hunkBlock); here, the rows drawn, the hunks listed and painted together, the toolbar and keys.
  */
-import { diffWordsWithSpace } from 'diff';
-import type { DiffHunkView, DiffMode, DiffPreview, DiffRow, PendingCallView } from '../../src/shared/approvals';
-import { button, h, icon, whenAnswered, type Bridge } from '../shared/bridge';
-import { hunkKeyAction, hunkLines, type HunkReview } from './hunkReview';
+import type { DiffMode, DiffPreview, DiffRow, PendingCallView } from '../../src/shared/approvals';
+import { button, h, icon, whenAnswered, type Bridge } from './bridge';
+import { partners, splitPairs, wordChanges, type SplitCell, type SplitPair } from './diffRows';
+import { buildControlsNearView, hunkBlock, syncControls, type HunkBlock } from './hunkBlock';
+import { hunkKeyAction, type HunkReview } from './hunkReview';
+import { rowHeight } from './virtualRows';
 
-export const rowHeight = 18;
 const maxViewportRows = 30;
-const overscan = 20;
 /** About the height of a hunk's bar and of a rejected hunk's reason box (media/webview.css). */
 const hunkBarHeight = 32;
 const reasonHeight = 60;
 /** Below this many rows everything is rendered; above it only what is visible. */
 const virtualiseAbove = 300;
 
-type SplitCell = { no: number | null; text: string; kind: 'c' | 'a' | 'd' | 'empty' };
-type SplitPair = { left: SplitCell; right: SplitCell };
-
-/**
- * A hunk's rows as lines side by side: a context line on both sides, and in each run of removed lines followed by added
- * ones, the i-th removed line beside the i-th added line (the one that replaces it), the longer run's rest alone.
- */
-function rowPairs(rows: readonly DiffRow[]): { left?: DiffRow; right?: DiffRow }[] {
-  const pairs: { left?: DiffRow; right?: DiffRow }[] = [];
-  let dels: DiffRow[] = [];
-  let adds: DiffRow[] = [];
-  const flush = (): void => {
-    for (let i = 0; i < Math.max(dels.length, adds.length); i++) {
-      pairs.push({ ...(dels[i] ? { left: dels[i] } : {}), ...(adds[i] ? { right: adds[i] } : {}) });
-    }
-    dels = [];
-    adds = [];
-  };
-  for (const row of rows) {
-    if (row[0] === 'd') {
-      if (adds.length > 0) {
-        flush();
-      }
-      dels.push(row);
-    } else if (row[0] === 'a') {
-      adds.push(row);
-    } else {
-      flush();
-      pairs.push({ left: row, right: row });
-    }
-  }
-  flush();
-  return pairs;
-}
-
-function splitPairs(hunk: DiffHunkView): SplitPair[] {
-  const empty: SplitCell = { no: null, text: '', kind: 'empty' };
-  return rowPairs(hunk.rows).map(({ left, right }) => {
-    const context = left !== undefined && left === right;
-    return {
-      left: left ? { no: left[1], text: left[3], kind: context ? 'c' : 'd' } : empty,
-      right: right ? { no: right[2], text: right[3], kind: context ? 'c' : 'a' } : empty,
-    };
-  });
-}
-
 const signs: Record<'c' | 'a' | 'd', string> = { c: ' ', a: '+', d: '-' };
-
-/** Past this length a changed line is not diffed word by word (its whole line stays marked). */
-const maxWordDiffChars = 2_000;
 
 /**
  * A changed line's text with the words that changed marked (`data-field="word-change"`), against the line it replaced
- * (or that replaced it): a change at the end of a long line, or of one character, is not lost in a wholly coloured row.
+ * (or that replaced it).
  */
 function changedText(text: string, partner: string | undefined, side: 'a' | 'd'): (HTMLElement | string)[] {
-  if (partner === undefined || text.length + partner.length > maxWordDiffChars) {
+  const pieces = wordChanges(text, partner, side);
+  if (pieces === undefined) {
     return [text];
   }
-  const parts = side === 'a' ? diffWordsWithSpace(partner, text) : diffWordsWithSpace(text, partner);
-  return parts
-    .filter((part) => (side === 'a' ? !part.removed : !part.added))
-    .map((part) => (part.added || part.removed ? h('span', { class: `word-change ${side}`, 'data-field': 'word-change' }, part.value) : part.value));
-}
-
-/** Each changed row's partner: the line it replaces, or that replaces it (see `rowPairs`). */
-function partners(rows: readonly DiffRow[]): Map<DiffRow, string> {
-  const found = new Map<DiffRow, string>();
-  for (const { left, right } of rowPairs(rows)) {
-    if (left !== undefined && right !== undefined && left !== right) {
-      found.set(left, right[3]);
-      found.set(right, left[3]);
-    }
-  }
-  return found;
+  return pieces.map((piece) => (piece.changed ? h('span', { class: `word-change ${side}`, 'data-field': 'word-change' }, piece.text) : piece.text));
 }
 
 function renderUnified(row: DiffRow, partner?: string): HTMLElement {
@@ -120,190 +59,6 @@ function renderSplit(pair: SplitPair): HTMLElement {
 function rowRenderer(rows: readonly DiffRow[]): (row: DiffRow) => HTMLElement {
   const found = partners(rows);
   return (row) => renderUnified(row, found.get(row));
-}
-
-/** The rows of one hunk: all of them, or (virtual) a window of them painted on demand. */
-interface RowsBlock {
-  element: HTMLElement;
-  /** The rows' height in pixels. */
-  height: number;
-  /**
-   * Virtual only: makes sure the rows that fall between `top` and `bottom` (pixels from the top of this block's rows),
-   * and a margin, are painted; draws nothing when they already are.
-   */
-  paint?: (top: number, bottom: number) => void;
-}
-
-function rowsBlock<T>(rows: T[], render: (row: T) => HTMLElement, virtual: boolean): RowsBlock {
-  const element = h('div', { class: 'hunk-rows' });
-  const height = rows.length * rowHeight;
-  if (!virtual) {
-    element.append(...rows.map(render));
-    return { element, height };
-  }
-  element.classList.add('virtual');
-  element.style.height = `${height}px`;
-  const windowEl = h('div', { class: 'diff-window' });
-  element.append(windowEl);
-  let first = -1;
-  let last = -1;
-  const row = (pixels: number, round: (value: number) => number, by: number): number =>
-    Math.min(rows.length, Math.max(0, round(pixels / rowHeight) + by));
-  return {
-    element,
-    height,
-    paint(top, bottom) {
-      // The rows in view and half the overscan must be there; they are painted with the whole overscan, so a short
-      // scroll, or the first frame's estimated offsets being a few pixels out, draws nothing again.
-      const needFrom = row(top, Math.floor, -overscan / 2);
-      const needTo = row(bottom, Math.ceil, overscan / 2);
-      if (needFrom >= needTo ? first === last : first <= needFrom && needTo <= last) {
-        return;
-      }
-      const start = row(top, Math.floor, -overscan);
-      const end = Math.max(start, row(bottom, Math.ceil, overscan));
-      if (start === first && end === last) {
-        return;
-      }
-      first = start;
-      last = end;
-      windowEl.style.transform = `translateY(${start * rowHeight}px)`;
-      windowEl.replaceChildren(...rows.slice(start, end).map(render));
-    },
-  };
-}
-
-/** What a hunk block shows of the review: its toggles and reason box, kept in step with the `HunkReview`. */
-interface HunkControls {
-  accept: HTMLElement;
-  reject: HTMLElement;
-  reasonBox: HTMLTextAreaElement;
-  reasonArea: HTMLElement;
-}
-
-interface HunkBlock {
-  element: HTMLElement;
-  rows: RowsBlock;
-  /** "rejected: not applied", built with the block (its state shows before its controls are built). */
-  state?: HTMLElement;
-  controls?: HunkControls;
-  /** Builds the block's Accept / Reject and reason box if they are not yet (see `eagerControlsUpTo`). */
-  ensureControls?: () => HunkControls;
-}
-
-/**
- * Up to this many hunks, every hunk's Accept / Reject and reason box are built with the diff; past it, each hunk's
- * when it comes near the view, gets the focus or is decided by key: 100 hunks' 200 buttons and 100 boxes were most of
- * the time a 10,000-line diff took to paint (npm run bench).
- */
-const eagerControlsUpTo = 10;
-
-function hunkControls(review: HunkReview, index: number, lines: string): HunkControls {
-  const which = `hunk ${index + 1} of ${review.count}, ${lines}`;
-  const toggle = (action: 'accept-hunk' | 'reject-hunk', label: string, iconName: string): HTMLElement => {
-    const accepted = action === 'accept-hunk';
-    const toggleButton = button({ 'data-action': action, secondary: true, 'aria-label': `${label} ${which}`, title: `${label} ${which}` },
-      icon(iconName), label);
-    toggleButton.addEventListener('click', () => review.set(index, accepted));
-    return toggleButton;
-  };
-  const reasonBox = h('textarea', {
-    'data-field': 'hunk-reason',
-    rows: '2',
-    placeholder: 'Why not this hunk? (optional, sent to the model)',
-    'aria-label': `Reason for rejecting ${which}`,
-  });
-  reasonBox.value = review.reason(index);
-  reasonBox.addEventListener('input', () => review.setReason(index, reasonBox.value));
-  return {
-    accept: toggle('accept-hunk', 'Accept', 'check'),
-    reject: toggle('reject-hunk', 'Reject', 'close'),
-    reasonBox,
-    reasonArea: h('div', { class: 'hunk-reason' }, reasonBox),
-  };
-}
-
-function syncControls(block: HunkBlock, accepted: boolean, reason?: string): void {
-  block.element.dataset['state'] = accepted ? 'accepted' : 'rejected';
-  if (block.state) {
-    block.state.textContent = accepted ? '' : 'rejected: not applied';
-  }
-  const controls = block.controls;
-  if (!controls) {
-    return;
-  }
-  // A reason chosen in another view shows here, unless the person is typing in this box.
-  if (reason !== undefined && controls.reasonBox.value !== reason && document.activeElement !== controls.reasonBox) {
-    controls.reasonBox.value = reason;
-  }
-  controls.accept.setAttribute('aria-pressed', String(accepted));
-  controls.reject.setAttribute('aria-pressed', String(!accepted));
-  controls.reasonArea.hidden = accepted;
-}
-
-/** Under a hunk the card got the first rows of: how many more come (the card asked for them as it painted). */
-function moreRows(hunk: DiffHunkView): HTMLElement | string {
-  const more = hunk.rowCount === undefined ? 0 : hunk.rowCount - hunk.rows.length;
-  return more > 0 ? h('p', { class: 'muted rows-loading', 'data-field': 'rows-loading', role: 'status' }, icon('loading', { spin: true }), ` Loading ${more.toLocaleString('en-US')} more lines…`) : '';
-}
-
-function hunkBlock<T>(hunk: DiffHunkView, index: number, rows: T[], render: (row: T) => HTMLElement, virtual: boolean, review: HunkReview | undefined): HunkBlock {
-  const body = rowsBlock(rows, render, virtual);
-  const header = h('span', { class: 'hunk' }, hunk.header);
-  if (!review) {
-    return { element: h('div', { class: 'hunk-block' }, h('div', { class: 'hunk-bar' }, header), body.element, moreRows(hunk)), rows: body };
-  }
-  const lines = hunkLines(hunk);
-  const state = h('span', { class: 'hunk-state' });
-  const actions = h('span', { class: 'hunk-actions' });
-  const element = h('div', {
-    class: 'hunk-block',
-    'data-hunk-index': String(index),
-    role: 'group',
-    tabindex: '0',
-    'aria-label': `Hunk ${index + 1} of ${review.count}, ${lines}`,
-  },
-  h('div', { class: 'hunk-bar' }, header, state, actions),
-  body.element,
-  moreRows(hunk));
-  const block: HunkBlock = { element, rows: body, state };
-  block.ensureControls = () => {
-    if (!block.controls) {
-      const controls = hunkControls(review, index, lines);
-      actions.append(controls.accept, controls.reject);
-      element.append(controls.reasonArea);
-      block.controls = controls;
-      syncControls(block, review.isAccepted(index), review.reason(index));
-    }
-    return block.controls;
-  };
-  // The focus (by key or by a screen reader) brings the hunk's controls.
-  element.addEventListener('focusin', () => block.ensureControls?.());
-  syncControls(block, review.isAccepted(index));
-  return block;
-}
-
-/** Builds each block's controls when it comes near the viewport, or all of them at once where no observer exists. */
-function buildControlsNearView(viewport: HTMLElement, blocks: HunkBlock[]): (() => void) | undefined {
-  if (blocks.length <= eagerControlsUpTo || typeof IntersectionObserver === 'undefined') {
-    for (const block of blocks) {
-      block.ensureControls?.();
-    }
-    return undefined;
-  }
-  const byElement = new Map(blocks.map((block) => [block.element, block]));
-  const observer = new IntersectionObserver((entries) => {
-    for (const entry of entries) {
-      if (entry.isIntersecting) {
-        byElement.get(entry.target as HTMLElement)?.ensureControls?.();
-        observer.unobserve(entry.target);
-      }
-    }
-  }, { root: viewport, rootMargin: '600px 0px' });
-  for (const block of blocks) {
-    observer.observe(block.element);
-  }
-  return () => observer.disconnect();
 }
 
 /** The scrolling body of the diff in one mode, one block per hunk. */

@@ -1,0 +1,40 @@
+/** What the gate writes to the audit log: a call that starts waiting, and every outcome with who decided and why. */
+import type { AuditEntry } from '../audit/auditLog';
+import type { GrantScope } from './grants';
+import type { GateInput, GateResult } from './waitingCall';
+
+/** A call that asks: it starts waiting, for the reason the policy gave. */
+export function askEntry(callId: string, input: GateInput, reason: string, time: Date): AuditEntry {
+  return { time: time.toISOString(), callId, tool: input.call.tool, argsHash: input.call.argsHash, verdict: 'ask', decidedBy: 'policy', reason, source: input.source, ...auditTarget(input) };
+}
+
+/** A call decided: `shutdown`, the gate was closing, so a cancelled call never ran because the window went away. */
+export function resultEntry(input: GateInput, result: GateResult, scope: 'once' | GrantScope | undefined, time: Date, shutdown: boolean): AuditEntry {
+  return {
+    time: time.toISOString(),
+    callId: result.callId,
+    tool: input.call.tool,
+    argsHash: input.call.argsHash,
+    verdict: result.verdict,
+    decidedBy: result.decidedBy,
+    ...(scope ? { scope } : {}),
+    reason: result.reason,
+    source: input.source,
+    ...(result.verdict === 'allow' && result.edited !== undefined ? { edited: true } : {}),
+    ...auditTarget(input),
+    ...(shutdown && result.decidedBy === 'cancel' ? { notRun: 'shutdown' as const } : {}),
+  };
+}
+
+/** What a call was about, for the audit log's reader: the command (cut), the MCP server's tool, or the path. */
+function auditTarget(input: GateInput): { target?: string } {
+  const preview = input.preview;
+  const target =
+    preview.kind === 'command'
+      ? preview.command
+      : (input.call.external?.label ?? input.call.target?.relative ?? input.call.target?.absolute);
+  if (target === undefined) {
+    return {};
+  }
+  return { target: target.length > 500 ? `${target.slice(0, 499)}…` : target };
+}
