@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { HeldEdit } from '../core/review/heldEdits';
 import type { Proposal } from '../core/tools/fileTools';
-import { parseProposedQuery, proposedDocumentParts, type ProposedDocument, type ProposedSide } from '../core/views/proposedDocument';
+import { firstChangedLine, parseProposedQuery, proposedDocumentParts, type ProposedDocument, type ProposedSide } from '../core/views/proposedDocument';
 
 /** The host-held edit of a waiting call (the gate's), as the diff editor's proposed side reads and writes it. */
 export interface HeldEditPort {
@@ -200,7 +200,11 @@ export class ProposedContentProvider implements vscode.FileSystemProvider {
     throw vscode.FileSystemError.NoPermissions(uri);
   }
 
-  /** Opens the native diff: the file as it is now (or an empty document for a new file) against the proposal. */
+  /**
+   * Opens the native diff: the file as it is now (or an empty document for a new file) against the proposal, with the
+   * cursor on the proposed side's first change. Given here, VS Code does not move the cursor there itself once its diff
+   * is computed, which on a busy machine came after the person had moved it and started typing.
+   */
   async openDiff(callId: string): Promise<void> {
     const proposal = this.proposal(callId);
     const right = this.proposedUri(callId);
@@ -210,9 +214,11 @@ export class ProposedContentProvider implements vscode.FileSystemProvider {
     const name = proposal.target.relative ?? proposal.target.input;
     const file = vscode.Uri.file(proposal.target.absolute);
     const left = proposal.base.exists ? file : this.uriOf(callId, proposal, 'original');
+    const line = firstChangedLine(proposal.base.text, this.held.get(callId)?.text ?? proposal.newText);
     await vscode.commands.executeCommand('vscode.diff', left, right, `${name} ↔ proposed by the agent`, {
       preview: true,
-    });
+      selection: new vscode.Range(line, 0, line, 0),
+    } satisfies vscode.TextDocumentShowOptions);
   }
 
   dispose(): void {

@@ -46,10 +46,16 @@ describe('an untrusted workspace (Workspace Trust on, folder not trusted)', func
     await card.locator('[data-action="open-diff"]').click();
     const page = session.workbench.page;
     await page.locator('.tabs-container .tab', { hasText: 'restricted-edit.txt ↔ proposed by the agent' }).waitFor();
+    // The cursor starts elsewhere (line 3), so the test sees Edit's move arrive before it types: Edit's cursor comes
+    // from the extension host, and a key pressed before it arrived was overtaken by it (seen in CI).
+    await page.locator('.monaco-diff-editor .editor.modified .view-line', { hasText: 'three' }).click();
+    await page.locator('.statusbar-item', { hasText: 'Ln 3, Col' }).first().waitFor();
     await page.locator('.editor-actions .action-label[aria-label^="Edit the Proposed Change"]').first().click();
     // The cursor is in the proposed side, on the first change (line 1 of a new file): the typing goes there.
     await page.locator('.monaco-diff-editor .editor.modified .monaco-editor.focused').waitFor();
+    await page.locator('.statusbar-item', { hasText: 'Ln 1, Col 1' }).first().waitFor();
     await page.keyboard.press('End');
+    await page.locator('.statusbar-item', { hasText: 'Ln 1, Col 4' }).first().waitFor();
     await page.keyboard.type(', as I want it');
     await page.locator('.monaco-diff-editor .editor.modified .view-line', { hasText: 'one, as I want it' }).waitFor();
     // Every surface shows the edit: the card says where it was made, and its Allow is for the edited text.

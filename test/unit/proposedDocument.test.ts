@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { parseProposedQuery, proposedDocumentParts, type ProposedDocument, type ProposedSide } from '../../src/core/views/proposedDocument';
+import { firstChangedLine, parseProposedQuery, proposedDocumentParts, type ProposedDocument, type ProposedSide } from '../../src/core/views/proposedDocument';
 
 describe("proposedDocument: a proposed side's path is the file's own, its call is in the query", () => {
   const rows: [title: string, target: { relative?: string; absolute: string }, side: ProposedSide, path: string][] = [
@@ -40,6 +40,23 @@ describe("proposedDocument: a proposed side's path is the file's own, its call i
   for (const [query, parsed] of queries) {
     it(`the query "${query}" names ${parsed === undefined ? 'no call' : `${parsed.callId}, ${parsed.side}`}`, () => {
       assert.deepEqual(parseProposedQuery(query), parsed);
+    });
+  }
+});
+
+describe('proposedDocument: a proposed side opens on its first change', () => {
+  const rows: [title: string, before: string, after: string, line: number][] = [
+    ['a new file', '', 'one\nTWO\n', 0],
+    ['a change on the third line', 'a\nb\nc\nd\n', 'a\nb\nC\nd\n', 2],
+    ['lines added at the end', 'a\nb\n', 'a\nb\nc\n', 2],
+    ['lines removed at the end', 'a\nb\nc\n', 'a\n', 1],
+    ['the whole file removed', 'a\nb\n', '', 0],
+    ['nothing differs', 'a\nb\n', 'a\nb\n', 0],
+    ['a CRLF file with its second line changed', 'a\r\nb\r\n', 'a\r\nB\r\n', 1],
+  ];
+  for (const [title, before, after, line] of rows) {
+    it(`${title}: line ${line + 1}`, () => {
+      assert.equal(firstChangedLine(before, after), line);
     });
   }
 });

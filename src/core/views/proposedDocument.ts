@@ -40,3 +40,18 @@ export function parseProposedQuery(query: string): ProposedDocument | undefined 
   }
   return { callId, side: side === 'original' ? 'original' : 'proposed' };
 }
+
+/**
+ * The 0-based line a proposed side opens on: its first line that differs from the file's (the last line when only
+ * lines were removed at the end; 0 when nothing differs). Given to VS Code when the diff opens, so it does not move
+ * the cursor to the first change itself once its diff is computed, which can be after the person started typing.
+ */
+export function firstChangedLine(before: string, after: string): number {
+  const old = before.split('\n');
+  const proposed = after.split('\n');
+  const differs = proposed.findIndex((line, index) => line !== old[index]);
+  if (differs !== -1) {
+    return differs;
+  }
+  return old.length > proposed.length ? proposed.length - 1 : 0;
+}
