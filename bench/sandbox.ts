@@ -14,7 +14,7 @@ import { probeSandbox } from '../src/core/sandbox/sandbox';
 import { discardStage, findUnshare, probeStaging } from '../src/core/sandbox/stage';
 import { PathResolver } from '../src/core/approval/paths';
 import { GitCli } from '../src/core/checkpoints/gitCli';
-import { StagedLanding } from '../src/core/tools/stagedChanges';
+import { StagedLanding } from '../src/core/tools/stagedLanding';
 import { DiskFiles } from '../test/fixtures/diskFiles';
 import { createMemoryGate, locateUnder } from '../test/fixtures/memoryGate';
 import { defaultProtectedPaths } from '../src/core/settings';

@@ -9,7 +9,7 @@ import { promises as fs } from 'node:fs';
 import * as vscode from 'vscode';
 import type { Disposable } from '../core/disposable';
 import { decodeFile } from '../core/files/encoding';
-import { changesSoFar, type ChangeSoFar } from '../core/tools/stagedChanges';
+import { changesSoFar, type ChangeSoFar } from '../core/tools/changesSoFar';
 import { ReadOnlyTexts } from './readOnlyTexts';
 import type { RunningStage } from '../core/terminal/confinedRun';
 

@@ -14,7 +14,7 @@ import { PathResolver } from '../../src/core/approval/paths';
 import { GitCli } from '../../src/core/checkpoints/gitCli';
 import { classifyGitPath, GitTrees, judgeRefChange, type GitChangeKind, type GitPathRule } from '../../src/core/sandbox/gitData';
 import { discardStage, type Stage } from '../../src/core/sandbox/stage';
-import { StagedLanding } from '../../src/core/tools/stagedChanges';
+import { StagedLanding } from '../../src/core/tools/stagedLanding';
 import { pendingViews } from '../../src/core/views/pendingCall';
 import type { PendingCallView } from '../../src/shared/approvals';
 import { DiskFiles } from '../fixtures/diskFiles';

@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import './dom';
 import type { PendingCallView } from '../../src/shared/approvals';
 import { commandSandboxView, withGroupReasons } from '../../src/core/views/pendingCall';
-import { landedCounts, type Outcome } from '../../src/core/tools/stagedChanges';
+import { landedCounts, type Outcome } from '../../src/core/tools/landingSummary';
 import type { StagingStatus } from '../../src/core/sandbox/commandSandbox';
 import { landedText } from '../../webview/chat/decisionNote';
 import { commandHeadline } from '../../webview/shared/groupCard';

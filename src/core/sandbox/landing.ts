@@ -1,6 +1,6 @@
 /**
  * The landing of a staged command's changes in the workspace, never by path (./beneath): what the person allowed,
- * and what lands without review (../tools/stagedChanges judges which), as the command left it.
+ * and what lands without review (../tools/stagedLanding judges which), as the command left it.
  */
 import { promises as fs, readdirSync } from 'node:fs';
 import path from 'node:path';

@@ -2,7 +2,7 @@
  * One confined run of an allowed command, owned by the core: the sandbox's launch for it (a stage of the workspace
  * folders and a filtering proxy where they apply), the command run in a terminal (a port: VS Code's pseudoterminal
  * draws it, nothing more), what the proxy refused, the protected paths it created, and its stage handed to the caller,
- * who lands what is allowed of it (../tools/stagedChanges) and discards it. On every other way out (not started, not
+ * who lands what is allowed of it (../tools/stagedLanding) and discards it. On every other way out (not started, not
  * run, a throw) the stage is discarded here and the proxy is always closed, so nothing a run made outlives it.
  */
 import { Emitter } from '../disposable';

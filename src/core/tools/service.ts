@@ -32,7 +32,9 @@ import { entriesToAllow } from '../sandbox/networkRemedies';
 import { agentCaller, apiSource } from '../callers';
 import { applyWrite } from './applyWrite';
 import { boundedForModel, deniedMessage, writtenMessage } from './results';
-import { StagedLanding, landedCounts, textToWrite, type LandedCounts, type LandingReport, type StagedLandingDeps } from './stagedChanges';
+import { landedCounts, type LandedCounts, type LandingReport } from './landingSummary';
+import { StagedLanding, type StagedLandingDeps } from './stagedLanding';
+import { textToWrite } from './textToWrite';
 import { discardStage, type Stage } from '../sandbox/stage';
 import { allowedNote, type AllowedNote } from '../views/grants';
 import { unreviewedReportLine } from '../views/unreviewed';
@@ -90,7 +92,7 @@ export interface ToolServiceDeps {
   recorder?: Pick<ChangeRecorder, 'fileWritten' | 'commandRan' | 'landedUnreviewed'>;
   /** Keeps MCP results too long for the model whole, for the person. */
   results?: ResultKeeper;
-  /** What a staged command's changes need to land (./stagedChanges): which files git ignores, and the setting. */
+  /** What a staged command's changes need to land (./stagedLanding): which files git ignores, and the setting. */
   staging?: Pick<StagedLandingDeps, 'ignored'> & { landIgnored: () => boolean };
   /**
    * Adds entries to toolgate.sandbox.allowedDomains in the person's own settings: they chose "Allow … on this machine"
@@ -531,7 +533,7 @@ export class ToolService {
     return { writes: found.writes, open: decision.decidedBy === 'person' ? found.protected : [] };
   }
 
-  /** Judges and lands what a staged command wrote (./stagedChanges); what is not landed is discarded after. */
+  /** Judges and lands what a staged command wrote (./stagedLanding); what is not landed is discarded after. */
   private async landStaged(stage: Stage, command: string, source: string, options: RunOptions, approved: readonly string[] = []): Promise<LandingReport> {
     const landing = new StagedLanding({
       gate: this.deps.gate,
