@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { parseChatDecision, planChatDecision, planQuestionAnswer, type WaitingInChat } from '../../src/core/agent/chatDecisions';
+import { decideFromChat, parseChatDecision, planChatDecision, type ChatDecisionPorts, type WaitingInChat } from '../../src/core/agent/chatDecisions';
+import type { GateInput } from '../../src/core/approval/gate';
 
 describe('decisions typed in the chat', () => {
   const cases: [string, ReturnType<typeof parseChatDecision>][] = [
@@ -60,34 +61,54 @@ describe('which waiting calls a typed decision settles', () => {
   }
 });
 
-describe('what typed text answers to a waiting question', () => {
-  const choose = { options: ['Keep the old API', 'Rename it', 'Ask me later'], allowFreeText: false };
-  const free = { options: ['Yes', 'No'], allowFreeText: true };
-  const rows: [string, typeof choose, string | RegExp][] = [
-    ['rename it', choose, 'Rename it'],
-    ['Rename it.', choose, 'Rename it'],
-    ['2', choose, 'Rename it'],
-    ['#3', choose, 'Ask me later'],
-    ['option 1', choose, 'Keep the old API'],
-    ['keep', choose, 'Keep the old API'],
-    ['later', choose, 'Ask me later'],
-    ['it', choose, /^The agent asks you to choose: 1: Keep the old API; 2: Rename it; 3: Ask me later\./],
-    ['4', choose, /choose/],
-    ['something else entirely', choose, /choose/],
-    ['yes', free, 'Yes'],
-    ['2', free, 'No'],
-    ['no, use tabs instead', free, 'no, use tabs instead'],
-    ['   ', free, /choose/],
+describe('what is typed in the chat while a task runs: an answer to its question, or a decision on the calls the chat shows', () => {
+  const agentCall = (id: string, path: string): { callId: string; input: GateInput } => ({
+    callId: id,
+    input: { source: 'agent', call: { tool: 'write_file', args: { path }, argsHash: `h-${id}` }, preview: { kind: 'diff', path, isNewFile: true, added: 1, removed: 0, hunks: [] } },
+  });
+  const apiCall: { callId: string; input: GateInput } = {
+    callId: 'api1',
+    input: { source: 'api', call: { tool: 'run_in_terminal', args: {}, argsHash: 'h-api1' }, preview: { kind: 'command', command: 'ls', cwd: '/ws', analysis: [] } },
+  };
+  const rows: { name: string; typed: string; waiting: { callId: string; input: GateInput }[]; question?: boolean; refuse?: boolean; did: string[] }[] = [
+    { name: 'a question waits alone: the text answers it', typed: '2', waiting: [], question: true, did: ['answer 2'] },
+    { name: 'a question and a call wait: "yes" decides the call', typed: 'yes', waiting: [agentCall('c1', 'a.txt')], question: true, did: ['settle c1 h-c1 allow-once'] },
+    { name: 'a question and a call wait: other text answers the question', typed: 'rename it', waiting: [agentCall('c1', 'a.txt')], question: true, did: ['answer rename it'] },
+    { name: 'one call waits: "no, because …" denies it with the reason', typed: 'no, because wrong file', waiting: [agentCall('c1', 'a.txt')], did: ['settle c1 h-c1 deny wrong file'] },
+    { name: 'two calls wait: "yes all" allows both', typed: 'yes all', waiting: [agentCall('c1', 'a.txt'), agentCall('c2', 'b.txt')], did: ['settle c1 h-c1 allow-once', 'settle c2 h-c2 allow-once'] },
+    {
+      name: 'two calls wait: a plain "yes" asks which',
+      typed: 'yes',
+      waiting: [agentCall('c1', 'a.txt'), agentCall('c2', 'b.txt')],
+      did: ['info: Which call? 1: write_file a.txt; 2: write_file b.txt. Say "yes 1", "no 2 because …" or "yes all".'],
+    },
+    { name: "another caller's call is not the chat's to decide", typed: 'yes', waiting: [apiCall], did: ['info: A task is running; wait for it or press Stop before giving a new one.'] },
+    { name: 'the gate refuses the decision: the chat says why', typed: 'yes', waiting: [agentCall('c1', 'a.txt')], refuse: true, did: ['settle c1 h-c1 allow-once', 'error: call c1 is not waiting'] },
   ];
-  for (const [typed, question, expected] of rows) {
-    it(`${JSON.stringify(typed)} with ${question.allowFreeText ? 'free text' : 'options only'}`, () => {
-      const plan = planQuestionAnswer(typed, question);
-      if (typeof expected === 'string') {
-        assert.deepEqual(plan, { kind: 'answer', answer: expected });
-      } else {
-        assert.equal(plan.kind, 'notice');
-        assert.match(plan.text, expected);
-      }
+  for (const row of rows) {
+    it(row.name, () => {
+      const did: string[] = [];
+      const pushed: string[] = [];
+      const ports: ChatDecisionPorts = {
+        gate: {
+          waitingCalls: () => row.waiting,
+          settle: (ref, choice) => {
+            did.push(`settle ${ref.callId} ${ref.argsHash} ${choice.action}${choice.reason !== undefined ? ` ${choice.reason}` : ''}`);
+            return row.refuse === true ? { ok: false, error: `call ${ref.callId} is not waiting` } : { ok: true };
+          },
+        },
+        chats: {
+          push: (entry) => {
+            pushed.push(entry.kind === 'user' ? entry.text : entry.kind);
+            return entry;
+          },
+          notice: (text, level) => did.push(level === 'error' ? `error: ${text}` : `info: ${text}`),
+        },
+        questions: { size: row.question === true ? 1 : 0, answerTyped: (text) => did.push(`answer ${text}`) },
+      };
+      decideFromChat(row.typed, ports);
+      assert.deepEqual(pushed, [row.typed], 'what was typed shows in the chat as the person said it');
+      assert.deepEqual(did, row.did);
     });
   }
 });

@@ -1,9 +1,15 @@
 /**
  * Approving or denying waiting calls by typing in the chat: "yes", "approve", "no", "deny, because …", with an
  * optional call number ("yes 2", "no all because …"). Anything that is neither, or that could mean more than one
- * call, is not a decision: the caller asks which call is meant.
+ * call, is not a decision: the caller asks which call is meant. While the task's `ask_user` question waits, what is
+ * typed answers it instead, unless it decides calls that wait beside it.
  */
+import { randomUUID } from 'node:crypto';
+import type { Gate, WaitingCall } from '../approval/gate';
+import { chatShowsCall } from '../callers';
 import type { Preview } from '../review/preview';
+import type { ChatBook } from './chats';
+import type { UserQuestions } from './userQuestions';
 
 export type ChatDecision =
   | { kind: 'decide'; allow: boolean; target: 'all' | number | 'only'; reason?: string }
@@ -84,41 +90,36 @@ export function planChatDecision<W extends WaitingInChat>(text: string, waiting:
   return chosen ? settle([chosen]) : { kind: 'notice', text: `There is no call ${decision.target}; ${count} wait.` };
 }
 
-/** An `ask_user` question as the prompt answers it. */
-export interface QuestionInChat {
-  options: readonly string[];
-  allowFreeText: boolean;
+/** A call waiting for the person as a decision typed in the chat names it. */
+function inChat(call: Pick<WaitingCall, 'callId' | 'input'>): WaitingInChat {
+  return { callId: call.callId, argsHash: call.input.call.argsHash, tool: call.input.call.tool, preview: call.input.preview };
 }
 
-export type QuestionAnswerPlan = { kind: 'answer'; answer: string } | { kind: 'notice'; text: string };
+/** What a decision typed in the chat reaches: the gate's waiting calls (never their views), the chat, the task's questions. */
+export interface ChatDecisionPorts {
+  gate: { waitingCalls(): readonly Pick<WaitingCall, 'callId' | 'input'>[]; settle: Gate['settle'] };
+  chats: Pick<ChatBook, 'push' | 'notice'>;
+  questions: Pick<UserQuestions, 'size' | 'answerTyped'>;
+}
 
-/**
- * What text typed in the prompt answers to a waiting question: an option named exactly (any case), by its number
- * ("2", "#2", "option 2"), or by a word only one option has; else the text itself where free text is allowed; else
- * what the person can answer.
- */
-export function planQuestionAnswer(input: string, question: QuestionInChat): QuestionAnswerPlan {
-  const text = input.trim();
-  const lower = text.toLowerCase().replace(/[.!]+$/, '');
-  const { options } = question;
-  const exact = options.find((option) => option.toLowerCase() === lower);
-  if (exact !== undefined) {
-    return { kind: 'answer', answer: exact };
+/** What the person typed in the chat while a task runs: an answer to its question, or a decision on waiting calls. */
+export function decideFromChat(text: string, { gate, chats, questions }: ChatDecisionPorts): void {
+  chats.push({ kind: 'user', id: `u-${randomUUID()}`, v: 1, text });
+  const waiting = gate.waitingCalls().filter((call) => chatShowsCall(call.input)).map(inChat);
+  // With a question waiting, what the person sends answers it; "yes" / "no" still decide calls that wait beside it.
+  if (questions.size > 0 && (waiting.length === 0 || parseChatDecision(text).kind === 'none')) {
+    questions.answerTyped(text);
+    return;
   }
-  const number = /^(?:option\s+|#)?(\d+)$/.exec(lower);
-  const numbered = number?.[1] !== undefined ? options[Number(number[1]) - 1] : undefined;
-  if (numbered !== undefined) {
-    return { kind: 'answer', answer: numbered };
+  const plan = planChatDecision(text, waiting);
+  if (plan.kind === 'notice') {
+    chats.notice(plan.text);
+    return;
   }
-  if (lower.length >= 3 && !question.allowFreeText) {
-    const words = (option: string): string[] => option.toLowerCase().split(/[^\p{L}\p{N}]+/u);
-    const naming = options.filter((option) => option.toLowerCase().startsWith(lower) || words(option).includes(lower));
-    if (naming.length === 1 && naming[0] !== undefined) {
-      return { kind: 'answer', answer: naming[0] };
+  for (const call of plan.targets) {
+    const outcome = gate.settle(call, { action: plan.allow ? 'allow-once' : 'deny', ...(plan.reason !== undefined ? { reason: plan.reason } : {}) });
+    if (!outcome.ok) {
+      chats.notice(outcome.error, 'error');
     }
   }
-  if (question.allowFreeText && text !== '') {
-    return { kind: 'answer', answer: text };
-  }
-  return { kind: 'notice', text: `The agent asks you to choose: ${options.map((option, index) => `${index + 1}: ${option}`).join('; ')}. Type one of them or its number, or click it.` };
 }

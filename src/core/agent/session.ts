@@ -1,29 +1,27 @@
 /**
- * The agent in one window: one task at a time in the current chat, the bridge from the agent loop to the tool service
- * (a turn's gated calls go to the gate as one batch; ask_user goes to the chat), stop, new chat, and decisions typed
- * in the chat. The editor is reached through the ports of `AgentSessionDeps`.
+ * The agent in one window: one task at a time in the current chat (new, resumed after a reload, or retried after a
+ * model error), stop, new chat and other chats. What is typed while a task runs goes to `chatDecisions.ts`, a turn's
+ * calls to `turnCalls.ts`, its questions to `userQuestions.ts`, and its changes, at its end, to `taskChangesEntry.ts`.
+ * The editor is reached through the ports of `AgentSessionDeps`.
  */
 import { randomUUID } from 'node:crypto';
-import type { Gate, WaitingCall } from '../approval/gate';
-import { chatShowsCall } from '../callers';
+import type { Gate } from '../approval/gate';
 import { startTask, type TaskRef } from '../checkpoints/recorder';
-import { landedFiles } from '../checkpoints/landedUnreviewed';
-import { listsChanges, type TaskChanges } from '../checkpoints/taskChanges';
-import type { ChatMessage, ChatModel, ModelErrorKind, ToolCall, ToolSpec } from '../llm/client';
+import type { TaskChanges } from '../checkpoints/taskChanges';
+import type { ChatMessage, ChatModel, ModelErrorKind, ToolSpec } from '../llm/client';
 import type { McpServerStatus } from '../mcp/manager';
 import { failureKey, mcpStartupWaitMs, settledNotices, startingNotice } from '../mcp/startup';
-import { parseBuiltinCall } from '../toolDefinitions';
 import type { LogPort } from '../tools/ports';
-import type { ToolCallResult, ToolService } from '../tools/service';
+import type { ToolService } from '../tools/service';
 import { builtinToolSpecs } from '../tools/specs';
 import type { ChatEntry } from '../../shared/messages';
-import { defaultSystemPrompt, runAgent, type AgentStopReason, type ToolDecisionNote, type ToolOutcome, type ToolRunner } from './agent';
-import { parseChatDecision, planChatDecision, planQuestionAnswer, type WaitingInChat } from './chatDecisions';
-import { toChatMessage, type ChatBook, type ChatRecord, type NoticeActions } from './chats';
+import { defaultSystemPrompt, runAgent, type AgentStopReason, type ToolRunner } from './agent';
+import { decideFromChat } from './chatDecisions';
+import { toChatMessage, type ChatBook, type NoticeActions } from './chats';
+import { listTaskChanges, refreshTaskChanges } from './taskChangesEntry';
 import { TranscriptWriter } from './transcript';
-
-/** The most files a task's "changes" entry lists; past it, it says how many more. */
-const maxListedChanges = 200;
+import { runTurnCalls, type TurnCallPorts } from './turnCalls';
+import { notWaiting, UserQuestions } from './userQuestions';
 
 /** What a task needs of MCP: the tools the model may call now, the servers' states, and a bounded wait for them. */
 export interface McpForAgent {
@@ -64,16 +62,9 @@ export interface TaskResult {
 
 export type Outcome = { ok: true } | { ok: false; error: string };
 
-interface Question {
-  question: string;
-  options: string[];
-  allowFreeText: boolean;
-  resolve: (answer: string | undefined) => void;
-}
-
 interface Running {
   controller: AbortController;
-  questions: Map<string, Question>;
+  questions: UserQuestions;
 }
 
 /** A task whose model turn failed: its chat, its prompt, and the error notice that offers Retry. */
@@ -81,19 +72,6 @@ interface Failed {
   chatId: string;
   prompt: string;
   notice: Extract<ChatEntry, { kind: 'notice' }>;
-}
-
-type ChangesListed = Pick<Extract<ChatEntry, { kind: 'changes' }>, 'files' | 'commands' | 'more' | 'unreviewed'>;
-
-/** A task's changes as its chat entry lists them: at most `maxListedChanges` files and groups, the rest counted. */
-function changesListed(changes: TaskChanges): ChangesListed {
-  const listed = changes.files.slice(0, maxListedChanges);
-  return {
-    files: listed.map(({ shown, kind, added, removed }) => ({ file: shown, change: kind, added, removed })),
-    commands: changes.commands,
-    ...(changes.files.length > listed.length ? { more: changes.files.length - listed.length } : {}),
-    ...(changes.unreviewed.length > 0 ? { unreviewed: { groups: changes.unreviewed.slice(0, maxListedChanges), more: changes.unreviewedMore + landedFiles(changes.unreviewed.slice(maxListedChanges)) } } : {}),
-  };
 }
 
 export class AgentSession {
@@ -119,7 +97,7 @@ export class AgentSession {
 
   /** The ask_user questions waiting for the person's answer, by entry id, oldest first. */
   questionViews(): { id: string; question: string }[] {
-    return [...(this.running?.questions.entries() ?? [])].map(([id, { question }]) => ({ id, question }));
+    return this.running?.questions.views() ?? [];
   }
 
   /** The kept whole result a tool entry of the current chat shows, by the entry's id. */
@@ -154,38 +132,10 @@ export class AgentSession {
   /** What the person typed in the chat: a decision on waiting calls, or a new task. */
   submit(prompt: string): void {
     if (this.running) {
-      this.decideFromChat(prompt);
+      decideFromChat(prompt, { gate: this.deps.gate, chats: this.deps.chats, questions: this.running.questions });
       return;
     }
     void this.runTask(prompt).catch((error: unknown) => this.deps.log.error(`task failed: ${String(error)}`));
-  }
-
-  private decideFromChat(text: string): void {
-    const chats = this.deps.chats;
-    chats.push({ kind: 'user', id: `u-${randomUUID()}`, v: 1, text });
-    const waiting = this.deps.gate.waitingCalls().filter((call) => chatShowsCall(call.input)).map(inChat);
-    // With a question waiting, what the person sends answers it; "yes" / "no" still decide calls that wait beside it.
-    const [questionId, question] = [...(this.running?.questions.entries() ?? [])][0] ?? [];
-    if (question && questionId !== undefined && (waiting.length === 0 || parseChatDecision(text).kind === 'none')) {
-      const answer = planQuestionAnswer(text, question);
-      if (answer.kind === 'answer') {
-        question.resolve(answer.answer);
-      } else {
-        chats.notice(answer.text);
-      }
-      return;
-    }
-    const plan = planChatDecision(text, waiting);
-    if (plan.kind === 'notice') {
-      chats.notice(plan.text);
-      return;
-    }
-    for (const call of plan.targets) {
-      const outcome = this.deps.gate.settle(call, { action: plan.allow ? 'allow-once' : 'deny', ...(plan.reason !== undefined ? { reason: plan.reason } : {}) });
-      if (!outcome.ok) {
-        chats.notice(outcome.error, 'error');
-      }
-    }
   }
 
   /**
@@ -267,7 +217,7 @@ export class AgentSession {
       throw new Error('a task is already running in this window; stop it first');
     }
     const { chats, mcp } = this.deps;
-    const running: Running = { controller: new AbortController(), questions: new Map() };
+    const running: Running = { controller: new AbortController(), questions: new UserQuestions(chats) };
     this.running = running;
     this.failed = undefined;
     this.deps.onRunning(true);
@@ -289,7 +239,8 @@ export class AgentSession {
     const task = startTask(chat.id, prompt);
     const transcript = new TranscriptWriter(chats, chat, Date.now, task.taskId);
     let step = 0;
-    const runner: ToolRunner = { run: (calls, options) => this.runCalls(calls, { chatId: chat.id, task, turn: step - 1 }, running, options) };
+    const ports: TurnCallPorts = { tools: this.deps.tools, ask: (call, signal) => running.questions.ask(call, signal) };
+    const runner: ToolRunner = { run: (calls, options) => runTurnCalls(calls, { chatId: chat.id, task, turn: step - 1 }, ports, options) };
     try {
       const result = await runAgent(
         {
@@ -317,7 +268,7 @@ export class AgentSession {
         },
       );
       chat.messages = result.messages;
-      await this.listChanges(task, chat);
+      await listTaskChanges(task, chat, this.deps);
       if (transcript.failure !== undefined) {
         const explained = await this.deps.explainModelFailure(transcript.failure.error, transcript.failure.kind);
         const notice = chats.push(
@@ -333,9 +284,7 @@ export class AgentSession {
         ...(result.error !== undefined ? { error: result.error } : {}),
       };
     } finally {
-      for (const question of running.questions.values()) {
-        question.resolve(undefined);
-      }
+      running.questions.endAll();
       delete chat.task;
       this.running = undefined;
       this.deps.onRunning(false);
@@ -343,140 +292,17 @@ export class AgentSession {
     }
   }
 
-  /** At a task's end, the files it changed, each with its counts and a link to its diff (nothing when none). */
-  private async listChanges(task: TaskRef, chat: ChatRecord): Promise<void> {
-    let changes: TaskChanges | undefined;
-    try {
-      changes = await this.deps.taskChanges?.(task);
-    } catch (error) {
-      this.deps.log.warn(`the task's changes could not be read from its checkpoints: ${String(error)}`);
-    }
-    if (changes === undefined || !listsChanges(changes)) {
-      return;
-    }
-    this.deps.chats.push({ kind: 'changes', id: `c-${randomUUID()}`, v: 1, taskId: task.taskId, ...changesListed(changes) }, chat);
-  }
-
   /**
    * After an undo of a task of the chat shown: its list of changes says what is left (a file put back is no longer
    * listed; what landed without review stays, as the undo cannot revert it).
    */
   async refreshChanges(taskId: string): Promise<void> {
-    const chat = this.deps.chats.current;
-    const entries = chat.entries.filter((entry): entry is Extract<ChatEntry, { kind: 'changes' }> => entry.kind === 'changes' && entry.taskId === taskId);
-    if (entries.length === 0) {
-      return;
-    }
-    let changes: TaskChanges | undefined;
-    try {
-      changes = await this.deps.taskChanges?.({ chatId: chat.id, taskId });
-    } catch (error) {
-      this.deps.log.warn(`the task's changes could not be read from its checkpoints after the undo: ${String(error)}`);
-    }
-    const listed: ChangesListed = changes === undefined ? { files: [], commands: 0 } : changesListed(changes);
-    for (const entry of entries) {
-      // A field the new list has not (a cut list's `more`) goes.
-      delete entry.more;
-      delete entry.unreviewed;
-      this.deps.chats.update(entry, listed);
-    }
-  }
-
-  private async runCalls(
-    calls: ToolCall[],
-    where: { chatId: string; task: TaskRef; turn: number },
-    running: Running,
-    options: Parameters<ToolRunner['run']>[1],
-  ): Promise<ToolOutcome[]> {
-    const indexed = calls.map((call, index) => ({ call, index }));
-    const gated = indexed.filter(({ call }) => call.name !== 'ask_user');
-    const asked = indexed.filter(({ call }) => call.name === 'ask_user');
-    const outcomes: ToolOutcome[] = calls.map((call) => ({ id: call.id, ok: false, status: 'failed', output: 'Error: not run.' }));
-    const runGated = async (): Promise<void> => {
-      if (gated.length === 0) {
-        return;
-      }
-      const results = await this.deps.tools.runBatch(
-        gated.map(({ call }) => ({ tool: call.name, args: call.arguments, source: 'agent' })),
-        {
-          chatId: where.chatId,
-          turn: { ...where.task, turn: Math.max(0, where.turn) },
-          signal: options.signal,
-          onStatus: (index, status) => {
-            const call = gated[index]?.call;
-            if (call) {
-              options.onStatus(call.id, status);
-            }
-          },
-          // Shown as soon as it is there: a quick call's result does not wait for a slow one of the same turn.
-          onResult: (index, result) => {
-            const call = gated[index]?.call;
-            if (call) {
-              const { status, ...detail } = toolOutcome(call, result);
-              options.onStatus(call.id, status, detail);
-            }
-          },
-        },
-      );
-      results.forEach((result, position) => {
-        const item = gated[position];
-        if (item) {
-          outcomes[item.index] = toolOutcome(item.call, result);
-        }
-      });
-    };
-    await Promise.all([
-      runGated(),
-      ...asked.map(async ({ call, index }) => {
-        outcomes[index] = await this.ask(call, running, options.signal);
-      }),
-    ]);
-    return outcomes;
-  }
-
-  private async ask(call: ToolCall, running: Running, signal: AbortSignal): Promise<ToolOutcome> {
-    const parsed = parseBuiltinCall('ask_user', call.arguments);
-    if (!parsed.ok || parsed.tool !== 'ask_user') {
-      return { id: call.id, ok: false, status: 'failed', output: `Error: ${parsed.ok ? 'not ask_user' : parsed.error}. Nothing was asked.` };
-    }
-    const { question, options, allowFreeText = false } = parsed.args;
-    const entry: Extract<ChatEntry, { kind: 'question' }> = { kind: 'question', id: `q-${randomUUID()}`, v: 1, question, options, allowFreeText };
-    let onAbort: (() => void) | undefined;
-    const answer = new Promise<string | undefined>((resolve) => {
-      if (signal.aborted) {
-        resolve(undefined);
-        return;
-      }
-      // Waiting before the entry shows, so that whoever the entry's change wakes (the badge) counts it.
-      running.questions.set(entry.id, { question, options, allowFreeText, resolve });
-      onAbort = () => resolve(undefined);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
-    this.deps.chats.push(entry);
-    const given = await answer;
-    if (onAbort) {
-      signal.removeEventListener('abort', onAbort);
-    }
-    running.questions.delete(entry.id);
-    if (given === undefined) {
-      this.deps.chats.update(entry, { answer: '(not answered: the task was stopped)' });
-      return { id: call.id, ok: false, status: 'failed', output: 'The question was not answered: the task was stopped.' };
-    }
-    this.deps.chats.update(entry, { answer: given });
-    return { id: call.id, ok: true, status: 'done', output: `The person answered: ${JSON.stringify(given)}` };
+    await refreshTaskChanges(taskId, this.deps);
   }
 
   /** An answer clicked or typed in the chat: it must be one of the options, or free text where that is allowed. */
   answer(questionId: string, answer: string): Outcome {
-    const question = this.running?.questions.get(questionId);
-    if (!question) {
-      return { ok: false, error: `question ${questionId} is not waiting for an answer` };
-    }
-    if (!question.options.includes(answer) && !(question.allowFreeText && answer.trim() !== '')) {
-      return { ok: false, error: 'the answer is not one of the options, and free text is not allowed for this question' };
-    }
-    question.resolve(question.options.includes(answer) ? answer : answer.trim());
-    return { ok: true };
+    return this.running?.questions.answer(questionId, answer) ?? notWaiting(questionId);
   }
 
   /** Stops the task: the model stream ends, waiting calls are denied, a running command is interrupted. */
@@ -511,34 +337,8 @@ export class AgentSession {
   }
 }
 
-/** A call's result as the agent loop takes it: its status in the chat, what the model is told, how it was allowed. */
-function toolOutcome(call: ToolCall, result: ToolCallResult): ToolOutcome {
-  const status = result.decision?.verdict === 'deny' ? 'denied' : result.ok ? 'done' : 'failed';
-  const decided = decisionNote(call, result);
-  const note = result.landed === undefined ? decided : { ...decided, landed: result.landed };
-  return { id: call.id, ok: result.ok, output: result.output, status, ...(note ? { note } : {}), ...(result.kept ? { kept: result.kept } : {}) };
-}
-
 /** What the model is told when a task goes on after a window reload cut it off. */
 export const resumeNote =
   'The VS Code window was reloaded while you were working on this task, so the step that was under way did not finish: ' +
   'any tool calls of it were not run, and a command that was running may have run in part. Check the state of what you ' +
   'were changing, then continue the task.';
-
-/** What the chat entry of an allowed call says about how it was allowed (typed, from the gate's result). */
-function decisionNote(call: ToolCall, result: ToolCallResult): ToolDecisionNote | undefined {
-  const decision = result.decision;
-  if (decision?.verdict !== 'allow') {
-    return undefined;
-  }
-  const note: ToolDecisionNote = {
-    ...result.allowed,
-    ...(decision.edited !== undefined && call.name === 'run_in_terminal' ? { ran: decision.edited } : {}),
-  };
-  return Object.keys(note).length > 0 ? note : undefined;
-}
-
-/** A call waiting for the person as a decision typed in the chat names it. */
-function inChat(call: WaitingCall): WaitingInChat {
-  return { callId: call.callId, argsHash: call.input.call.argsHash, tool: call.input.call.tool, preview: call.input.preview };
-}
