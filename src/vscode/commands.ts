@@ -9,13 +9,13 @@ import { decideFocused, type KeyDecision, type KeyPrompts } from '../core/views/
 import type { GrantStore } from '../core/approval/grants';
 import type { AuditLog } from '../core/audit/auditLog';
 import { auditTable } from '../core/audit/auditTable';
-import type { ApprovalsPanel } from './approvalsPanel';
-import type { ChatViewProvider } from './chatViewProvider';
+import type { ApprovalsPanel } from './webviews/approvalsPanel';
+import type { ChatViewProvider } from './webviews/chatViewProvider';
 import type { CommandId, DiffCommandId, UndoCommandId } from '../core/commandIds';
-import type { McpEndpointHost } from './mcpEndpoint';
-import type { McpServers } from './mcpServers';
+import type { McpEndpointHost } from './mcp/mcpEndpoint';
+import type { McpServers } from './mcp/mcpServers';
 import type { ModelSetup } from '../core/llm/modelSetupFlow';
-import type { SuggestionsPanel } from './suggestionsPanel';
+import type { SuggestionsPanel } from './webviews/suggestionsPanel';
 import type { GateState } from '../core/views/pendingCall';
 import { readCommandArg, type ArgCommand, type CommandArg } from '../core/commandArgs';
 
