@@ -26,7 +26,7 @@ import { McpServersView, type McpServersNode } from './mcp/mcpServersView';
 import { KeptResults } from './documents/keptResults';
 import { TaskChangeDocuments } from './documents/taskChangeDocuments';
 import { createModel, explainModelFailure, type ModelChoicePorts } from '../core/modelChoice';
-import { isRemoteWindow } from './webviews/commandBridge';
+import { isRemoteWindow } from './remoteWindow';
 import { ArgsDocuments } from './documents/argsDocuments';
 import { createProposedDiffs, DiffTabs } from './diffEditor/proposedDiffs';
 import { watchTerminalRules } from './ruleWarnings';

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { DisposableStore } from '../../core/disposable';
 import type { ApprovalsState } from '../../shared/messages';
-import { answerRequests } from './commandBridge';
+import { answerWebviewRequests } from './hostCommands';
 import type { PanelRequest, Outcome } from '../../core/views/viewRequests';
 import type { Log } from '../log';
 import { WebviewChannel } from '../../core/views/webviewChannel';
@@ -66,7 +66,7 @@ export class ApprovalsPanel implements vscode.Disposable {
     panel.webview.options = webviewOptions(this.extensionUri);
     const channel = panelStore.add(new WebviewChannel(panel.webview, 'approvals', this.getState, this.log));
     this.channel = channel;
-    panelStore.add(answerRequests(channel, this.log, this.handle));
+    panelStore.add(answerWebviewRequests(channel, this.log, this.handle));
     panelStore.add(
       panel.onDidDispose(() => {
         if (this.panel === panel) {

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { DisposableStore } from '../../core/disposable';
 import type { ChatState } from '../../shared/messages';
-import { answerRequests } from './commandBridge';
+import { answerWebviewRequests } from './hostCommands';
 import type { ChatRequest, Outcome } from '../../core/views/viewRequests';
 import type { Log } from '../log';
 import { WebviewChannel } from '../../core/views/webviewChannel';
@@ -33,7 +33,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     view.webview.options = webviewOptions(this.extensionUri);
     const channel = viewStore.add(new WebviewChannel(view.webview, 'chat', this.getState, this.log));
     this.channel = channel;
-    viewStore.add(answerRequests(channel, this.log, this.handle));
+    viewStore.add(answerWebviewRequests(channel, this.log, this.handle));
     viewStore.add(
       view.onDidDispose(() => {
         if (this.channel === channel) {

@@ -14,7 +14,7 @@ import { DisposableStore } from '../../core/disposable';
 import { computeSuggestions, type ComputedSuggestions } from '../../core/suggestions/view';
 import type { Suggestion } from '../../core/suggestions/proposals';
 import type { SuggestionsState } from '../../shared/suggestions';
-import { answerRequests } from './commandBridge';
+import { answerWebviewRequests } from './hostCommands';
 import type { Outcome } from '../../core/views/viewRequests';
 import type { Log } from '../log';
 import type { Settings } from '../settings';
@@ -74,7 +74,7 @@ export class SuggestionsPanel implements vscode.Disposable {
     const channel = store.add(new WebviewChannel(panel.webview, 'suggestions', () => this.state, this.deps.log));
     const open = (this.open = { panel, channel, store });
     panel.iconPath = vscode.Uri.joinPath(this.deps.extensionUri, 'media', 'toolgate.svg');
-    store.add(answerRequests(channel, this.deps.log, (request) => this.accept(request.suggestionId)));
+    store.add(answerWebviewRequests(channel, this.deps.log, (request) => this.accept(request.suggestionId)));
     store.add(panel.onDidDispose(() => {
       this.open = this.open === open ? undefined : this.open;
       store.dispose();
