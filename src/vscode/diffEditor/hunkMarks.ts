@@ -1,13 +1,12 @@
 /**
  * The hunks of a waiting call's proposed side in VS Code's diff editor, with their host-held choices: a CodeLens over
  * each (Accept hunk, Reject hunk) and a mark at the end of its first changed line that shows whether or not CodeLens
- * is on in diff editors. Both run the commands of diffActions.ts, which change the same live state as the panel's.
+ * is on in diff editors. What they say and where is src/core/views/hunkMarks.ts; both run the commands of
+ * diffActions.ts, which change the same live state as the panel's.
  */
-import { pendingViews } from '../../core/views/pendingCall';
 import * as vscode from 'vscode';
 import type { Disposable } from '../../core/disposable';
-import { hunkAnchorLine } from '../../core/review/hunkChoices';
-import type { PendingCallView } from '../../shared/approvals';
+import { hunkCommands, hunkMarks } from '../../core/views/hunkMarks';
 import type { DiffActionDeps } from './diffActions';
 import { ProposedContentProvider } from './proposedContent';
 
@@ -32,29 +31,14 @@ export class HunkLenses implements vscode.CodeLensProvider, Disposable {
 
   provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
     const parsed = ProposedContentProvider.parse(document.uri);
-    const call = parsed?.side === 'proposed' ? pendingViews(this.deps.gate).find((candidate) => candidate.callId === parsed.callId) : undefined;
-    if (!call || call.preview.kind !== 'diff' || call.hunkChoices === undefined || document.isDirty || this.deps.proposed.isEdited(call.callId)) {
-      return [];
-    }
-    const count = call.preview.hunks.length;
-    return call.preview.hunks.flatMap((hunk, index) => {
-      const accepted = call.hunkChoices?.[index]?.accepted ?? true;
-      const line = Math.min(hunkAnchorLine(hunk.rows), Math.max(document.lineCount - 1, 0));
-      const range = new vscode.Range(line, 0, line, 0);
+    const edited = document.isDirty || (parsed !== undefined && this.deps.proposed.isEdited(parsed.callId));
+    return hunkMarks(this.deps.gate, parsed, document.lineCount, edited).flatMap((mark) => {
+      const range = new vscode.Range(mark.line, 0, mark.line, 0);
+      const args = [mark.callId, mark.index];
       return [
-        new vscode.CodeLens(range, { title: choiceText(call, index), command: '' }),
-        new vscode.CodeLens(range, {
-          title: `${accepted ? '$(check) ' : ''}Accept hunk`,
-          tooltip: `Accept hunk ${index + 1} of ${count}`,
-          command: 'toolgate.diff.acceptHunk',
-          arguments: [call.callId, index],
-        }),
-        new vscode.CodeLens(range, {
-          title: `${accepted ? '' : '$(close) '}Reject hunk`,
-          tooltip: `Reject hunk ${index + 1} of ${count} (asks an optional reason)`,
-          command: 'toolgate.diff.rejectHunk',
-          arguments: [call.callId, index],
-        }),
+        new vscode.CodeLens(range, { title: mark.choice, command: '' }),
+        new vscode.CodeLens(range, { ...mark.accept, command: hunkCommands[0], arguments: args }),
+        new vscode.CodeLens(range, { ...mark.reject, command: hunkCommands[1], arguments: args }),
       ];
     });
   }
@@ -63,14 +47,6 @@ export class HunkLenses implements vscode.CodeLensProvider, Disposable {
     this.subscription.dispose();
     this.onDidChangeEmitter.dispose();
   }
-}
-
-/** What a hunk's mark and lens say of its host-held choice. */
-function choiceText(call: PendingCallView, index: number): string {
-  const count = call.preview.kind === 'diff' ? call.preview.hunks.length : 0;
-  const choice = call.hunkChoices?.[index];
-  const reason = choice && !choice.accepted && choice.reason.trim() !== '' ? ` (${choice.reason.trim()})` : '';
-  return `Hunk ${index + 1} of ${count}: ${choice?.accepted === false ? `rejected${reason}` : 'accepted'}`;
 }
 
 /**
@@ -99,27 +75,18 @@ export class HunkMarks implements Disposable {
 
   update(): void {
     for (const editor of vscode.window.visibleTextEditors) {
-      const parsed = ProposedContentProvider.parse(editor.document.uri);
+      const document = editor.document;
+      const parsed = ProposedContentProvider.parse(document.uri);
       if (parsed?.side !== 'proposed') {
         continue;
       }
-      const call = pendingViews(this.deps.gate).find((candidate) => candidate.callId === parsed.callId);
-      const edited = editor.document.isDirty || this.deps.proposed.isEdited(parsed.callId);
-      if (!call || call.preview.kind !== 'diff' || call.hunkChoices === undefined || edited) {
-        editor.setDecorations(this.type, []);
-        continue;
-      }
-      const document = editor.document;
+      const edited = document.isDirty || this.deps.proposed.isEdited(parsed.callId);
       editor.setDecorations(
         this.type,
-        call.preview.hunks.map((hunk, index) => {
-          const line = document.lineAt(Math.min(hunkAnchorLine(hunk.rows), Math.max(document.lineCount - 1, 0)));
-          const args = encodeURIComponent(JSON.stringify([call.callId, index]));
-          const hover = new vscode.MarkdownString(
-            `${choiceText(call, index)}. [Accept hunk](command:toolgate.diff.acceptHunk?${args}) · [Reject hunk](command:toolgate.diff.rejectHunk?${args})`,
-          );
-          hover.isTrusted = { enabledCommands: ['toolgate.diff.acceptHunk', 'toolgate.diff.rejectHunk'] };
-          return { range: line.range, hoverMessage: hover, renderOptions: { after: { contentText: choiceText(call, index) } } };
+        hunkMarks(this.deps.gate, parsed, document.lineCount, edited).map((mark) => {
+          const hover = new vscode.MarkdownString(mark.hover);
+          hover.isTrusted = { enabledCommands: [...hunkCommands] };
+          return { range: document.lineAt(mark.line).range, hoverMessage: hover, renderOptions: { after: { contentText: mark.choice } } };
         }),
       );
     }

@@ -1,58 +1,40 @@
 import * as vscode from 'vscode';
-import type { HeldEdit } from '../../core/review/heldEdits';
-import type { Proposal } from '../../core/tools/fileTools';
-import { firstChangedLine, parseProposedQuery, proposedDocumentParts, type ProposedDocument, type ProposedSide } from '../../core/views/proposedDocument';
-
-/** The host-held edit of a waiting call (the gate's), as the diff editor's proposed side reads and writes it. */
-export interface HeldEditPort {
-  get(callId: string): HeldEdit | undefined;
-  /** The proposed side as the person left it in the diff editor (the proposal's own text undoes the edit). */
-  set(callId: string, text: string): void;
-}
+import { parseProposedQuery, type ProposedDocument, type ProposedSide } from '../../core/views/proposedDocument';
+import { ProposedSides, type HeldEditPort, type ShownProposal } from '../../core/views/proposedSides';
 
 /**
- * In-memory documents with the proposed content of waiting edits, so the person can compare them in VS Code's own diff
- * editor and edit the proposed side there. The proposed side is the call's host-held edit (made here, in the panel or
- * in the chat), else the proposal: typing or saving here edits the call for every surface, and never writes the real
- * file; only an Allow through the gate writes anything. URIs: toolgate-proposed:/<relative path>?call=<callId> (the
- * proposal) and the same with `&side=original` (the empty original of a new file): see core/views/proposedDocument.
+ * In-memory documents with the proposed content of waiting edits (what each side holds: src/core/views/proposedSides),
+ * so the person can compare them in VS Code's own diff editor and edit the proposed side there. URIs:
+ * toolgate-proposed:/<relative path>?call=<callId> (the proposal) and the same with `&side=original` (the empty
+ * original of a new file): see core/views/proposedDocument.
  */
 export class ProposedContentProvider implements vscode.FileSystemProvider {
   static readonly scheme = 'toolgate-proposed';
   private readonly onDidChangeFileEmitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
   readonly onDidChangeFile = this.onDidChangeFileEmitter.event;
-  private readonly started = Date.now();
-  /** Each proposed side's modification time as last told to the editor (see `mtimeOf`). */
-  private readonly mtimes = new Map<string, number>();
+  private readonly sides: ProposedSides;
 
-  constructor(
-    private readonly proposal: (callId: string) => Proposal | undefined,
-    private readonly held: HeldEditPort,
-  ) {}
+  constructor(proposal: (callId: string) => ShownProposal | undefined, held: HeldEditPort) {
+    this.sides = new ProposedSides(proposal, held);
+  }
 
   /** The call a URI of this scheme belongs to, and whether it is the proposed side (both in its query). */
   static parse(uri: vscode.Uri): ProposedDocument | undefined {
     return uri.scheme === ProposedContentProvider.scheme ? parseProposedQuery(uri.query) : undefined;
   }
 
-  /** A call's document: its path is the file's own (what the breadcrumb and the tab show); the call is in the query. */
-  private uriOf(callId: string, proposal: Proposal, side: ProposedSide): vscode.Uri {
-    return vscode.Uri.from({ scheme: ProposedContentProvider.scheme, ...proposedDocumentParts(callId, proposal.target, side) });
+  private uriOf(callId: string, side: ProposedSide): vscode.Uri | undefined {
+    const parts = this.sides.parts(callId, side);
+    return parts && vscode.Uri.from({ scheme: ProposedContentProvider.scheme, ...parts });
   }
 
   /** The proposed side's URI for a waiting call, if it has a proposal. */
   proposedUri(callId: string): vscode.Uri | undefined {
-    const proposal = this.proposal(callId);
-    return proposal ? this.uriOf(callId, proposal, 'proposed') : undefined;
+    return this.uriOf(callId, 'proposed');
   }
 
   private text(uri: vscode.Uri): string | undefined {
-    const parsed = ProposedContentProvider.parse(uri);
-    const proposal = parsed && this.proposal(parsed.callId);
-    if (!parsed || !proposal) {
-      return undefined;
-    }
-    return parsed.side === 'original' ? '' : (this.held.get(parsed.callId)?.text ?? proposal.newText);
+    return this.sides.text(ProposedContentProvider.parse(uri));
   }
 
   /** The open document of a call's proposed side, if any. */
@@ -76,28 +58,16 @@ export class ProposedContentProvider implements vscode.FileSystemProvider {
   /** The open proposed side's text as the call's held edit; the document, if it is open and the call waits. */
   private hold(callId: string): vscode.TextDocument | undefined {
     const document = this.openDocument(callId);
-    if (!document || !this.proposal(callId)) {
+    if (!document || !this.sides.waits(callId)) {
       return undefined;
     }
-    this.held.set(callId, document.getText());
+    this.sides.held.set(callId, document.getText());
     return document;
-  }
-
-  /**
-   * A proposed side is newer (and an open document reads it again) only when its edit changed on another surface: its
-   * own typing and saving must not make the file look changed under the editor, which would refuse the next save.
-   */
-  private mtimeOf(callId: string): number {
-    const held = this.held.get(callId);
-    const previous = this.mtimes.get(callId) ?? this.started;
-    const next = held === undefined || held.where === 'diff-editor' ? previous : Math.max(previous, this.started + held.revision);
-    this.mtimes.set(callId, next);
-    return next;
   }
 
   /** Whether the call carries an edit (made here or on another surface). */
   isEdited(callId: string): boolean {
-    return this.held.get(callId)?.text !== undefined;
+    return this.sides.isEdited(callId);
   }
 
   /**
@@ -144,18 +114,11 @@ export class ProposedContentProvider implements vscode.FileSystemProvider {
   }
 
   stat(uri: vscode.Uri): vscode.FileStat {
-    const text = this.text(uri);
-    const parsed = ProposedContentProvider.parse(uri);
-    if (parsed?.side === 'proposed' && text === undefined) {
-      // Decided while its tab held unsaved typing (the edit was already the call's): the tab's closing save is taken
-      // and dropped (writeFile), rather than VS Code making folders for a file it thinks is gone, and asking.
-      return { type: vscode.FileType.File, ctime: this.started, mtime: this.mtimes.get(parsed.callId) ?? this.started, size: 0 };
-    }
-    if (text === undefined || !parsed) {
+    const stat = this.sides.stat(ProposedContentProvider.parse(uri));
+    if (stat === undefined) {
       throw vscode.FileSystemError.FileNotFound(uri);
     }
-    const mtime = parsed.side === 'proposed' ? this.mtimeOf(parsed.callId) : this.started;
-    return { type: vscode.FileType.File, ctime: this.started, mtime, size: Buffer.byteLength(text) };
+    return { type: vscode.FileType.File, ...stat };
   }
 
   /**
@@ -176,11 +139,11 @@ export class ProposedContentProvider implements vscode.FileSystemProvider {
     if (!parsed || parsed.side !== 'proposed') {
       throw vscode.FileSystemError.NoPermissions(uri);
     }
-    if (!this.proposal(parsed.callId)) {
+    if (!this.sides.waits(parsed.callId)) {
       // Decided meanwhile (its tab is closing): nothing to keep.
       return;
     }
-    this.held.set(parsed.callId, await vscode.workspace.decode(content, { uri }));
+    this.sides.held.set(parsed.callId, await vscode.workspace.decode(content, { uri }));
     this.onDidChangeFileEmitter.fire([{ type: vscode.FileChangeType.Changed, uri }]);
   }
 
@@ -206,18 +169,15 @@ export class ProposedContentProvider implements vscode.FileSystemProvider {
    * is computed, which on a busy machine came after the person had moved it and started typing.
    */
   async openDiff(callId: string): Promise<void> {
-    const proposal = this.proposal(callId);
+    const diff = this.sides.diff(callId);
     const right = this.proposedUri(callId);
-    if (!proposal || !right) {
+    const left = diff?.newFile === true ? this.uriOf(callId, 'original') : diff && vscode.Uri.file(diff.file);
+    if (!diff || !right || !left) {
       throw new Error('that call is no longer waiting');
     }
-    const name = proposal.target.relative ?? proposal.target.input;
-    const file = vscode.Uri.file(proposal.target.absolute);
-    const left = proposal.base.exists ? file : this.uriOf(callId, proposal, 'original');
-    const line = firstChangedLine(proposal.base.text, this.held.get(callId)?.text ?? proposal.newText);
-    await vscode.commands.executeCommand('vscode.diff', left, right, `${name} ↔ proposed by the agent`, {
+    await vscode.commands.executeCommand('vscode.diff', left, right, diff.title, {
       preview: true,
-      selection: new vscode.Range(line, 0, line, 0),
+      selection: new vscode.Range(diff.line, 0, diff.line, 0),
     } satisfies vscode.TextDocumentShowOptions);
   }
 

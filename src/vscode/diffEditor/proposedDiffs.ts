@@ -3,10 +3,10 @@
  * edits are the calls' held edits), Accept / Reject over each hunk, the title-bar actions' context, and diff tabs that
  * close once their call is decided.
  */
-import { pendingViews } from '../../core/views/pendingCall';
 import * as vscode from 'vscode';
 import type { Gate } from '../../core/approval/gate';
 import type { DisposableStore } from '../../core/disposable';
+import { DiffEditorEdits } from '../../core/views/diffEditorEdits';
 import type { ToolService } from '../../core/tools/service';
 import type { PendingCallView } from '../../shared/approvals';
 import { HunkLenses, HunkMarks } from './hunkMarks';
@@ -21,35 +21,10 @@ export interface ProposedDiffsDeps {
 
 /** The proposed sides' provider, registered with everything that follows the gate; disposed with `store`. */
 export function createProposedDiffs(store: DisposableStore, { gate, tools, log }: ProposedDiffsDeps): ProposedContentProvider {
-  // Calls whose refused edit was already told to the person (once each, not at every pause in their typing).
-  const told = new Set<string>();
-  store.add(gate.onDidChange(() => {
-    const waiting = new Set(pendingViews(gate).map((view) => view.callId));
-    [...told].filter((callId) => !waiting.has(callId)).forEach((callId) => told.delete(callId));
+  const edits = store.add(new DiffEditorEdits(gate, log, (warning) => {
+    void vscode.window.showWarningMessage(warning, 'Open Approvals').then((picked) => picked === undefined ? undefined : vscode.commands.executeCommand('toolgate.openApprovals'));
   }));
-  const proposed = store.add(
-    new ProposedContentProvider((callId) => tools.proposal(callId), {
-      get: (callId) => gate.heldEdit(callId),
-      set: (callId, text) => {
-        const call = pendingViews(gate).find((view) => view.callId === callId);
-        const outcome = call ? gate.setEdit(call, text, 'diff-editor') : { ok: false as const, error: `call ${callId} is no longer waiting` };
-        if (outcome.ok) {
-          told.delete(callId);
-          return;
-        }
-        log.warn(`the diff editor's edit of ${callId} was not kept: ${outcome.error}`);
-        if (call && !told.has(callId)) {
-          told.add(callId);
-          // Never silent: what was typed here is not what an Allow writes, and the person hears it while typing.
-          void vscode.window.showWarningMessage(
-            `Toolgate: what you typed in the diff editor is not kept for ${call.tool} ${call.preview.kind === 'diff' ? call.preview.path : ''}: ${outcome.error}. ` +
-              'An Allow writes the proposal as it is. Edit it on its card, or deny it with a reason.',
-            'Open Approvals',
-          ).then((picked) => picked === undefined ? undefined : vscode.commands.executeCommand('toolgate.openApprovals'));
-        }
-      },
-    }),
-  );
+  const proposed = store.add(new ProposedContentProvider((callId) => tools.proposal(callId), edits));
   store.add(proposed.trackTyping());
   store.add(gate.onDidChange(() => proposed.followHeldEdits()));
   // In memory: saving the proposed side keeps it for an Allow and never writes the real file.
