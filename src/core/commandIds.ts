@@ -1,4 +1,4 @@
-/** The undo commands: handled by `createUndoCommands` (src/vscode/undo/undoCommands.ts). */
+/** The undo commands: handled by `createUndoCommands` (src/core/checkpoints/undoCommands.ts, wired in src/vscode/undo/undoCommands.ts). */
 export const undoCommandIds = ['toolgate.undoTurn', 'toolgate.undoTask'] as const;
 export type UndoCommandId = (typeof undoCommandIds)[number];
 

@@ -5,9 +5,9 @@
  * document is edited in its buffer and saved only if it had no unsaved changes before, as the agent's writes are.
  */
 import * as vscode from 'vscode';
-import { sha256 } from '../../core/approval/hash';
 import type { ApplyResult, FileWrite, UndoFiles } from '../../core/checkpoints/undoRunner';
-import { encodeText, UnencodableText, type TextFormat } from '../../core/files/encoding';
+import { undoWriteOf } from '../../core/checkpoints/undoWrites';
+import { encodeOrRefusal } from '../../core/tools/fileWrites';
 import { documentInSync, saveDocument, VsCodeWorkspaceFiles } from '../documents/workspaceFiles';
 
 const isDirty = (uri: vscode.Uri): boolean => vscode.workspace.textDocuments.some((doc) => doc.uri.toString() === uri.toString() && doc.isDirty);
@@ -38,25 +38,25 @@ export class WorkspaceUndoFiles implements UndoFiles {
     for (const write of writes) {
       const uri = vscode.Uri.file(write.path);
       const now = await this.files.snapshot(write.path);
-      // The undo plans on texts: compare the text now with the one it planned on.
-      if (now.exists !== write.expected.exists || (now.exists && (now.format.kind === 'binary' || sha256(now.text) !== write.expected.hash))) {
+      const planned = undoWriteOf(write, now, isDirty(uri));
+      if (planned.kind === 'changed') {
         return { kind: 'changed', path: write.relativePath ?? write.path };
       }
-      if (write.text !== null && now.exists && now.format.kind === 'text' && !['utf8', 'utf8bom'].includes(now.format.encoding) && !isDirty(uri)) {
-        const bytes = await this.encode(write.text, now.format, write.relativePath ?? write.path);
+      if (planned.kind === 'bytes') {
+        const bytes = await encodeOrRefusal(planned.text, planned.format, write.relativePath ?? write.path);
         if (typeof bytes === 'string') {
           return { kind: 'refused', message: bytes };
         }
         byteWrites.push({ uri, bytes });
         continue;
       }
-      if (write.text === null) {
+      if (planned.kind === 'delete') {
         edit.deleteFile(uri, { ignoreIfNotExists: true }, metadata);
         operations++;
         continue;
       }
-      if (!now.exists) {
-        edit.createFile(uri, { overwrite: false, contents: new TextEncoder().encode(write.text) }, metadata);
+      if (planned.kind === 'create') {
+        edit.createFile(uri, { overwrite: false, contents: new TextEncoder().encode(planned.text) }, metadata);
         operations++;
         continue;
       }
@@ -65,7 +65,7 @@ export class WorkspaceUndoFiles implements UndoFiles {
       if (!(wasDirty ? doc.getText() === now.text : await documentInSync(doc, now.text))) {
         return { kind: 'changed', path: write.relativePath ?? write.path };
       }
-      edit.replace(uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), write.text, metadata);
+      edit.replace(uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), planned.text, metadata);
       operations++;
       if (!wasDirty) {
         toSave.push(doc);
@@ -84,16 +84,5 @@ export class WorkspaceUndoFiles implements UndoFiles {
       }
     }
     return { kind: 'applied' };
-  }
-
-  private async encode(text: string, format: TextFormat, label: string): Promise<Uint8Array | string> {
-    try {
-      return await encodeText(text, format);
-    } catch (error) {
-      if (error instanceof UnencodableText) {
-        return `${label} is ${error.message}`;
-      }
-      throw error;
-    }
   }
 }
