@@ -1,23 +1,12 @@
 import * as vscode from 'vscode';
-import { toolRequiresApproval } from '../../core/mcp/config';
-import type { McpServerStatus, McpToolInfo } from '../../core/mcp/manager';
 import { DisposableStore } from '../../core/disposable';
+import { mcpServersChildren, mcpServersRow, type McpServersNode } from '../../core/mcp/serversTree';
 import type { McpServers } from './mcpServers';
 
-const originLabels: Record<McpServerStatus['origin'], string> = { workspace: 'defined in this workspace', user: 'user settings', profile: 'your VS Code profile\'s mcp.json' };
-
-export type McpServersNode = { kind: 'server'; status: McpServerStatus; server: string } | { kind: 'tool'; server: string; tool: McpToolInfo; asks: boolean };
-type Node = McpServersNode;
-
-const stateIcons: Record<McpServerStatus['state'], string> = {
-  starting: 'loading~spin',
-  running: 'pass',
-  failed: 'error',
-  stopped: 'circle-slash',
-};
+export type { McpServersNode };
 
 /** MCP servers with their state (starting, running, failed with the reason, stopped) and their tools. */
-export class McpServersView implements vscode.TreeDataProvider<Node>, vscode.Disposable {
+export class McpServersView implements vscode.TreeDataProvider<McpServersNode>, vscode.Disposable {
   private readonly store = new DisposableStore();
   private readonly changed = this.store.add(new vscode.EventEmitter<undefined>());
   readonly onDidChangeTreeData = this.changed.event;
@@ -30,31 +19,19 @@ export class McpServersView implements vscode.TreeDataProvider<Node>, vscode.Dis
     this.store.dispose();
   }
 
-  getChildren(node?: Node): Node[] {
-    if (!node) {
-      return this.host.servers().map((status) => ({ kind: 'server', status, server: status.name }));
-    }
-    if (node.kind === 'server') {
-      return node.status.tools.map((tool) => ({ kind: 'tool', server: node.server, tool, asks: toolRequiresApproval(node.status.config, tool.name) }));
-    }
-    return [];
+  getChildren(node?: McpServersNode): McpServersNode[] {
+    return mcpServersChildren(() => this.host.servers(), node);
   }
 
-  getTreeItem(node: Node): vscode.TreeItem {
-    if (node.kind === 'tool') {
-      const item = new vscode.TreeItem(node.tool.name, vscode.TreeItemCollapsibleState.None);
-      // Which tools stop for approval (requireApproval), before the line of the tool's own description.
-      item.description = `${node.asks ? 'asks' : 'runs without asking'} · ${node.tool.description.split('\n')[0] ?? ''}`;
-      item.tooltip = new vscode.MarkdownString().appendText(node.tool.description).appendCodeblock(JSON.stringify(node.tool.inputSchema, null, 2), 'json');
-      item.iconPath = new vscode.ThemeIcon('tools');
-      return item;
+  getTreeItem(node: McpServersNode): vscode.TreeItem {
+    const row = mcpServersRow(node);
+    const item = new vscode.TreeItem(row.label, row.expandable ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    item.description = row.description;
+    item.tooltip = typeof row.tooltip === 'string' ? row.tooltip : new vscode.MarkdownString().appendText(row.tooltip.text).appendCodeblock(row.tooltip.json, 'json');
+    item.iconPath = new vscode.ThemeIcon(row.icon);
+    if (row.contextValue !== undefined) {
+      item.contextValue = row.contextValue;
     }
-    const { status } = node;
-    const item = new vscode.TreeItem(status.name, status.tools.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
-    item.description = status.state === 'failed' ? `failed: ${status.error ?? 'unknown reason'}` : `${status.state} · ${status.tools.length} tools`;
-    item.tooltip = `${status.name} (${originLabels[status.origin]}): ${status.state}${status.error !== undefined ? `\n${status.error}` : ''}`;
-    item.iconPath = new vscode.ThemeIcon(stateIcons[status.state]);
-    item.contextValue = `mcpServer.${status.state}`;
     return item;
   }
 }
