@@ -50,7 +50,7 @@ import { WaitingStatus } from './statusBar/waitingStatus';
 import { UnreviewedStatus } from './statusBar/unreviewedStatus';
 import { ViewRefresh } from '../core/views/viewRefresh';
 import { WorkspacePaths } from './workspacePaths';
-import { addAllowedDomains, ignoredWorkspaceValues, writeModelSettings } from './workspaceSettings';
+import { addAllowedDomains, addWorkspaceRule, ignoredWorkspaceValues, writeModelSettings } from './workspaceSettings';
 import { approvalsState, chatCalls, chatState } from '../core/views/viewStates';
 
 /** Workspace state: the person's last choice of unified or side-by-side diffs in the panel. */
@@ -182,9 +182,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   );
 
   const suggestions = store.add(
-    new SuggestionsPanel({
-      extensionUri: context.extensionUri,
-      log,
+    new SuggestionsPanel(context.extensionUri, log, {
       audit,
       auditFile,
       settings,
@@ -193,6 +191,8 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
       shellParserReady,
       grants,
       mcpDefinition: (tool) => mcp.modelTools().resolve(tool)?.tool.definitionHash,
+      trusted,
+      addWorkspaceRule,
     }),
   );
 
