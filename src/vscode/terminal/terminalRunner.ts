@@ -11,6 +11,7 @@ import { DisposableStore } from '../../core/disposable';
 import { CommandTerminal, type CommandRequest, type TerminalCommandResult } from '../../core/terminal/commandTerminal';
 import { createdProtectedWarning, notStarted, type CreatedProtected, type TerminalPort } from '../../core/terminal/confinedRun';
 import { chooseTerminal, orphanedTerminals, terminalName, type TerminalSlot } from '../../core/terminal/terminalChoice';
+import { trustAnswered, untrustedNotRun } from '../../core/terminal/trustWait';
 
 interface Session {
   chatId: string;
@@ -20,12 +21,6 @@ interface Session {
   /** Resolves when VS Code opens the terminal: after its Workspace Trust request was answered, whichever way. */
   opened: Promise<void>;
 }
-
-/** After the terminal opens in a folder still untrusted, how long the trust grant may take to reach the extension. */
-const trustGrantGraceMs = 2_000;
-
-export const untrustedNotRun =
-  'this folder is not trusted: VS Code asked whether you trust its authors, and it was not trusted, so nothing was run. Trust the folder (Manage Workspace Trust), then ask again.';
 
 const slot = (session: Session): TerminalSlot => ({ chatId: session.chatId, busy: session.commands.busy, closed: session.commands.isClosed });
 
@@ -58,34 +53,14 @@ export class TerminalRunner implements TerminalPort, vscode.Disposable {
     return session.commands.run(request);
   }
 
-  /**
-   * Whether the folder was trusted in answer to the request the new terminal made: the grant arrives as an event; a
-   * Cancel shows only as the terminal opening (code-server) or closing (desktop) without one, or the task stopping.
-   */
+  /** Whether the folder was trusted in answer to the request the new terminal made (src/core/terminal/trustWait.ts). */
   private trusted(session: Session, signal: AbortSignal | undefined): Promise<boolean> {
-    return new Promise((resolve) => {
-      const store = new DisposableStore();
-      let timer: NodeJS.Timeout | undefined;
-      const done = (trusted: boolean): void => {
-        store.dispose();
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        resolve(trusted);
-      };
-      const onAbort = (): void => done(false);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      store.add(vscode.workspace.onDidGrantWorkspaceTrust(() => done(true)));
-      store.add(vscode.window.onDidCloseTerminal((terminal) => terminal === session.terminal && done(false)));
-      void session.opened.then(() => {
-        if (vscode.workspace.isTrusted) {
-          done(true);
-        } else {
-          timer = setTimeout(() => done(vscode.workspace.isTrusted), trustGrantGraceMs);
-        }
-      });
-      if (signal?.aborted) {
-        done(false);
-      }
+    return trustAnswered({
+      onDidGrant: (listener) => vscode.workspace.onDidGrantWorkspaceTrust(listener),
+      onDidClose: (listener) => vscode.window.onDidCloseTerminal((terminal) => terminal === session.terminal && listener()),
+      opened: session.opened,
+      isTrusted: () => vscode.workspace.isTrusted,
+      signal,
     });
   }
 
