@@ -7,12 +7,12 @@
  */
 import * as vscode from 'vscode';
 import type { AuditEntry } from './core/audit/auditLog';
-import type { ToolgateApi } from './vscode/api';
+import type { ToolgateApi } from './vscode/otherAgents/api';
 import { endpointKept, endpointStateKey } from './core/endpoint/keptEndpoint';
 import { lmInvocationMessage, lmToolName, lmToolSources } from './core/tools/lmToolNames';
 import { commandIds } from './core/commandIds';
 import type { Toolgate } from './vscode/toolgate';
-import type { McpServersNode } from './vscode/mcpServersView';
+import type { McpServersNode } from './vscode/mcp/mcpServersView';
 
 let host: Promise<Toolgate> | undefined;
 

@@ -40,3 +40,15 @@ export function readCommandArg<C extends ArgCommand>(command: C, arg: unknown): 
   }
   return { ok: false, error: `${command} ${parsed.error.issues[0]?.message ?? 'takes another argument'}` };
 }
+
+/**
+ * A command's argument, checked; a wrong one is refused with what is wrong (thrown: the caller's `executeCommand`
+ * rejects with it).
+ */
+export function commandArgOrThrow<C extends ArgCommand>(command: C, arg: unknown): CommandArg<C> {
+  const read = readCommandArg(command, arg);
+  if (!read.ok) {
+    throw new Error(`Toolgate: ${read.error}`);
+  }
+  return read.value;
+}

@@ -1,8 +1,8 @@
-/** The undo commands: handled by `createUndoCommands` (src/vscode/undoCommands.ts). */
+/** The undo commands: handled by `createUndoCommands` (src/core/checkpoints/undoCommands.ts, wired in src/vscode/undo/undoCommands.ts). */
 export const undoCommandIds = ['toolgate.undoTurn', 'toolgate.undoTask'] as const;
 export type UndoCommandId = (typeof undoCommandIds)[number];
 
-/** The native diff editor's actions: handled by `createDiffCommands` (src/vscode/diffActions.ts). */
+/** The native diff editor's actions: handled by `createDiffCommands` (src/vscode/diffEditor/diffActions.ts). */
 export const diffCommandIds = ['toolgate.diff.allow', 'toolgate.diff.deny', 'toolgate.diff.edit', 'toolgate.diff.acceptHunk', 'toolgate.diff.rejectHunk'] as const;
 export type DiffCommandId = (typeof diffCommandIds)[number];
 

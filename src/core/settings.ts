@@ -3,6 +3,7 @@
  * value falls back to its default with a warning instead of loosening anything.
  */
 import * as z from 'zod';
+import type { Disposable } from './disposable';
 import { parseDomainEntry } from './sandbox/domains';
 import { EnvironmentName } from './sandbox/environment';
 import { defaultTerminalRules } from './shell/rules';
@@ -102,6 +103,12 @@ export const settingSchemas = {
 
 export type SettingKey = keyof typeof settingSchemas;
 export type SettingValue<K extends SettingKey> = z.infer<(typeof settingSchemas)[K]>;
+
+/** The settings as the core reads them (src/vscode/settings.ts): each through its schema, and news of their change. */
+export interface SettingsPort {
+  get<K extends SettingKey>(key: K): SettingValue<K>;
+  onDidChange(listener: (affects: (key: SettingKey) => boolean) => void): Disposable;
+}
 
 export const settingDefaults: { [K in SettingKey]: SettingValue<K> } = {
   'model.baseUrl': 'http://127.0.0.1:11434/v1',

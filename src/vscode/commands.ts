@@ -5,19 +5,20 @@ import * as vscode from 'vscode';
 import type { AgentSession } from '../core/agent/session';
 import type { FocusedCalls } from '../core/views/focusedCall';
 import type { Gate } from '../core/approval/gate';
-import { decideFocused, type KeyDecision, type KeyPrompts } from '../core/views/keyDecision';
+import { decideFromCommand, type KeyPrompts } from '../core/views/keyDecision';
 import type { GrantStore } from '../core/approval/grants';
+import { resetWorkspaceGrants, type ResetPrompts } from '../core/approval/resetGrants';
 import type { AuditLog } from '../core/audit/auditLog';
 import { auditTable } from '../core/audit/auditTable';
-import type { ApprovalsPanel } from './approvalsPanel';
-import type { ChatViewProvider } from './chatViewProvider';
+import type { ApprovalsPanel } from './webviews/approvalsPanel';
+import type { ChatViewProvider } from './webviews/chatViewProvider';
 import type { CommandId, DiffCommandId, UndoCommandId } from '../core/commandIds';
-import type { McpEndpointHost } from './mcpEndpoint';
-import type { McpServers } from './mcpServers';
+import type { McpEndpointHost } from './mcp/mcpEndpoint';
+import type { McpServers } from './mcp/mcpServers';
 import type { ModelSetup } from '../core/llm/modelSetupFlow';
-import type { SuggestionsPanel } from './suggestionsPanel';
+import type { SuggestionsPanel } from './webviews/suggestionsPanel';
 import type { GateState } from '../core/views/pendingCall';
-import { readCommandArg, type ArgCommand, type CommandArg } from '../core/commandArgs';
+import { commandArgOrThrow, readCommandArg } from '../core/commandArgs';
 
 export interface CommandDeps {
   agent: AgentSession;
@@ -42,18 +43,6 @@ export type CommandHandlers = Record<CommandId, (...args: unknown[]) => unknown>
 /** The commands handled here (the undo commands are in undoCommands.ts, the diff editor's in diffActions.ts). */
 type CoreCommandId = Exclude<CommandId, UndoCommandId | DiffCommandId | 'toolgate.showStagedChanges' | 'toolgate.showTaskChanges'>;
 
-/**
- * A command's argument, checked (src/core/commandArgs.ts); a wrong one is refused with what is wrong, and the caller's
- * `executeCommand` rejects with it.
- */
-function argOf<C extends ArgCommand>(command: C, arg: unknown): CommandArg<C> {
-  const read = readCommandArg(command, arg);
-  if (!read.ok) {
-    throw new Error(`Toolgate: ${read.error}`);
-  }
-  return read.value;
-}
-
 /** The audit log as a readable table (a Markdown preview of `audit.md` beside the log); resolves with its row count. */
 async function showAuditTable(audit: AuditLog, auditFile: string): Promise<number> {
   await audit.flush();
@@ -74,26 +63,11 @@ async function showAuditTable(audit: AuditLog, auditFile: string): Promise<numbe
   return table.rows;
 }
 
-async function resetWorkspaceApprovals(grants: GrantStore, confirm: boolean | undefined): Promise<number> {
-  const count = grants.workspaceGrants().length;
-  if (count === 0) {
-    void vscode.window.showInformationMessage('Toolgate: there are no workspace grants to reset.');
-    return 0;
-  }
-  if (confirm !== true) {
-    const answer = await vscode.window.showWarningMessage(
-      `Remove all ${count} "always allow" grant${count === 1 ? '' : 's'} of this workspace?`,
-      { modal: true },
-      'Remove',
-    );
-    if (answer !== 'Remove') {
-      return 0;
-    }
-  }
-  const removed = await grants.resetWorkspace();
-  void vscode.window.showInformationMessage(`Toolgate: removed ${removed} workspace grant${removed === 1 ? '' : 's'}.`);
-  return removed;
-}
+/** What a reset of the workspace grants says and asks in VS Code (the flow is src/core/approval/resetGrants.ts). */
+const resetPrompts: ResetPrompts = {
+  info: (text) => void vscode.window.showInformationMessage(text),
+  confirmRemove: async (question) => (await vscode.window.showWarningMessage(question, { modal: true }, 'Remove')) === 'Remove',
+};
 
 /** What a keyboard decision shows and asks in VS Code (the rule is src/core/views/keyDecision.ts). */
 const keyPrompts: KeyPrompts = {
@@ -102,12 +76,6 @@ const keyPrompts: KeyPrompts = {
   status: (text) => void vscode.window.setStatusBarMessage(text, 6_000),
   askReason: (title) => vscode.window.showInputBox({ title, prompt: 'Why? The reason goes back to the model (optional). Escape keeps the call waiting.', ignoreFocusOut: true }),
 };
-
-/** A keyboard decision given a wrong argument: nothing is decided, and the answer says why (as its other refusals do). */
-function keyRefused(error: string): Promise<KeyDecision> {
-  void vscode.window.showWarningMessage(`Toolgate: ${error}`);
-  return Promise.resolve({ decided: false, why: error });
-}
 
 /** Shows the chat, then puts the focus in `field`: the view may still be loading its page, so it is asked until ready. */
 async function focusChatField(chat: CommandDeps['chat'], field: 'prompt' | 'model-setup'): Promise<void> {
@@ -120,18 +88,18 @@ async function focusChatField(chat: CommandDeps['chat'], field: 'prompt' | 'mode
 export function createCommands({ agent, gate, chat, approvals, modelSetup, audit, auditFile, grants, mcp, endpoint, suggestions, focus, inChat }: CommandDeps): Record<CoreCommandId, (...args: unknown[]) => unknown> {
   return {
     'toolgate.mcp.restart': (item?: unknown) => {
-      const server = argOf('toolgate.mcp.restart', item);
+      const server = commandArgOrThrow('toolgate.mcp.restart', item);
       return server !== undefined ? mcp.manager.restart(server) : mcp.reload();
     },
     'toolgate.mcp.stop': (item?: unknown) => {
-      const server = argOf('toolgate.mcp.stop', item);
+      const server = commandArgOrThrow('toolgate.mcp.stop', item);
       return server !== undefined ? mcp.manager.stop(server) : undefined;
     },
     'toolgate.mcp.showOutput': () => mcp.showOutput(),
     'toolgate.copyMcpEndpointConfig': () => endpoint.copyConfig(),
     'toolgate.openApprovals': () => approvals.show(),
     'toolgate.runTask': async (prompt?: unknown) => {
-      let task = argOf('toolgate.runTask', prompt);
+      let task = commandArgOrThrow('toolgate.runTask', prompt);
       task ??= await vscode.window.showInputBox({ title: 'Toolgate: Run Task', prompt: 'What should the agent do?', ignoreFocusOut: true });
       if (task === undefined || task.trim() === '') {
         return undefined;
@@ -139,14 +107,8 @@ export function createCommands({ agent, gate, chat, approvals, modelSetup, audit
       return await agent.runTask(task.trim());
     },
     'toolgate.cancel': () => agent.cancel(),
-    'toolgate.allowOnce': (arg?: unknown) => {
-      const read = readCommandArg('toolgate.allowOnce', arg);
-      return read.ok ? decideFocused({ gate, focus, chat, approvals, inChat, prompts: keyPrompts }, true, undefined) : keyRefused(read.error);
-    },
-    'toolgate.deny': (reason?: unknown) => {
-      const read = readCommandArg('toolgate.deny', reason);
-      return read.ok ? decideFocused({ gate, focus, chat, approvals, inChat, prompts: keyPrompts }, false, read.value) : keyRefused(read.error);
-    },
+    'toolgate.allowOnce': (arg?: unknown) => decideFromCommand({ gate, focus, chat, approvals, inChat, prompts: keyPrompts }, true, readCommandArg('toolgate.allowOnce', arg)),
+    'toolgate.deny': (reason?: unknown) => decideFromCommand({ gate, focus, chat, approvals, inChat, prompts: keyPrompts }, false, readCommandArg('toolgate.deny', reason)),
     'toolgate.focusPrompt': () => focusChatField(chat, 'prompt'),
     'toolgate.setUpModel': () => focusChatField(chat, 'model-setup'),
     'toolgate.newChat': () => {
@@ -165,7 +127,7 @@ export function createCommands({ agent, gate, chat, approvals, modelSetup, audit
         void vscode.window.showInformationMessage('Toolgate: no decision has been logged in this workspace yet.');
       }
     },
-    'toolgate.resetWorkspaceApprovals': (confirm?: unknown) => resetWorkspaceApprovals(grants, argOf('toolgate.resetWorkspaceApprovals', confirm)),
+    'toolgate.resetWorkspaceApprovals': (confirm?: unknown) => resetWorkspaceGrants(grants, commandArgOrThrow('toolgate.resetWorkspaceApprovals', confirm), resetPrompts),
     'toolgate.showSuggestions': () => suggestions.show(),
     // Every Toolgate setting, in the Settings editor (the chat's title menu).
     'toolgate.openSettings': () => vscode.commands.executeCommand('workbench.action.openSettings', '@ext:toolgate.toolgate'),

@@ -15,41 +15,42 @@ import { initShellParser } from '../core/shell/analysis';
 import { ToolService } from '../core/tools/service';
 import { PanelHold } from '../core/views/panelReveal';
 import type { PendingCallView } from '../shared/approvals';
-import { ApprovalsPanel } from './approvalsPanel';
-import { ChatViewProvider } from './chatViewProvider';
+import { ApprovalsPanel } from './webviews/approvalsPanel';
+import { ChatViewProvider } from './webviews/chatViewProvider';
 import { createCommands, type CommandHandlers } from './commands';
-import { createDiffCommands } from './diffActions';
+import { createDiffCommands } from './diffEditor/diffActions';
 import { createGateParts } from './windowGate';
 import { createLog } from './log';
-import { McpServers } from './mcpServers';
-import { McpServersView, type McpServersNode } from './mcpServersView';
-import { KeptResults } from './keptResults';
-import { TaskChangeDocuments } from './taskChangeDocuments';
+import { McpServers } from './mcp/mcpServers';
+import { McpServersView, type McpServersNode } from './mcp/mcpServersView';
+import { KeptResults } from './documents/keptResults';
+import { TaskChangeDocuments } from './documents/taskChangeDocuments';
 import { createModel, explainModelFailure, type ModelChoicePorts } from '../core/modelChoice';
-import { isRemoteWindow } from './commandBridge';
-import { ArgsDocuments } from './argsDocuments';
-import { createProposedDiffs, DiffTabs } from './proposedDiffs';
+import { isRemoteWindow } from './remoteWindow';
+import { ArgsDocuments } from './documents/argsDocuments';
+import { createProposedDiffs, DiffTabs } from './diffEditor/proposedDiffs';
 import { watchTerminalRules } from './ruleWarnings';
-import { ApiKeyStore } from './secrets';
+import { ApiKeyStore } from './model/secrets';
 import { ModelSetup } from '../core/llm/modelSetupFlow';
-import { editorModels } from './vscodeLmModel';
-import { createOtherAgents, outsideChats, type OtherAgents } from './otherAgents';
+import { editorModels } from './model/vscodeLmModel';
+import { createOtherAgents, outsideChats, type OtherAgents } from './otherAgents/otherAgents';
 import { Settings } from './settings';
-import { SuggestionsPanel } from './suggestionsPanel';
-import { createCommandSandbox } from './sandbox';
+import { SuggestionsPanel } from './webviews/suggestionsPanel';
+import { createCommandSandbox } from './terminal/sandbox';
 import { GitCli } from '../core/checkpoints/gitCli';
-import { StagedSoFar } from './stagedSoFar';
-import { showCreatedProtected, TerminalRunner } from './tools/terminal';
+import { RunningCommandChanges } from './terminal/runningCommandChanges';
+import { showCreatedProtected, TerminalRunner } from './terminal/terminalRunner';
 import { ConfinedRunner } from '../core/terminal/confinedRun';
-import { createCheckpoints, createUndoCommands } from './undoCommands';
+import { createUndoCommands } from './undo/undoCommands';
+import { createCheckpoints } from '../core/checkpoints/windowCheckpoints';
 import { chatRequests, panelRequests } from '../core/views/viewRequests';
-import { VsCodeWorkspaceFiles } from './workspaceFiles';
+import { VsCodeWorkspaceFiles } from './documents/workspaceFiles';
 import { WaitAttention } from '../core/views/waitAttention';
-import { WaitingStatus } from './waitingStatus';
-import { UnreviewedStatus } from './unreviewedStatus';
+import { WaitingStatus } from './statusBar/waitingStatus';
+import { UnreviewedStatus } from './statusBar/unreviewedStatus';
 import { ViewRefresh } from '../core/views/viewRefresh';
 import { WorkspacePaths } from './workspacePaths';
-import { addAllowedDomains, ignoredWorkspaceValues, writeModelSettings } from './workspaceSettings';
+import { addAllowedDomains, addWorkspaceRule, ignoredWorkspaceValues, writeModelSettings } from './workspaceSettings';
 import { approvalsState, chatCalls, chatState } from '../core/views/viewStates';
 
 /** Workspace state: the person's last choice of unified or side-by-side diffs in the panel. */
@@ -95,7 +96,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   const terminals = store.add(new TerminalRunner((chatId) => outsideChats[chatId] ?? chats.list().find((chat) => chat.id === chatId)?.title));
   const terminal = store.add(new ConfinedRunner({ sandbox, terminal: terminals, relative: (absolute) => vscode.workspace.asRelativePath(absolute) }));
   store.add(terminal.onDidCreateProtected((created) => showCreatedProtected(created)));
-  const stagedSoFar = store.add(new StagedSoFar(() => terminal.runningStages(), () => paths.resolver.roots));
+  const runningChanges = store.add(new RunningCommandChanges(() => terminal.runningStages(), () => paths.resolver.roots));
   // Checkpoints of what the agent's allowed calls change; a note when old ones are dropped goes to the chat.
   const checkpoints = createCheckpoints({ state, settings, log, disposables: store, onNote: (note) => chats.notice(`Checkpoints: ${note.message}`) });
   // Next to the audit log, in Toolgate's storage, which no tool call may read.
@@ -181,9 +182,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   );
 
   const suggestions = store.add(
-    new SuggestionsPanel({
-      extensionUri: context.extensionUri,
-      log,
+    new SuggestionsPanel(context.extensionUri, log, {
       audit,
       auditFile,
       settings,
@@ -192,6 +191,8 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
       shellParserReady,
       grants,
       mcpDefinition: (tool) => mcp.modelTools().resolve(tool)?.tool.definitionHash,
+      trusted,
+      addWorkspaceRule,
     }),
   );
 
@@ -223,7 +224,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
       ...createCommands({ agent, gate, chat, approvals, modelSetup, audit, auditFile, grants, mcp, endpoint: others.mcpEndpoint, suggestions, focus, inChat: (callId) => chatPending().some((call) => call.callId === callId) }),
       ...undo.commands,
       ...createDiffCommands({ gate, proposed }),
-      'toolgate.showStagedChanges': () => stagedSoFar.show(),
+      'toolgate.showStagedChanges': () => runningChanges.show(),
       'toolgate.showTaskChanges': () => taskChanges.show(agent.chatId),
     },
     chat,

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { pendingViews } from '../../src/core/views/pendingCall';
-import { createApi } from '../../src/vscode/api';
+import { createApi } from '../../src/vscode/otherAgents/api';
 import { badCalls } from '../fixtures/badCalls';
 import { waitFor } from '../fixtures/memoryFiles';
 import { echo, watchedToolService } from '../fixtures/watchedToolService';

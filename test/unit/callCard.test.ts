@@ -4,12 +4,12 @@ import type { DiffHunkView, PendingCallView } from '../../src/shared/approvals';
 import type { WebviewToHost } from '../../src/shared/messages';
 import { CallCard, type CardLayout } from '../../webview/shared/callCard';
 import { CardList } from '../../webview/shared/cardList';
-import { takeAnswer } from '../../webview/shared/bridge';
+import { takeAnswer } from '../../webview/shared/hostChannel';
 
 type Sent = Record<string, unknown> & { type: string };
 
-/** The bridge's boundary, faked: what the card sends is recorded, as the host would receive it. */
-function fakeBridge(): { bridge: { send(message: Omit<WebviewToHost, 'requestId'>): string; command(command: string): void }; sent: Sent[]; commands: string[]; next: (type: string) => Promise<Sent> } {
+/** The host channel's boundary, faked: what the card sends is recorded, as the host would receive it. */
+function fakeChannel(): { channel: { send(message: Omit<WebviewToHost, 'requestId'>): string; command(command: string): void }; sent: Sent[]; commands: string[]; next: (type: string) => Promise<Sent> } {
   const sent: Sent[] = [];
   const commands: string[] = [];
   const waiters: { type: string; resolve(message: Sent): void }[] = [];
@@ -17,7 +17,7 @@ function fakeBridge(): { bridge: { send(message: Omit<WebviewToHost, 'requestId'
     sent,
     commands,
     next: (type) => new Promise((resolve) => waiters.push({ type, resolve })),
-    bridge: {
+    channel: {
       send: (message) => {
         const recorded = message as unknown as Sent;
         sent.push(recorded);
@@ -99,8 +99,8 @@ describe('the call card, one component for the panel and the chat', () => {
     for (const layout of ['full', 'dense'] as CardLayout[]) {
       it(`${name}, ${layout}: the same decisions as every other surface`, () => {
         assert.ok(want);
-        const { bridge } = fakeBridge();
-        const card = new CallCard(call, { bridge, layout });
+        const { channel } = fakeChannel();
+        const card = new CallCard(call, { channel, layout });
         const element = card.element;
         assert.equal(element.dataset['callId'], call.callId);
         assert.equal(element.dataset['layout'], layout);
@@ -133,14 +133,14 @@ describe('the call card, one component for the panel and the chat', () => {
 
   for (const layout of ['full', 'dense'] as CardLayout[]) {
     it(`${layout}: a refused command's narrow fixes come first, each sending its own remedy, and Run without sandbox stays its own button`, () => {
-      const { bridge, sent } = fakeBridge();
+      const { channel, sent } = fakeChannel();
       const remedies = [
         { id: 'allow-hosts', label: 'Allow localhost:5173 on this machine', title: 'Adds it to toolgate.sandbox.allowedDomains' },
         { id: 'allow-hosts-once', label: 'Allow once for this command', title: 'For that run only' },
       ];
       const bare = kinds['a command without the sandbox'];
       assert.ok(bare);
-      const card = new CallCard({ ...bare, remedies }, { bridge, layout });
+      const card = new CallCard({ ...bare, remedies }, { channel, layout });
       const order = [...card.element.querySelectorAll<HTMLElement>('.actions [data-action]')].map((button) => button.dataset['remedy'] ?? button.dataset['action']);
       assert.deepEqual(order.slice(0, 3), ['allow-hosts', 'allow-hosts-once', 'allow-unconfined']);
       const once = q(card.element, '[data-remedy="allow-hosts-once"]');
@@ -153,10 +153,10 @@ describe('the call card, one component for the panel and the chat', () => {
   }
 
   it('turns Allow once off and on as the host says, with its reason, and sends nothing while it is off', () => {
-    const { bridge, sent } = fakeBridge();
+    const { channel, sent } = fakeChannel();
     const call = kinds['an edit with hunks'];
     assert.ok(call);
-    const card = new CallCard(call, { bridge, layout: 'full' });
+    const card = new CallCard(call, { channel, layout: 'full' });
     const allow = q(card.element, '[data-action="allow-once"]');
     assert.ok(allow);
     assert.equal(allow.hasAttribute('disabled'), false);
@@ -174,10 +174,10 @@ describe('the call card, one component for the panel and the chat', () => {
   });
 
   it('shows an edit made in the diff editor, labels Allow for it, and names its revision when allowing', () => {
-    const { bridge, sent } = fakeBridge();
+    const { channel, sent } = fakeChannel();
     const call = kinds['a new file'];
     assert.ok(call);
-    const card = new CallCard(call, { bridge, layout: 'dense' });
+    const card = new CallCard(call, { channel, layout: 'dense' });
     card.update({ ...call, edit: { revision: 3, text: 'edited 0\n', where: 'diff-editor' }, off: { grant: 'You edited this call' } });
     const note = q(card.element, '[data-field="held-edit"]');
     assert.equal(note?.hidden, false);
@@ -190,10 +190,10 @@ describe('the call card, one component for the panel and the chat', () => {
   });
 
   it('a large write: opens its whole arguments in an editor, is edited in the diff editor, and shows an edit made there', () => {
-    const { bridge, sent } = fakeBridge();
+    const { channel, sent } = fakeChannel();
     const call = kinds['a large write (long arguments cut, edited in the diff editor)'];
     assert.ok(call);
-    const card = new CallCard(call, { bridge, layout: 'full' });
+    const card = new CallCard(call, { channel, layout: 'full' });
     assert.match(q(card.element, 'details.args summary')?.textContent ?? '', /long values cut/);
     q(card.element, '[data-action="open-args"]')?.click();
     assert.deepEqual(sent.at(-1), { type: 'openArgs', callId: 'large' });
@@ -210,14 +210,14 @@ describe('the call card, one component for the panel and the chat', () => {
   });
 
   it('a diff sent with its first rows: the card asks for the rest once they are on screen, says they come, and shows the whole diff once they do', async () => {
-    const { bridge, sent } = fakeBridge();
+    const { channel, sent } = fakeChannel();
     const whole: PendingCallView['preview'] = {
       kind: 'diff', path: 'big.ts', isNewFile: false, added: 2_000, removed: 0,
       hunks: [{ header: '@@ -0,0 +1,2000 @@', rows: Array.from({ length: 2_000 }, (_, i): ['a', null, number, string] => ['a', null, i + 1, `line ${i + 1}`]) }],
     };
     const first = { ...whole, hunks: [{ header: '@@ -0,0 +1,2000 @@', rows: whole.hunks[0]?.rows.slice(0, 300) ?? [], rowCount: 2_000 }] };
     const call = base('cut', { preview: first, hunkChoices: [{ accepted: true, reason: '' }] });
-    const card = new CallCard(call, { bridge, layout: 'full' });
+    const card = new CallCard(call, { channel, layout: 'full' });
     dom.attach(card.element);
     assert.equal(sent.find((message) => message.type === 'loadDiffRows'), undefined, 'not asked before the first rows are drawn');
     await new Promise<void>((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
@@ -249,9 +249,9 @@ describe('the call card, one component for the panel and the chat', () => {
     }
     Object.defineProperty(globalThis, 'IntersectionObserver', { value: FakeObserver, configurable: true, writable: true });
     try {
-      const { bridge, sent } = fakeBridge();
+      const { channel, sent } = fakeChannel();
       const call = base('many', { tool: 'edit_file', preview: diff('src/a.ts', 20), hunkChoices: Array.from({ length: 20 }, () => ({ accepted: true, reason: '' })) });
-      const card = new CallCard(call, { bridge, layout: 'full' });
+      const card = new CallCard(call, { channel, layout: 'full' });
       dom.attach(card.element);
       const blocks = [...card.element.querySelectorAll<HTMLElement>('.hunk-block')];
       assert.equal(blocks.length, 20);
@@ -272,13 +272,13 @@ describe('the call card, one component for the panel and the chat', () => {
   });
 
   it('a long diff draws the rows in view with the card, before any frame, and none of the hunks far below', () => {
-    const { bridge } = fakeBridge();
+    const { channel } = fakeChannel();
     const rows = (index: number): DiffHunkView => ({
       header: `@@ -${index * 100 + 1},9 +${index * 100 + 1},9 @@`,
       rows: Array.from({ length: 9 }, (_, row): ['c', number, number, string] => ['c', index * 100 + row + 1, index * 100 + row + 1, `line ${row}`]),
     });
     const preview: PendingCallView['preview'] = { kind: 'diff', path: 'big.ts', isNewFile: false, added: 0, removed: 0, hunks: Array.from({ length: 100 }, (_, index) => rows(index)) };
-    const card = new CallCard(base('long', { preview, hunkChoices: Array.from({ length: 100 }, () => ({ accepted: true, reason: '' })) }), { bridge, layout: 'full' });
+    const card = new CallCard(base('long', { preview, hunkChoices: Array.from({ length: 100 }, () => ({ accepted: true, reason: '' })) }), { channel, layout: 'full' });
     const blocks = [...card.element.querySelectorAll<HTMLElement>('.hunk-block')];
     assert.equal(q(card.element, '.diff-body')?.dataset['virtual'], 'true', '900 rows are drawn as a window');
     const drawn = blocks.map((block) => block.querySelectorAll('.diff-row').length);
@@ -287,10 +287,10 @@ describe('the call card, one component for the panel and the chat', () => {
   });
 
   it('holds an edit typed in its box with the host (setEdit), and Edit then allow sends that text', async () => {
-    const { bridge, sent, next } = fakeBridge();
+    const { channel, sent, next } = fakeChannel();
     const call = kinds['a command'];
     assert.ok(call);
-    const card = new CallCard(call, { bridge, layout: 'dense' });
+    const card = new CallCard(call, { channel, layout: 'dense' });
     dom.attach(card.element);
     q(card.element, '[data-action="edit"]')?.click();
     const box = q(card.element, 'textarea[data-field="edited"]') as HTMLTextAreaElement | null;
@@ -312,8 +312,8 @@ describe('the list of waiting cards, one for the panel and the chat', () => {
 
   for (const layout of ['full', 'dense'] as CardLayout[]) {
     it(`${layout}: keeps each card across pushes, with what the person typed, and offers Allow all / Deny all for two`, () => {
-      const { bridge, sent } = fakeBridge();
-      const list = new CardList({ bridge, layout, label: 'waiting' });
+      const { channel, sent } = fakeChannel();
+      const list = new CardList({ channel, layout, label: 'waiting' });
       dom.attach(list.batch);
       dom.attach(list.element);
       assert.equal(list.render(two), true);
@@ -331,8 +331,8 @@ describe('the list of waiting cards, one for the panel and the chat', () => {
   }
 
   it("turns Allow all off with the host's reason while a card's call says so", () => {
-    const { bridge, sent } = fakeBridge();
-    const list = new CardList({ bridge, layout: 'full', label: 'waiting' });
+    const { channel, sent } = fakeChannel();
+    const list = new CardList({ channel, layout: 'full', label: 'waiting' });
     const blocked = two.map((call, index) => (index === 1 ? { ...call, off: { 'allow-all': 'Some hunks are rejected: allow those calls once, on their cards' } } : call));
     list.render(blocked);
     const allowAll = list.batch.querySelector<HTMLElement>('[data-action="allow-all"]');
@@ -347,9 +347,9 @@ describe('the list of waiting cards, one for the panel and the chat', () => {
   });
 
   it('after a decision here, focuses the next card itself, not its Allow, and the prompt once none is left', () => {
-    const { bridge } = fakeBridge();
+    const { channel } = fakeChannel();
     let last = 0;
-    const list = new CardList({ bridge, layout: 'dense', label: 'waiting', focusAfterLast: () => (last += 1) });
+    const list = new CardList({ channel, layout: 'dense', label: 'waiting', focusAfterLast: () => (last += 1) });
     dom.attach(list.element);
     list.render(two);
     const allow = list.element.querySelector<HTMLElement>('[data-call-id="cmd"] [data-action="allow-once"]');

@@ -1,5 +1,5 @@
 /**
- * The chat view mounted in a DOM (happy-dom) with a fake bridge, the test playing the host: each kind of transcript
+ * The chat view mounted in a DOM (happy-dom) with a fake channel, the test playing the host: each kind of transcript
  * entry as the person sees it and what its controls send, the empty chat's welcome, and the transcript kept across
  * states (an entry redrawn only when it changed).
  */

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { readCommandArg, type ArgCommand } from '../../src/core/commandArgs';
+import { resetWorkspaceGrants } from '../../src/core/approval/resetGrants';
+import { commandArgOrThrow, readCommandArg, type ArgCommand } from '../../src/core/commandArgs';
 
 describe('what the commands that take an argument accept (core/commandArgs)', () => {
   const rows: { command: ArgCommand; arg: unknown; value?: unknown; error?: string }[] = [
@@ -24,6 +25,33 @@ describe('what the commands that take an argument accept (core/commandArgs)', ()
   for (const row of rows) {
     it(`${row.command} ${row.arg === undefined ? 'undefined' : JSON.stringify(row.arg).slice(0, 40)}: ${row.error ?? 'taken'}`, () => {
       assert.deepEqual(readCommandArg(row.command, row.arg), row.error === undefined ? { ok: true, value: row.value } : { ok: false, error: row.error });
+    });
+  }
+});
+
+describe("a command's argument, or its refusal thrown", () => {
+  it('is the value, or an error the caller\'s executeCommand rejects with', () => {
+    assert.equal(commandArgOrThrow('toolgate.deny', 'not now'), 'not now');
+    assert.throws(() => commandArgOrThrow('toolgate.runTask', 42), { message: 'Toolgate: toolgate.runTask takes a prompt (a string), got a number' });
+  });
+});
+
+describe('Toolgate: Reset Workspace Approvals', () => {
+  const rows: { name: string; grants: number; confirm: boolean | undefined; answer: boolean; removed: number; said: string[] }[] = [
+    { name: 'no grants: nothing to ask', grants: 0, confirm: undefined, answer: true, removed: 0, said: ['info Toolgate: there are no workspace grants to reset.'] },
+    { name: 'asks first, and removes them', grants: 2, confirm: undefined, answer: true, removed: 2, said: ['ask Remove all 2 "always allow" grants of this workspace?', 'info Toolgate: removed 2 workspace grants.'] },
+    { name: 'not confirmed: nothing removed', grants: 1, confirm: undefined, answer: false, removed: 0, said: ['ask Remove all 1 "always allow" grant of this workspace?'] },
+    { name: 'given true: removed without asking', grants: 1, confirm: true, answer: false, removed: 1, said: ['info Toolgate: removed 1 workspace grant.'] },
+  ];
+  for (const row of rows) {
+    it(row.name, async () => {
+      const said: string[] = [];
+      const grants = { workspaceGrants: () => Array.from<never>({ length: row.grants }), resetWorkspace: () => Promise.resolve(row.grants) };
+      const removed = await resetWorkspaceGrants(grants, row.confirm, {
+        info: (text) => void said.push(`info ${text}`),
+        confirmRemove: (question) => (said.push(`ask ${question}`), Promise.resolve(row.answer)),
+      });
+      assert.deepEqual({ removed, said }, { removed: row.removed, said: row.said });
     });
   }
 });

@@ -13,7 +13,7 @@ import { DomainProxy, describeRefusal, parseAuthority, type Lookup } from '../..
 import { addressAllowed, addressKind, destinationAllowed, isLocalAddress, localForwards, parseAllowedDomains, parseDomainEntry, type AddressKind } from '../../src/core/sandbox/domains';
 import { sandboxFailure } from '../../src/core/sandbox/failures';
 import type { SandboxInputs } from '../../src/core/sandbox/gather';
-import type { BridgeRuntime } from '../../src/core/sandbox/bridge';
+import type { BridgeRuntime } from '../../src/core/sandbox/networkBridge';
 import { bridgeRuntime, probeSandbox } from '../../src/core/sandbox/sandbox';
 import { parseSetting } from '../../src/core/settings';
 import { pgrep } from '../fixtures/processes';

@@ -30,7 +30,7 @@ function member(index: number, reason = gated): PendingCallView {
 
 function card(members: PendingCallView[]): { card: GroupCard; sent: Omit<WebviewToHost, 'requestId'>[] } {
   const sent: Omit<WebviewToHost, 'requestId'>[] = [];
-  const made = new GroupCard(group, { bridge: { send: (message) => (sent.push(message), `r${sent.length}`) }, className: 'call' });
+  const made = new GroupCard(group, { channel: { send: (message) => (sent.push(message), `r${sent.length}`) }, className: 'call' });
   made.update(members);
   dom.attach(made.element);
   return { card: made, sent };
@@ -144,7 +144,7 @@ describe("a group card, built from the call card's parts", () => {
   it('Deny asks why first, then sends one decision for the group by its first member, marked as sent', () => {
     const sent: Omit<WebviewToHost, 'requestId'>[] = [];
     let decided = 0;
-    const shown = new GroupCard(group, { bridge: { send: (message) => (sent.push(message), `r${sent.length}`) }, className: 'inline-call', onDecided: () => void (decided += 1) });
+    const shown = new GroupCard(group, { channel: { send: (message) => (sent.push(message), `r${sent.length}`) }, className: 'inline-call', onDecided: () => void (decided += 1) });
     shown.update(three);
     dom.attach(shown.element);
     const deny = shown.element.querySelector<HTMLElement>('.group-decision [data-action="deny"]');
@@ -167,7 +167,7 @@ describe("a group card, built from the call card's parts", () => {
     assert.equal(shown.allow.hasAttribute('disabled'), true);
     assert.equal(shown.allow.title, allRejected('group').sentence);
     assert.equal(shown.element.querySelector('[data-field="group-summary"]')?.textContent, `0 of 3 files accepted (0 of 6 hunks): ${allRejected('group').advice}`);
-    const single = new CallCard(rejected[0] ?? member(0), { bridge: { send: () => 'r', command: () => undefined }, layout: 'full' });
+    const single = new CallCard(rejected[0] ?? member(0), { channel: { send: () => 'r', command: () => undefined }, layout: 'full' });
     assert.equal(single.element.querySelector<HTMLElement>('[data-field="hunk-hint"]')?.textContent, ` ${allRejected('call').sentence}.`);
     assert.equal(single.element.querySelector<HTMLElement>('[data-field="hunk-hint"]')?.hidden, false);
   });

@@ -3,7 +3,8 @@ import type { GateInput } from '../../src/core/approval/gate';
 import { PathResolver } from '../../src/core/approval/paths';
 import { gateCall } from '../../src/core/tools/gateCall';
 import { FocusedCalls } from '../../src/core/views/focusedCall';
-import { decideFocused, type KeyDecisionDeps } from '../../src/core/views/keyDecision';
+import { readCommandArg } from '../../src/core/commandArgs';
+import { decideFromCommand, type KeyDecisionDeps } from '../../src/core/views/keyDecision';
 import { pendingViews } from '../../src/core/views/pendingCall';
 import { createMemoryGate } from '../fixtures/memoryGate';
 
@@ -14,7 +15,7 @@ const write = (relative: string): GateInput => ({
   source: 'agent',
 });
 
-describe('a keyboard decision never allows a call the person cannot see', () => {
+describe('a keyboard decision (Toolgate: Allow Once / Deny) never allows a call the person cannot see', () => {
   const rows: {
     name: string;
     /** The calls waiting, by path; and which one's card holds the focus in the panel, if any. */
@@ -22,7 +23,8 @@ describe('a keyboard decision never allows a call the person cannot see', () => 
     focused?: string;
     panelVisible?: boolean;
     allow: boolean;
-    reason?: string;
+    /** The command's argument (Deny: the reason; Allow Once takes none). */
+    reason?: unknown;
     /** What the person types in the deny's box (undefined: Escape). */
     typed?: string;
     decided: string | undefined;
@@ -70,6 +72,18 @@ describe('a keyboard decision never allows a call the person cannot see', () => 
     },
     { name: 'Deny whose reason box is escaped keeps the call waiting', waiting: ['a.txt'], allow: false, decided: undefined, why: 'the deny was cancelled', said: ['ask Toolgate: deny write_file a.txt'] },
     {
+      name: 'Allow Once given an argument decides nothing, saying why',
+      waiting: ['a.txt'],
+      focused: 'a.txt',
+      panelVisible: true,
+      allow: true,
+      reason: 'yes',
+      decided: undefined,
+      why: 'toolgate.allowOnce takes no argument, got a string',
+      said: ['warn Toolgate: toolgate.allowOnce takes no argument, got a string'],
+    },
+    { name: 'Deny given a reason that is not text decides nothing', waiting: ['a.txt'], allow: false, reason: 42, decided: undefined, why: 'toolgate.deny takes a reason (a string), got a number', said: ['warn Toolgate: toolgate.deny takes a reason (a string), got a number'] },
+    {
       name: 'Deny asks for a reason when none is given',
       waiting: ['a.txt'],
       allow: false,
@@ -104,7 +118,7 @@ describe('a keyboard decision never allows a call the person cannot see', () => 
         },
       };
       const expected = byPath(row.decided);
-      const result = await decideFocused(deps, row.allow, row.reason);
+      const result = await decideFromCommand(deps, row.allow, row.allow ? readCommandArg('toolgate.allowOnce', row.reason) : readCommandArg('toolgate.deny', row.reason));
       assert.deepEqual(result, expected !== undefined ? { decided: true, callId: expected, tool: 'write_file' } : { decided: false, why: row.why });
       assert.deepEqual(said, row.said);
       assert.deepEqual(brought, row.brought === undefined ? [] : [byPath(row.brought)]);

@@ -1,15 +1,16 @@
 import * as assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PathResolver } from '../../src/core/approval/paths';
 import type { PolicyContext } from '../../src/core/approval/policy';
 import type { AuditEntry } from '../../src/core/audit/auditLog';
-import { defaultGatedTools, defaultProtectedPaths } from '../../src/core/settings';
+import { defaultGatedTools, defaultProtectedPaths, type SettingKey, type SettingValue } from '../../src/core/settings';
 import { initShellParser } from '../../src/core/shell/analysis';
 import { defaultTerminalRules } from '../../src/core/shell/rules';
 import { groupDecisions, pastDecisions, type DecisionGroup } from '../../src/core/suggestions/history';
 import { suggest, type Suggestion } from '../../src/core/suggestions/proposals';
+import { SuggestionsPanelState } from '../../src/core/suggestions/suggestionsPanelState';
 import { computeSuggestions } from '../../src/core/suggestions/view';
 import { SuggestionsState } from '../../src/shared/suggestions';
 import { locateUnder } from '../fixtures/memoryGate';
@@ -220,6 +221,58 @@ describe('suggestions from the audit log', () => {
           assert.equal(state.suggestions.length, 0);
         }
         assert.equal(SuggestionsState.safeParse(state).success, true);
+      });
+    }
+  });
+
+  describe('the panel: Accept applies the suggestion offered now', () => {
+    const rows: { name: string; accept: (offered: string) => string; ok: boolean; written: string[]; told: string[]; error?: string }[] = [
+      {
+        name: 'the rule offered is added to the workspace settings, and said',
+        accept: (offered) => offered,
+        ok: true,
+        written: ['autoApprove.terminal npm test true'],
+        told: ['Toolgate: added "npm test": true to toolgate.autoApprove.terminal in .vscode/settings.json'],
+      },
+      {
+        name: 'one no longer offered changes nothing',
+        accept: () => 'gone',
+        ok: false,
+        written: [],
+        told: [],
+        error: 'that suggestion is no longer offered (the log or the settings changed); nothing was changed',
+      },
+    ];
+    for (const row of rows) {
+      it(row.name, async () => {
+        const auditFile = path.join(base, `audit-${rows.indexOf(row)}.jsonl`);
+        writeFileSync(auditFile, logOf(times(5, run('npm test'))));
+        const written: string[] = [];
+        const told: string[] = [];
+        let pushed = 0;
+        const panel = new SuggestionsPanelState(
+          {
+            log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+            audit: { flush: () => Promise.resolve() },
+            auditFile,
+            settings: { get: <K extends SettingKey>(key: K) => (key === 'suggestions.minDecisions' ? 5 : undefined) as SettingValue<K> },
+            policy: () => policy,
+            resolver: () => resolver,
+            shellParserReady: () => Promise.resolve(),
+            grants: { add: () => Promise.resolve() },
+            mcpDefinition: () => undefined,
+            trusted: () => true,
+            addWorkspaceRule: (setting, key, value) => (written.push(`${setting} ${key} ${String(value)}`), Promise.resolve('.vscode/settings.json')),
+          },
+          () => {
+            pushed++;
+          },
+          (text) => void told.push(text),
+        );
+        const offered = only((await panel.compute()).suggestions).id;
+        const outcome = await panel.accept(row.accept(offered));
+        assert.deepEqual({ outcome, written, told }, { outcome: row.ok ? { ok: true } : { ok: false, error: row.error }, written: row.written, told: row.told });
+        assert.equal(pushed, row.ok ? 3 : 2, 'the panel is sent each state computed');
       });
     }
   });

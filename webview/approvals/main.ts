@@ -1,6 +1,7 @@
 import type { DiffMode, GrantView } from '../../src/shared/approvals';
 import type { ApprovalsState, ViewState } from '../../src/shared/messages';
-import { button, connect, focusCard, h, icon, markConnected, requireElement } from '../shared/bridge';
+import { button, focusCard, h, icon, markConnected, requireElement } from '../shared/elements';
+import { connect } from '../shared/hostChannel';
 import { CardList } from '../shared/cardList';
 
 const root = requireElement('root');
@@ -10,7 +11,7 @@ const diffModeMemory = {
   get: (): DiffMode | undefined => diffMode ?? latest?.diffMode,
   set: (mode: DiffMode): void => {
     diffMode = mode;
-    bridge.send({ type: 'setDiffMode', mode });
+    channel.send({ type: 'setDiffMode', mode });
   },
 };
 let updates = 0;
@@ -28,7 +29,7 @@ let knownGrants: Set<string> | undefined;
 let confirmed: string[] = [];
 const grantNote = h('p', { class: 'notice info', role: 'status', 'data-field': 'grant-confirmation', hidden: true });
 
-const bridge = connect('approvals', {
+const channel = connect('approvals', {
   onFocusCall(callId) {
     focusCard(callId);
   },
@@ -69,7 +70,7 @@ const bridge = connect('approvals', {
 });
 
 /** The waiting calls' cards, the same component as the chat's (full layout: the whole diff, every detail). */
-const list = new CardList({ bridge, layout: 'full', label: 'Calls waiting for approval', modeMemory: diffModeMemory });
+const list = new CardList({ channel, layout: 'full', label: 'Calls waiting for approval', modeMemory: diffModeMemory });
 
 root.replaceChildren(
   h('header', { class: 'panel-header' },
@@ -78,7 +79,7 @@ root.replaceChildren(
     h('span', { class: 'spacer' }),
     (() => {
       const audit = button({ secondary: true, 'data-action': 'show-audit-log' }, 'Audit log');
-      audit.addEventListener('click', () => bridge.command('showAuditLog'));
+      audit.addEventListener('click', () => channel.command('showAuditLog'));
       return audit;
     })(),
   ),
@@ -126,7 +127,7 @@ function renderQuestions(questions: NonNullable<ApprovalsState['questions']>, no
     return;
   }
   const go = button({ 'data-action': 'go-to-question' }, questions.length === 1 ? 'Answer in the chat' : 'Answer them in the chat');
-  go.addEventListener('click', () => bridge.command('focusChat'));
+  go.addEventListener('click', () => channel.command('focusChat'));
   questionNote.replaceChildren(
     h('p', {}, icon('comment-discussion'), ' ', questions.length === 1 ? 'A question waits in the chat:' : `${questions.length} questions wait in the chat:`),
     h('ul', {}, ...questions.map(({ id, question }) => h('li', { 'data-question-id': id }, h('q', {}, question)))),
@@ -174,12 +175,12 @@ function confirmNewGrants(grants: GrantView[]): void {
 function renderGrants(grants: GrantView[]): void {
   const items = grants.map((grant) => {
     const revoke = button({ secondary: true, 'data-action': 'revoke', 'data-grant-id': grant.id, title: 'Revoke this grant' }, 'Revoke');
-    revoke.addEventListener('click', () => bridge.send({ type: 'revokeGrant', grantId: grant.id }));
+    revoke.addEventListener('click', () => channel.send({ type: 'revokeGrant', grantId: grant.id }));
     return h('li', { 'data-grant-id': grant.id, 'data-scope': grant.scope },
       h('span', { class: `scope ${grant.scope}` }, scopeNames[grant.scope]), ' ', grant.label, timeLeft(grant), revoke);
   });
   const reset = button({ secondary: true, 'data-action': 'reset-workspace' }, 'Reset workspace approvals');
-  reset.addEventListener('click', () => bridge.command('resetWorkspaceApprovals'));
+  reset.addEventListener('click', () => channel.command('resetWorkspaceApprovals'));
   grantsSection.replaceChildren(
     h('h2', {}, 'Grants'),
     items.length === 0 ? h('p', { class: 'muted' }, 'No grants: every gated call asks.') : h('ul', {}, ...items),

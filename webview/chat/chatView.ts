@@ -1,10 +1,11 @@
 /**
- * The chat view, mounted in a root element with a bridge to the host: the transcript and its entries, the agent's
+ * The chat view, mounted in a root element with its channel to the host: the transcript and its entries, the agent's
  * waiting calls inline, the composer with the model chip, the chat history and the model setup. `mount` returns what
- * the host's messages reach (the bridge's handlers); a DOM test mounts it with a fake bridge and plays the host.
+ * the host's messages reach (the channel's handlers); a DOM test mounts it with a fake channel and plays the host.
  */
 import type { ChatState } from '../../src/shared/messages';
-import { button, focusCard, h, icon, markConnected, type Bridge, type BridgeHandlers } from '../shared/bridge';
+import { button, focusCard, h, icon, markConnected } from '../shared/elements';
+import type { HostChannel, HostHandlers } from '../shared/hostChannel';
 import { HostClock } from './hostClock';
 import { InlineCards } from './inlineCards';
 import { ModelSetupForm } from './modelSetup';
@@ -19,11 +20,11 @@ const examples = [
 ];
 
 /** The mounted chat: the host's messages for it, and its clock and observers stopped. */
-export interface ChatView extends Required<Pick<BridgeHandlers, 'onState' | 'onFocus' | 'onFocusCall' | 'onResult'>> {
+export interface ChatView extends Required<Pick<HostHandlers, 'onState' | 'onFocus' | 'onFocusCall' | 'onResult'>> {
   dispose(): void;
 }
 
-export function mount(root: HTMLElement, bridge: Bridge): ChatView {
+export function mount(root: HTMLElement, channel: HostChannel): ChatView {
   let updates = 0;
   let latest: ChatState | undefined;
   const rendered = new Map<string, { v: number; element: HTMLElement }>();
@@ -51,12 +52,12 @@ export function mount(root: HTMLElement, bridge: Bridge): ChatView {
   const stop = button({ 'data-action': 'stop', secondary: true, hidden: true }, icon('debug-stop'), 'Stop');
   const history = h('select', { 'data-field': 'history', 'aria-label': 'Chats of this workspace' });
   // The waiting calls of this chat, decided in place: the last thing in the transcript, just above the prompt.
-  const inline = new InlineCards(bridge, () => prompt.focus());
+  const inline = new InlineCards(channel, () => prompt.focus());
   transcript.append(inline.element);
 
   // The model setup takes the place of the transcript and the prompt while it is open (the side bar is narrow); Close
   // (or Escape) gives them back, with the focus on the model chip.
-  const setup = new ModelSetupForm(bridge, () => {
+  const setup = new ModelSetupForm(channel, () => {
     transcript.hidden = false;
     composer.classList.remove('setup-open');
     modelChip.setAttribute('aria-expanded', 'false');
@@ -83,7 +84,7 @@ export function mount(root: HTMLElement, bridge: Bridge): ChatView {
       return;
     }
     errorBar.hidden = true;
-    bridge.send({ type: 'submit', prompt: text });
+    channel.send({ type: 'submit', prompt: text });
     prompt.value = '';
     fitPrompt();
   };
@@ -100,10 +101,10 @@ export function mount(root: HTMLElement, bridge: Bridge): ChatView {
       submit();
     }
   });
-  stop.addEventListener('click', () => bridge.send({ type: 'stop' }));
+  stop.addEventListener('click', () => channel.send({ type: 'stop' }));
   history.addEventListener('change', () => {
     if (latest && history.value !== latest.chatId) {
-      bridge.send({ type: 'openChat', chatId: history.value });
+      channel.send({ type: 'openChat', chatId: history.value });
     }
   });
 
@@ -151,7 +152,7 @@ export function mount(root: HTMLElement, bridge: Bridge): ChatView {
       const link = h('a', { href: '#', 'data-action': 'host-command', 'data-command': command }, label);
       link.addEventListener('click', (event) => {
         event.preventDefault();
-        bridge.command(command);
+        channel.command(command);
       });
       return link;
     };
@@ -172,9 +173,9 @@ export function mount(root: HTMLElement, bridge: Bridge): ChatView {
   setUp.addEventListener('click', openSetup);
 
   const welcomeBlock = welcome();
-  const turnUndos = new TurnUndos(bridge);
+  const turnUndos = new TurnUndos(channel);
   const entryContext: EntryContext = {
-    bridge,
+    channel,
     clock,
     showWaiting: () => {
       inline.element.scrollIntoView({ block: 'nearest' });

@@ -6,8 +6,8 @@
  */
 import type { AllowedByView, GrantView, RuleSetting } from '../../src/shared/approvals';
 import type { ChatEntry, HostCommand, LandedView } from '../../src/shared/messages';
-import type { Bridge } from '../shared/bridge';
-import { button, h } from '../shared/bridge';
+import type { HostChannel } from '../shared/hostChannel';
+import { button, h } from '../shared/elements';
 
 type ToolEntry = Extract<ChatEntry, { kind: 'tool' }>;
 
@@ -19,26 +19,26 @@ const settingCommands: Record<RuleSetting, HostCommand> = {
 
 const scopeWords = (grant: GrantView): string => (grant.scope === 'workspace' ? 'workspace grant (kept across sessions)' : 'session grant (this chat only)');
 
-function revokeButton(grant: GrantView, bridge: Bridge): HTMLElement {
+function revokeButton(grant: GrantView, channel: HostChannel): HTMLElement {
   const revoke = button({ secondary: true, 'data-action': 'revoke', 'data-grant-id': grant.id, 'aria-label': `Revoke the ${grant.label}` }, 'Revoke');
   revoke.addEventListener('click', () => {
-    bridge.send({ type: 'revokeGrant', grantId: grant.id });
+    channel.send({ type: 'revokeGrant', grantId: grant.id });
     revoke.setAttribute('disabled', '');
     revoke.textContent = 'Revoked';
   });
   return revoke;
 }
 
-function allowedByLine(allowedBy: AllowedByView, bridge: Bridge): HTMLElement {
+function allowedByLine(allowedBy: AllowedByView, channel: HostChannel): HTMLElement {
   if (allowedBy.kind === 'grant') {
     return h('p', { class: 'decision-note', 'data-field': 'allowed-by', 'data-kind': 'grant', 'data-grant-id': allowedBy.grant.id },
       'Ran without asking: allowed by your ', scopeWords(allowedBy.grant), ', ', h('code', {}, allowedBy.grant.covers), '. ',
-      revokeButton(allowedBy.grant, bridge));
+      revokeButton(allowedBy.grant, channel));
   }
   const open = h('a', { href: '#', 'data-action': 'open-setting', 'data-setting': allowedBy.setting }, 'Open the setting');
   open.addEventListener('click', (event) => {
     event.preventDefault();
-    bridge.command(settingCommands[allowedBy.setting]);
+    channel.command(settingCommands[allowedBy.setting]);
   });
   const keys = allowedBy.keys.flatMap((key, index) => [index > 0 ? ', ' : '', h('code', {}, `"${key}"`)]);
   const what = allowedBy.setting === 'toolgate.gatedTools' ? ' (not gated)' : '';
@@ -68,16 +68,16 @@ export function landedText(landed: LandedView): string | undefined {
 }
 
 /** The note for a tool entry, or nothing when it was asked and allowed once (or not allowed). */
-export function decisionNote(entry: ToolEntry, bridge: Bridge): HTMLElement[] {
+export function decisionNote(entry: ToolEntry, channel: HostChannel): HTMLElement[] {
   const notes: HTMLElement[] = [];
   if (entry.allowedBy) {
-    notes.push(allowedByLine(entry.allowedBy, bridge));
+    notes.push(allowedByLine(entry.allowedBy, channel));
   }
   if (entry.granted) {
     const grant = entry.granted;
     notes.push(h('p', { class: 'decision-note', role: 'status', 'data-field': 'granted', 'data-grant-id': grant.id },
       `Allowed, and granted for ${grant.scope === 'workspace' ? 'this workspace' : 'this session'}: `, h('code', {}, grant.covers),
-      '. Listed under Grants in the Approvals panel; revoke it there or here. ', revokeButton(grant, bridge)));
+      '. Listed under Grants in the Approvals panel; revoke it there or here. ', revokeButton(grant, channel)));
   }
   if (entry.ran !== undefined) {
     notes.push(h('div', { class: 'decision-note', 'data-field': 'ran' }, 'You edited the command; what ran:', h('pre', { class: 'ran' }, entry.ran)));

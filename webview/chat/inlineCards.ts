@@ -6,8 +6,8 @@
  * not, whichever view decided.
  */
 import type { PendingCallView } from '../../src/shared/approvals';
-import type { Bridge } from '../shared/bridge';
-import { h, icon } from '../shared/bridge';
+import type { HostChannel } from '../shared/hostChannel';
+import { h, icon } from '../shared/elements';
 import { CardList } from '../shared/cardList';
 
 /** Rows of a diff shown inline before it scrolls; the panel shows the whole review. */
@@ -17,8 +17,8 @@ export class InlineCards {
   readonly element: HTMLElement;
   private readonly list: CardList;
 
-  constructor(bridge: Bridge, focusAfterLast: () => void) {
-    this.list = new CardList({ bridge, layout: 'dense', label: 'Calls waiting for your approval', maxRows: inlineDiffRows, focusAfterLast });
+  constructor(channel: HostChannel, focusAfterLast: () => void) {
+    this.list = new CardList({ channel, layout: 'dense', label: 'Calls waiting for your approval', maxRows: inlineDiffRows, focusAfterLast });
     this.element = h('section', { class: 'waiting-section', 'data-field': 'inline-calls', 'aria-label': 'Waiting for you', hidden: true },
       h('h2', { class: 'waiting-title' }, icon('shield'), ' Waiting for you'),
       this.list.batch,

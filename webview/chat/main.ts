@@ -1,11 +1,12 @@
 /**
  * The chat's entry in its webview: the view mounted in the page's root, the host's messages handed to it.
  */
-import { connect, requireElement, type BridgeHandlers } from '../shared/bridge';
+import { requireElement } from '../shared/elements';
+import { connect, type HostHandlers } from '../shared/hostChannel';
 import { mount } from './chatView';
 
 // The host answers `ready` only after `connect` returns, so the view is mounted before any message reaches it.
-const handlers: BridgeHandlers = {
+const handlers: HostHandlers = {
   onState: (...args) => view.onState(...args),
   onFocus: (field) => view.onFocus(field),
   onFocusCall: (callId) => view.onFocusCall(callId),

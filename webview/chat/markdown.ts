@@ -4,7 +4,7 @@
  * links are plain http(s)/mailto only.
  */
 import { Lexer, type Token, type Tokens } from 'marked';
-import { h } from '../shared/bridge';
+import { h } from '../shared/elements';
 
 function safeHref(href: string): string | undefined {
   try {

@@ -5,7 +5,8 @@
  */
 import type { ChatState } from '../../src/shared/messages';
 import { modelAfterList, originOf, presetOf, providerOf, providerPresets, ProviderId, sameAddress, type ConnectionCheck, type ModelSetupView } from '../../src/shared/modelSetup';
-import { button, h, icon, type Bridge } from '../shared/bridge';
+import { button, h, icon } from '../shared/elements';
+import type { HostChannel } from '../shared/hostChannel';
 
 const resultIcons: Record<ConnectionCheck['result'], string> = { pass: 'pass', warn: 'warning', fail: 'error', skip: 'circle-slash' };
 const resultWords: Record<ConnectionCheck['result'], string> = { pass: 'Works', warn: 'Warning', fail: 'Failed', skip: 'Not checked' };
@@ -39,7 +40,7 @@ export class ModelSetupForm {
   /** The list the model field was last filled from, so a list fills it once, as it arrives, not on every redraw. */
   private listFilled = '';
 
-  constructor(private readonly bridge: Bridge, private readonly onClose: () => void) {
+  constructor(private readonly channel: HostChannel, private readonly onClose: () => void) {
     for (const preset of providerPresets) {
       this.provider.append(h('option', { value: preset.id }, preset.label));
     }
@@ -64,7 +65,7 @@ export class ModelSetupForm {
     const settings = h('a', { href: '#', 'data-action': 'host-command', 'data-command': 'openModelSettings' }, 'All model settings');
     settings.addEventListener('click', (event) => {
       event.preventDefault();
-      bridge.command('openModelSettings');
+      channel.command('openModelSettings');
     });
     this.addressRow = field('Address', 'setup-base-url', this.baseUrl);
     this.keyRow = h('div', { class: 'setup-field' }, h('span', { class: 'setup-label' }, 'API key'), h('div', { class: 'setup-control' }, this.keyText, setKey));
@@ -143,7 +144,7 @@ export class ModelSetupForm {
     if (action === 'save') {
       this.saved.hidden = true;
     }
-    this.bridge.send({ type: 'modelSetup', action, provider: this.providerId, baseUrl: this.baseUrl.value, model: this.model.value });
+    this.channel.send({ type: 'modelSetup', action, provider: this.providerId, baseUrl: this.baseUrl.value, model: this.model.value });
   }
 
   /** What the host says of the setup: the key's address, the models, the test, the save. */

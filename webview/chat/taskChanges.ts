@@ -4,8 +4,8 @@
  * after it, both from the host's checkpoints).
  */
 import type { ChatEntry } from '../../src/shared/messages';
-import type { Bridge } from '../shared/bridge';
-import { h, icon } from '../shared/bridge';
+import type { HostChannel } from '../shared/hostChannel';
+import { h, icon } from '../shared/elements';
 
 type ChangesEntry = Extract<ChatEntry, { kind: 'changes' }>;
 
@@ -23,7 +23,7 @@ function unreviewedLine(unreviewed: NonNullable<ChangesEntry['unreviewed']>): HT
   return h('p', { class: 'changes-unreviewed', 'data-field': 'unreviewed' }, icon('warning'), ` Landed without review (nobody saw them; they cannot be undone): ${named.join(', ')}${more}`);
 }
 
-export function taskChangesEntry(entry: ChangesEntry, bridge: Pick<Bridge, 'send'>): HTMLElement {
+export function taskChangesEntry(entry: ChangesEntry, channel: Pick<HostChannel, 'send'>): HTMLElement {
   const unseen = (entry.unreviewed?.groups ?? []).reduce((sum, group) => sum + group.files, 0) + (entry.unreviewed?.more ?? 0);
   const files = entry.files.length + (entry.more ?? 0) + unseen;
   const added = entry.files.reduce((sum, file) => sum + file.added, 0);
@@ -35,7 +35,7 @@ export function taskChangesEntry(entry: ChangesEntry, bridge: Pick<Bridge, 'send
     const link = h('a', { href: '#', 'data-action': 'open-task-change', 'data-file': file.file, title: `Open the diff of ${file.file}: before the task, and after it` }, file.file);
     link.addEventListener('click', (event) => {
       event.preventDefault();
-      bridge.send({ type: 'openTaskChange', entryId: entry.id, file: file.file });
+      channel.send({ type: 'openTaskChange', entryId: entry.id, file: file.file });
     });
     return h('li', { 'data-change': file.change },
       icon(changeIcons[file.change]), ' ', link, ' ',

@@ -4,14 +4,15 @@
  * question of the agent, and the changes of a task.
  */
 import type { ChatEntry } from '../../src/shared/messages';
-import { button, h, icon, type Bridge } from '../shared/bridge';
+import { button, h, icon } from '../shared/elements';
+import type { HostChannel } from '../shared/hostChannel';
 import { decisionNote } from './decisionNote';
 import type { HostClock } from './hostClock';
 import { renderMarkdown } from './markdown';
 import { taskChangesEntry } from './taskChanges';
 
 export interface EntryContext {
-  bridge: Bridge;
+  channel: HostChannel;
   clock: HostClock;
   /** "Decide below": the waiting cards brought into view, the first focused. */
   showWaiting(): void;
@@ -24,20 +25,20 @@ const statusIcons: Record<string, string> = { waiting: 'shield', running: 'loadi
 const statusText: Record<string, string> = { waiting: 'waiting for approval', running: 'running', done: 'done', denied: 'denied', failed: 'failed', interrupted: 'interrupted by a window reload' };
 
 /** What a tool call is about; a write or edit that ran links its file to the diff of what it changed. */
-function summaryOf(entry: Extract<ChatEntry, { kind: 'tool' }>, bridge: Bridge): HTMLElement {
+function summaryOf(entry: Extract<ChatEntry, { kind: 'tool' }>, channel: HostChannel): HTMLElement {
   if (entry.change === undefined) {
     return h('span', { class: 'summary' }, entry.summary);
   }
   const link = h('a', { href: '#', class: 'summary', 'data-action': 'open-call-change', title: `Open the diff of what this call changed in ${entry.summary}` }, entry.summary);
   link.addEventListener('click', (event) => {
     event.preventDefault();
-    bridge.send({ type: 'openCallChange', entryId: entry.id });
+    channel.send({ type: 'openCallChange', entryId: entry.id });
   });
   return link;
 }
 
 export function renderEntry(entry: ChatEntry, context: EntryContext): HTMLElement {
-  const { bridge, clock } = context;
+  const { channel, clock } = context;
   switch (entry.kind) {
     case 'user':
       return h('div', { class: 'entry user', 'data-entry': 'user' }, h('p', {}, entry.text));
@@ -71,19 +72,19 @@ export function renderEntry(entry: ChatEntry, context: EntryContext): HTMLElemen
       if (entry.actions !== undefined && entry.actions.length > 0) {
         const buttons = entry.actions.map(({ command, label }) => {
           const action = button({ 'data-action': 'host-command', 'data-command': command, secondary: true }, label);
-          action.addEventListener('click', () => bridge.command(command));
+          action.addEventListener('click', () => channel.command(command));
           return action;
         });
         notice.append(h('div', { class: 'actions' }, ...buttons));
       }
       if (entry.resume === true) {
         const resume = button({ 'data-action': 'resume', 'aria-label': 'Resume the interrupted task' }, icon('debug-continue'), 'Resume');
-        resume.addEventListener('click', () => bridge.send({ type: 'resume' }));
+        resume.addEventListener('click', () => channel.send({ type: 'resume' }));
         notice.append(h('div', { class: 'actions' }, resume));
       }
       if (entry.retry === true) {
         const retry = button({ 'data-action': 'retry', 'aria-label': 'Retry the failed model turn' }, icon('refresh'), 'Retry');
-        retry.addEventListener('click', () => bridge.send({ type: 'retry' }));
+        retry.addEventListener('click', () => channel.send({ type: 'retry' }));
         notice.append(h('div', { class: 'actions' }, retry));
       }
       return notice;
@@ -91,9 +92,9 @@ export function renderEntry(entry: ChatEntry, context: EntryContext): HTMLElemen
     case 'tool': {
       const card = h('div', { class: `entry tool status-${entry.status}`, 'data-entry': 'tool', 'data-tool': entry.name, 'data-status': entry.status },
         icon(statusIcons[entry.status] ?? 'tools', { spin: entry.status === 'running' }),
-        ' ', h('code', {}, entry.name), ' ', summaryOf(entry, bridge), ' ',
+        ' ', h('code', {}, entry.name), ' ', summaryOf(entry, channel), ' ',
         h('span', { class: 'tool-status' }, statusText[entry.status] ?? entry.status));
-      card.append(...decisionNote(entry, bridge));
+      card.append(...decisionNote(entry, channel));
       if (entry.status === 'waiting') {
         const link = h('a', { href: '#', 'data-action': 'show-waiting' }, 'Decide below');
         link.addEventListener('click', (event) => {
@@ -107,7 +108,7 @@ export function renderEntry(entry: ChatEntry, context: EntryContext): HTMLElemen
         const link = h('a', { href: '#', 'data-action': 'staged-so-far', title: 'What the command has changed so far, staged (not in your workspace)' }, 'Changes so far');
         link.addEventListener('click', (event) => {
           event.preventDefault();
-          bridge.command('showStagedChanges');
+          channel.command('showStagedChanges');
         });
         card.append(' · ', link);
       }
@@ -116,7 +117,7 @@ export function renderEntry(entry: ChatEntry, context: EntryContext): HTMLElemen
         if (entry.fullResult !== undefined) {
           // The model got its head and tail; the person can read all of it.
           const open = button({ 'data-action': 'open-result', secondary: true }, `Open the whole result (${entry.fullResult.chars.toLocaleString()} characters)`);
-          open.addEventListener('click', () => bridge.send({ type: 'openResult', entryId: entry.id }));
+          open.addEventListener('click', () => channel.send({ type: 'openResult', entryId: entry.id }));
           details.append(h('div', { class: 'actions' }, open));
         }
         card.append(details);
@@ -131,7 +132,7 @@ export function renderEntry(entry: ChatEntry, context: EntryContext): HTMLElemen
       }
       const buttons = entry.options.map((option) => {
         const choice = button({ 'data-action': 'answer', 'data-option': option, secondary: true }, option);
-        choice.addEventListener('click', () => bridge.send({ type: 'answer', questionId: entry.id, answer: option }));
+        choice.addEventListener('click', () => channel.send({ type: 'answer', questionId: entry.id, answer: option }));
         return choice;
       });
       box.append(h('div', { class: 'actions' }, ...buttons));
@@ -140,7 +141,7 @@ export function renderEntry(entry: ChatEntry, context: EntryContext): HTMLElemen
         const answer = button({ 'data-action': 'answer-text' }, 'Answer');
         const go = (): void => {
           if (input.value.trim() !== '') {
-            bridge.send({ type: 'answer', questionId: entry.id, answer: input.value.trim() });
+            channel.send({ type: 'answer', questionId: entry.id, answer: input.value.trim() });
           }
         };
         answer.addEventListener('click', go);
@@ -154,6 +155,6 @@ export function renderEntry(entry: ChatEntry, context: EntryContext): HTMLElemen
       return box;
     }
     case 'changes':
-      return taskChangesEntry(entry, bridge);
+      return taskChangesEntry(entry, channel);
   }
 }

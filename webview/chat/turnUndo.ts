@@ -4,7 +4,8 @@
  * A turn already undone says so instead. The footers are kept by turn, so a preview stays open while entries update.
  */
 import type { ChatState, UndoPreviewView } from '../../src/shared/messages';
-import { button, h, icon, whenAnswered, type Bridge } from '../shared/bridge';
+import { button, h, icon } from '../shared/elements';
+import { whenAnswered, type HostChannel } from '../shared/hostChannel';
 
 const groups: { group: UndoPreviewView['lines'][number]['group']; title: string }[] = [
   { group: 'revert', title: 'Put back' },
@@ -21,7 +22,7 @@ interface Footer {
 export class TurnUndos {
   private readonly footers = new Map<string, Footer>();
 
-  constructor(private readonly bridge: Bridge) {}
+  constructor(private readonly channel: HostChannel) {}
 
   /** Puts each turn's footer under its last call (`rendered`: the transcript's entries by id, as drawn). */
   render(state: ChatState, rendered: ReadonlyMap<string, { element: HTMLElement }>): void {
@@ -67,7 +68,7 @@ export class TurnUndos {
     const open = button({ secondary: true, class: 'small', 'data-action': 'undo-turn-preview', 'aria-label': `Undo turn ${turn + 1}: see what it would revert and keep first` }, icon('discard'), 'Undo this turn…');
     open.addEventListener('click', () => {
       open.disabled = true;
-      const requestId = this.bridge.send({ type: 'previewUndo', entryId });
+      const requestId = this.channel.send({ type: 'previewUndo', entryId });
       whenAnswered(requestId, (answer) => {
         open.disabled = false;
         if (answer.ok && answer.undoPreview !== undefined) {
@@ -110,7 +111,7 @@ export class TurnUndos {
     cancel.addEventListener('click', close);
     undo.addEventListener('click', () => {
       undo.disabled = true;
-      const requestId = this.bridge.send({ type: 'undoTurn', entryId });
+      const requestId = this.channel.send({ type: 'undoTurn', entryId });
       whenAnswered(requestId, (answer) => {
         undo.disabled = false;
         if (answer.ok) {

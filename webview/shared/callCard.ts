@@ -13,14 +13,15 @@ import type { DecideMessage, DiffMode, PendingCallView } from '../../src/shared/
 import { editOfProposal } from './editPreview';
 import type { DiffView } from './diffView';
 import { hunkReviewOf, type HunkReview } from './hunkReview';
-import { h, icon, type Bridge } from './bridge';
+import { h, icon } from './elements';
+import type { HostChannel } from './hostChannel';
 import { actionButton, allRejected, remedyButtons, allowButton, cardDiff, commandPreview, decisionBar, denyWithReason, grantControls, reasonLine, reportFocus, reviewKeys, sendDecision, warningNotes } from './callParts';
 import { EditNote, editAnalysis, labelAllowForEdit, shownEditRevision } from './heldEdit';
 
 export type CardLayout = 'full' | 'dense';
 
 export interface CallCardOptions {
-  bridge: Pick<Bridge, 'send' | 'command'>;
+  channel: Pick<HostChannel, 'send' | 'command'>;
   layout: CardLayout;
   /** Rows of the diff shown before it scrolls (the dense card's cap). */
   maxRows?: number;
@@ -85,8 +86,8 @@ export class CallCard {
     const dense = options.layout === 'dense';
     const target = callTarget(call);
     const which = dense ? `${call.tool} ${target}` : call.tool;
-    const openDiff = (): void => void options.bridge.send({ type: 'openDiff', callId: call.callId });
-    this.review = hunkReviewOf(call, options.bridge);
+    const openDiff = (): void => void options.channel.send({ type: 'openDiff', callId: call.callId });
+    this.review = hunkReviewOf(call, options.channel);
 
     this.allow = allowButton(call, which);
     this.allow.element.addEventListener('click', () => !this.allow.element.hasAttribute('disabled') && this.decide({ action: this.allow.action }));
@@ -120,7 +121,7 @@ export class CallCard {
     let diff: DiffView | undefined;
     let previewEl: HTMLElement | string = '';
     if (preview.kind === 'diff') {
-      diff = cardDiff(call, preview, { bridge: options.bridge, review: this.review, onOpenDiff: openDiff, maxRows: options.maxRows, modeMemory: options.modeMemory });
+      diff = cardDiff(call, preview, { channel: options.channel, review: this.review, onOpenDiff: openDiff, maxRows: options.maxRows, modeMemory: options.modeMemory });
       previewEl = diff.element;
     } else if (preview.kind === 'command') {
       previewEl = commandPreview(preview);
@@ -157,7 +158,7 @@ export class CallCard {
     grants,
     this.edit?.area ?? '',
     dense ? this.panelLink() : '');
-    reportFocus(this.element, () => call.callId, options.bridge);
+    reportFocus(this.element, () => call.callId, options.channel);
     if (diff) {
       reviewKeys(this.element, diff);
     }
@@ -218,7 +219,7 @@ export class CallCard {
       return h('details', { class: 'args', open }, h('summary', {}, 'Arguments (exact)'), h('pre', { 'data-field': 'args' }, call.argsJson));
     }
     const whole = actionButton('open-args', 'Open all arguments', 'json', { secondary: true, title: `All ${call.argsCut.toLocaleString('en-US')} characters, in an editor` });
-    whole.addEventListener('click', () => this.options.bridge.send({ type: 'openArgs', callId: call.callId }));
+    whole.addEventListener('click', () => this.options.channel.send({ type: 'openArgs', callId: call.callId }));
     return h('details', { class: 'args', open },
       h('summary', {}, 'Arguments (long values cut)'),
       h('p', { class: 'muted', 'data-field': 'args-cut' }, 'Values over 2,000 characters show their start here, marked "… (N more characters)". ', whole),
@@ -245,7 +246,7 @@ export class CallCard {
     const link = h('a', { href: '#', class: 'open-panel', 'data-action': 'open-approvals' }, 'Open in the Approvals panel');
     link.addEventListener('click', (event) => {
       event.preventDefault();
-      this.options.bridge.command('openApprovals');
+      this.options.channel.command('openApprovals');
     });
     return h('p', { class: 'more' }, link);
   }
@@ -259,8 +260,8 @@ export class CallCard {
     if (!editable) {
       return '';
     }
-    const { bridge } = this.options;
-    const openDiff = (): void => void bridge.send({ type: 'openDiff', callId: call.callId });
+    const { channel } = this.options;
+    const openDiff = (): void => void channel.send({ type: 'openDiff', callId: call.callId });
     if (!('text' in editable)) {
       // A large file is edited in VS Code's diff editor: its proposed side is this call's edit, shown here once made.
       const button = actionButton('edit', 'Edit in diff editor', 'edit', { secondary: true, 'aria-label': `Edit in VS Code's diff editor, then allow: ${which}` });
@@ -291,7 +292,7 @@ export class CallCard {
       const text = area.hidden ? undefined : editor.value;
       const held = this.latest.edit?.text;
       if ((text ?? editable.text) !== (held ?? editable.text)) {
-        bridge.send({ type: 'setEdit', callId: call.callId, argsHash: call.argsHash, text: text === undefined || text === editable.text ? null : text });
+        channel.send({ type: 'setEdit', callId: call.callId, argsHash: call.argsHash, text: text === undefined || text === editable.text ? null : text });
       }
       showEdit(text ?? editable.text);
     };

@@ -3,7 +3,8 @@
  * buttons, the warnings, the command with its analysis. Rendering only; what a click sends is the card's business.
  */
 import type { CommandPreview, DecideMessage, DiffMode, DiffPreview, GrantAction, PendingCallView } from '../../src/shared/approvals';
-import { button, h, icon, type Bridge } from './bridge';
+import { button, h, icon } from './elements';
+import type { HostChannel } from './hostChannel';
 import { loadWholeDiff, renderDiff, type DiffView } from './diffView';
 import type { HunkReview } from './hunkReview';
 
@@ -44,23 +45,23 @@ export function remedyButtons(call: Pick<PendingCallView, 'remedies'>, which: st
  * Toolgate: Allow Once / Deny then decide the focused call instead of the oldest. A group's card stands for its
  * members by its first (`callId` is asked at the time: none while it has no member).
  */
-export function reportFocus(card: HTMLElement, callId: () => string | undefined, bridge: Pick<Bridge, 'send'>): void {
+export function reportFocus(card: HTMLElement, callId: () => string | undefined, channel: Pick<HostChannel, 'send'>): void {
   card.addEventListener('focusin', () => {
     const id = callId();
     if (id !== undefined) {
-      bridge.send({ type: 'focusCall', callId: id });
+      channel.send({ type: 'focusCall', callId: id });
     }
   });
   card.addEventListener('focusout', (event) => {
     if (!(event.relatedTarget instanceof Node && card.contains(event.relatedTarget))) {
-      bridge.send({ type: 'focusCall', callId: null });
+      channel.send({ type: 'focusCall', callId: null });
     }
   });
 }
 
 /** Where a card's diff is shown and how its first rows grow into the whole (the card's layout and the view's memory). */
 export interface CardDiffOptions {
-  bridge: Pick<Bridge, 'send'>;
+  channel: Pick<HostChannel, 'send'>;
   review: HunkReview | undefined;
   /** Opens the diff in VS Code's diff editor; undefined: no button. */
   onOpenDiff: (() => void) | undefined;
@@ -72,7 +73,7 @@ export interface CardDiffOptions {
 /** A waiting call's diff in a card: drawn from the rows the host sent, then whole once the host sends the rest. */
 export function cardDiff(call: PendingCallView, preview: DiffPreview, options: CardDiffOptions): DiffView {
   const view = renderDiff(preview, options.onOpenDiff, options.review, options.maxRows, options.modeMemory, options.toolbarExtras);
-  loadWholeDiff(call, options.bridge, (whole) => view.setPreview(whole));
+  loadWholeDiff(call, options.channel, (whole) => view.setPreview(whole));
   return view;
 }
 
@@ -100,10 +101,10 @@ export function decisionBar(status: HTMLElement | string, buttons: (HTMLElement 
  * Sends a card's decision: the card is marked as sent (its view moves the focus on once the call is gone) and the
  * host, which checks it again, gets it.
  */
-export function sendDecision(card: HTMLElement, options: { bridge: Pick<Bridge, 'send'>; onDecided?: (() => void) | undefined }, decision: Omit<DecideMessage, 'requestId' | 'type'>): void {
+export function sendDecision(card: HTMLElement, options: { channel: Pick<HostChannel, 'send'>; onDecided?: (() => void) | undefined }, decision: Omit<DecideMessage, 'requestId' | 'type'>): void {
   card.dataset['sent'] = 'true';
   options.onDecided?.();
-  options.bridge.send({ type: 'decide', ...decision });
+  options.channel.send({ type: 'decide', ...decision });
 }
 
 /**

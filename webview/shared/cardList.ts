@@ -5,7 +5,7 @@
  * allow a call the person has not looked at yet.
  */
 import type { PendingCallView } from '../../src/shared/approvals';
-import { button, h } from './bridge';
+import { button, h } from './elements';
 import { CallCard, type CallCardOptions } from './callCard';
 import { GroupCard, pendingItems, type PendingItem } from './groupCard';
 import { KeyedList } from './keyedList';
@@ -43,7 +43,7 @@ export class CardList {
           const card = new CallCard(item.call, { ...options, onDecided });
           return { kind: 'call', element: card.element, card };
         }
-        const card = new GroupCard(item.group, { bridge: options.bridge, className, ...(options.maxRows !== undefined ? { maxRows: options.maxRows } : {}), ...(options.modeMemory ? { modeMemory: options.modeMemory } : {}), onDecided });
+        const card = new GroupCard(item.group, { channel: options.channel, className, ...(options.maxRows !== undefined ? { maxRows: options.maxRows } : {}), ...(options.modeMemory ? { modeMemory: options.modeMemory } : {}), onDecided });
         card.update(item.members);
         return { kind: 'group', element: card.element, card };
       },
@@ -111,13 +111,13 @@ export class CardList {
     allowAll.addEventListener('click', () => {
       if (blocked === undefined) {
         this.decidedHere = true;
-        this.options.bridge.send({ type: 'decideAll', action: 'allow-all', calls: calls() });
+        this.options.channel.send({ type: 'decideAll', action: 'allow-all', calls: calls() });
       }
     });
     const denyAll = button({ secondary: true, 'data-action': 'deny-all' }, 'Deny all');
     denyAll.addEventListener('click', () => {
       this.decidedHere = true;
-      this.options.bridge.send({ type: 'decideAll', action: 'deny-all', calls: calls() });
+      this.options.channel.send({ type: 'decideAll', action: 'deny-all', calls: calls() });
     });
     this.batch.replaceChildren(h('span', {}, `${count} waiting`), h('span', { class: 'spacer' }), allowAll, denyAll);
   }

@@ -7,7 +7,8 @@
  * hunk's bar and controls (hunkBlock); here, the rows drawn, the hunks listed and painted together, the toolbar and keys.
  */
 import type { DiffMode, DiffPreview, DiffRow, PendingCallView } from '../../src/shared/approvals';
-import { button, h, icon, whenAnswered, type Bridge } from './bridge';
+import { button, h, icon } from './elements';
+import { whenAnswered, type HostChannel } from './hostChannel';
 import { partners, splitPairs, wordChanges, type SplitCell, type SplitPair } from './diffRows';
 import { buildControlsNearView, hunkBlock, syncControls, type HunkBlock } from './hunkBlock';
 import { hunkKeyAction, type HunkReview } from './hunkReview';
@@ -266,13 +267,13 @@ export function renderDiff(
  * 10,000-line file's is about 1 MB) was read and drawn before the first frame and held it back. A refusal (the call
  * was decided meanwhile) leaves the card as it is.
  */
-export function loadWholeDiff(call: PendingCallView, bridge: Pick<Bridge, 'send'>, onWhole: (whole: DiffPreview) => void): void {
+export function loadWholeDiff(call: PendingCallView, channel: Pick<HostChannel, 'send'>, onWhole: (whole: DiffPreview) => void): void {
   const preview = call.preview;
   if (preview.kind !== 'diff' || !preview.hunks.some((hunk) => hunk.rowCount !== undefined)) {
     return;
   }
   requestAnimationFrame(() => setTimeout(() => {
-    const requestId = bridge.send({ type: 'loadDiffRows', callId: call.callId, argsHash: call.argsHash });
+    const requestId = channel.send({ type: 'loadDiffRows', callId: call.callId, argsHash: call.argsHash });
     whenAnswered(requestId, (answer) => {
       const rows = answer.diffRows;
       if (answer.ok && rows?.length === preview.hunks.length) {

@@ -4,7 +4,7 @@
  */
 import { structuredPatch } from 'diff';
 import type { DiffPreview, DiffRow, PendingCallView } from '../../src/shared/approvals';
-import { h } from './bridge';
+import { h } from './elements';
 import { renderDiff } from './diffView';
 
 /** Past this size the edit is not diffed in the webview (it stays editable; the host diffs what it writes). */

@@ -14,7 +14,8 @@
  */
 import type { CallGroupView, DiffMode, PendingCallView } from '../../src/shared/approvals';
 import { hunkReviewOf, type HunkReview } from './hunkReview';
-import { button, h, icon, type Bridge } from './bridge';
+import { button, h, icon } from './elements';
+import type { HostChannel } from './hostChannel';
 import { actionButton, allRejected, cardDiff, decisionBar, denyWithReason, reasonLine, reportFocus, reviewKeys, sendDecision, warningNotes } from './callParts';
 import { EditNote, shownEditRevision } from './heldEdit';
 import { KeyedList } from './keyedList';
@@ -55,7 +56,7 @@ interface FileSection {
 }
 
 export interface GroupCardOptions {
-  bridge: Pick<Bridge, 'send'>;
+  channel: Pick<HostChannel, 'send'>;
   /** The card's element class: the panel's `call`, the chat's `inline-call`. */
   className: string;
   /** Rows of each file's diff shown before it scrolls. */
@@ -152,7 +153,7 @@ export class GroupCard {
     list,
     decisionBar(this.status, [this.allow, deny], reasonArea, 'group-decision'));
     // The keyboard commands (Allow Once / Deny) decide the focused card: any member stands for the group.
-    reportFocus(this.element, () => this.members[0]?.callId, options.bridge);
+    reportFocus(this.element, () => this.members[0]?.callId, options.channel);
   }
 
   private decide(action: 'allow-once' | 'deny', reason?: string): void {
@@ -211,7 +212,7 @@ export class GroupCard {
   private fileSection(call: PendingCallView): FileSection {
     const preview = call.preview;
     const path = preview.kind === 'diff' ? preview.path : call.tool;
-    const review = hunkReviewOf(call, this.options.bridge);
+    const review = hunkReviewOf(call, this.options.channel);
     const element = h('section', {
       class: 'group-file',
       role: 'listitem',
@@ -232,7 +233,7 @@ export class GroupCard {
     const link = h('button', { type: 'button', class: 'file-link', 'data-action': 'show-file', 'data-path': path, 'aria-controls': bodyId, 'aria-label': `Show the diff of ${path}`, title: path },
       icon(preview.kind === 'diff' && preview.isNewFile ? 'new-file' : 'file'), h('span', { class: 'file-name' }, path));
     const entry = h('li', { class: 'group-entry', 'data-call-id': call.callId, 'data-path': path }, link, counts, entryState);
-    const editNote = new EditNote(() => this.options.bridge.send({ type: 'openDiff', callId: call.callId }));
+    const editNote = new EditNote(() => this.options.channel.send({ type: 'openDiff', callId: call.callId }));
     editNote.update(call);
     const toggle = button({ secondary: true, class: 'file-toggle', 'data-action': 'toggle-file', 'aria-controls': bodyId, 'aria-expanded': 'true' }, icon('chevron-up'), 'Hide diff');
     const expand = (open: boolean): void => {
@@ -293,9 +294,9 @@ export class GroupCard {
       // A change with no text has nothing to show in the diff editor.
       const text = preview.hunks.some((hunk) => hunk.rows.length > 0 || (hunk.rowCount ?? 0) > 0);
       const diff = cardDiff(call, preview, {
-        bridge: this.options.bridge,
+        channel: this.options.channel,
         review,
-        onOpenDiff: text ? () => this.options.bridge.send({ type: 'openDiff', callId: call.callId }) : undefined,
+        onOpenDiff: text ? () => this.options.channel.send({ type: 'openDiff', callId: call.callId }) : undefined,
         maxRows: this.options.maxRows,
         modeMemory: this.options.modeMemory,
         toolbarExtras: extras,

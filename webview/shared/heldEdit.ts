@@ -5,7 +5,7 @@
  */
 import type { PendingCallView } from '../../src/shared/approvals';
 import { editOfProposal } from './editPreview';
-import { h, icon } from './bridge';
+import { h, icon } from './elements';
 import { analysisList } from './callParts';
 
 const whereNames: Record<NonNullable<NonNullable<PendingCallView['edit']>['where']>, string> = {

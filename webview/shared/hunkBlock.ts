@@ -4,7 +4,7 @@
  * as their hunks come near the view (or get the focus), not all with the first paint.
  */
 import type { DiffHunkView } from '../../src/shared/approvals';
-import { button, h, icon } from './bridge';
+import { button, h, icon } from './elements';
 import { hunkLines, type HunkReview } from './hunkReview';
 import { rowsBlock, type RowsBlock } from './virtualRows';
 

@@ -5,7 +5,7 @@
  * the host holds. No DOM here, so the state and the key map are tested in plain Node.
  */
 import type { DiffHunkView, HunkDecision, HunkChoiceMessage, PendingCallView } from '../../src/shared/approvals';
-import { whenAnswered } from './bridge';
+import { whenAnswered } from './hostChannel';
 
 export type HunkKeyAction = 'next' | 'previous' | 'accept' | 'reject';
 
@@ -131,13 +131,13 @@ export class HunkReview {
  */
 export function hunkReviewOf(
   call: PendingCallView,
-  bridge: { send(message: Omit<HunkChoiceMessage, 'requestId'>): string },
+  channel: { send(message: Omit<HunkChoiceMessage, 'requestId'>): string },
 ): HunkReview | undefined {
   if (call.hunkChoices === undefined || call.preview.kind !== 'diff' || call.preview.hunks.length === 0) {
     return undefined;
   }
   const review = new HunkReview(call.preview.hunks.length, (index, accepted, reason, answered) => {
-    const requestId = bridge.send({
+    const requestId = channel.send({
       type: 'chooseHunk',
       callId: call.callId,
       argsHash: call.argsHash,

@@ -4,7 +4,7 @@
  * group's files are such lists: a card holds what the person is doing (a reason being typed, an edit, the focus), so
  * it must live exactly as long as its call waits.
  *
- * Why not lit-html's `repeat` (no longer bundled since the buttons are native: `button` in bridge.ts): its children
+ * Why not lit-html's `repeat` (no longer bundled since the buttons are native: `button` in elements.ts): its children
  * are templates re-rendered from data, while each card here is a stateful component built once (its hunk review, its
  * edit box's timer, its listeners) whose element must never be re-created or moved; porting every card to templates to
  * reuse a keyed loop would buy nothing this 50-line helper does not do. The order of kept children never changes (calls

@@ -2,7 +2,7 @@
  * The rows of one hunk: all of them, or (virtual) a window of them painted on demand, the block keeping the height of
  * all its rows so the scroll bar and the hunks below stay where they would be.
  */
-import { h } from './bridge';
+import { h } from './elements';
 
 export const rowHeight = 18;
 /** Rows painted beyond the view on each side, so a short scroll draws nothing again. */

@@ -4,7 +4,8 @@
  */
 import type { DecisionGroupView, SuggestionView } from '../../src/shared/suggestions';
 import type { ViewState } from '../../src/shared/messages';
-import { button, connect, h, markConnected, requireElement } from '../shared/bridge';
+import { button, h, markConnected, requireElement } from '../shared/elements';
+import { connect } from '../shared/hostChannel';
 
 const root = requireElement('root');
 let updates = 0;
@@ -14,7 +15,7 @@ const intro = h('p', { class: 'hint' });
 const list = h('div', { class: 'suggestions', role: 'list', 'aria-label': 'Suggested rules' });
 const groupsSection = h('section', { class: 'groups', 'data-field': 'groups', 'aria-label': 'Your decisions by group' });
 
-const bridge = connect('suggestions', {
+const channel = connect('suggestions', {
   onState(state: ViewState) {
     if (state.view !== 'suggestions') {
       return;
@@ -62,7 +63,7 @@ function probeList(title: string, field: string, probes: SuggestionView['past'])
 function card(suggestion: SuggestionView): HTMLElement {
   const accept = button({ 'data-action': 'accept-suggestion', 'aria-label': `Accept: ${suggestion.summary}` }, 'Accept');
   accept.addEventListener('click', () => {
-    bridge.send({ type: 'acceptSuggestion', suggestionId: suggestion.id });
+    channel.send({ type: 'acceptSuggestion', suggestionId: suggestion.id });
   });
   const probes = [...suggestion.past, ...suggestion.dangerous];
   const allows = probes.filter((probe) => probe.verdict === 'allow');

@@ -25,7 +25,7 @@ export interface ModelSettingsPort {
   onDidChange(listener: (affects: (key: SettingKey) => boolean) => void): Disposable;
 }
 
-/** The API key in the editor's secret storage, kept with the origin it is for (src/vscode/secrets.ts). */
+/** The API key in the editor's secret storage, kept with the origin it is for (src/vscode/model/secrets.ts). */
 export interface ApiKeysPort {
   onDidChange(listener: () => void): Disposable;
   keyFor(address: string, configuredBaseUrl: string): Promise<string | undefined>;

@@ -23,7 +23,7 @@
  * - hidden folders covered by an empty read-only folder, hidden files by /dev/null;
  * - `--die-with-parent`: if Toolgate's side of it is killed, so is the sandbox.
  */
-import { proxySocketInSandbox } from './bridge';
+import { proxySocketInSandbox } from './networkBridge';
 import type { SandboxPolicy } from './policy';
 
 /** What the network bridge needs in the private /tmp: the proxy's socket, and a Node binary the sandbox cannot see. */

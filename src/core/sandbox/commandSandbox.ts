@@ -5,7 +5,7 @@
 import { DomainProxy, type DomainProxyOptions } from './domainProxy';
 import { localForwards, parseAllowedDomains } from './domains';
 import { protectedIn, type SandboxInputs } from './gather';
-import type { BridgeRuntime } from './bridge';
+import type { BridgeRuntime } from './networkBridge';
 import { bridgeRuntime, prepareLaunch, type SandboxLaunch, type SandboxState } from './sandbox';
 import { openInStage, openInWorkspace, openRefusalWords, releaseOpened } from './openOnce';
 import { createStage, discardStage, stagedLaunch, unstageable, type Stage, type StagingProbe } from './stage';

@@ -8,7 +8,7 @@
 import { execFile } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
-import { bridgeCommand, type BridgeRuntime } from './bridge';
+import { bridgeCommand, type BridgeRuntime } from './networkBridge';
 import { bwrapArgs, nodeInSandbox } from './bwrap';
 import type { DomainProxy } from './domainProxy';
 import type { LocalForward } from './domains';

@@ -1,6 +1,6 @@
 /**
  * What the tool service needs of the editor, as small ports. The VS Code implementations live in src/vscode
- * (`workspaceFiles.ts`, `tools/terminal.ts`); unit tests and benches use in-memory or plain-Node ones.
+ * (`documents/workspaceFiles.ts`, `terminal/terminalRunner.ts`); unit tests and benches use in-memory or plain-Node ones.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { FileFormat } from '../files/encoding';

@@ -84,3 +84,15 @@ export async function decideFocused(deps: KeyDecisionDeps, allow: boolean, reaso
   approvals.announce(echo);
   return { decided: true, callId: call.callId, tool: call.tool };
 }
+
+/**
+ * Toolgate: Allow Once (no argument) or Deny (an optional reason) run as a command, its argument read already
+ * (src/core/commandArgs.ts): a wrong one decides nothing, and the answer says why (as its other refusals do).
+ */
+export function decideFromCommand(deps: KeyDecisionDeps, allow: boolean, read: { ok: true; value: string | undefined } | { ok: false; error: string }): Promise<KeyDecision> {
+  if (!read.ok) {
+    deps.prompts.warn(`Toolgate: ${read.error}`);
+    return Promise.resolve({ decided: false, why: read.error });
+  }
+  return decideFocused(deps, allow, read.value);
+}

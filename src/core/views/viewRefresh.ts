@@ -27,7 +27,7 @@ export interface ViewRefreshDeps {
   /** The waiting calls the chat shows as inline cards. */
   chatPending: () => PendingCallView[];
   attention: Pick<WaitAttention, 'refresh'>;
-  /** The diff editor's tabs of waiting writes (src/vscode/proposedDiffs.ts). */
+  /** The diff editor's tabs of waiting writes (src/vscode/diffEditor/proposedDiffs.ts). */
   diffTabs: { update(waiting: readonly PendingCallView[]): void };
   /** Whether the person closed the panel during the running task. */
   hold: PanelHold;

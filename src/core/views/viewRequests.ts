@@ -39,12 +39,12 @@ export interface ChatAgent {
   resume(): Outcome;
 }
 
-/** The editor opening a kept tool result (src/vscode/keptResults.ts). */
+/** The editor opening a kept tool result (src/vscode/documents/keptResults.ts). */
 export interface KeptResultOpener {
   open(ref: string): Promise<Outcome>;
 }
 
-/** The editor opening a task's changed file, or one finished call's change (src/vscode/taskChangeDocuments.ts). */
+/** The editor opening a task's changed file, or one finished call's change (src/vscode/documents/taskChangeDocuments.ts). */
 export interface TaskChangeOpener {
   open(chatId: string, taskId: string, file: string): Promise<Outcome>;
   openCall(call: { chatId: string; taskId: string; turn: number; file: string }): Promise<Outcome>;
@@ -57,9 +57,9 @@ export interface ModelSetupHandler {
 
 /** What a card opens in an editor: the diff of a write, the whole arguments of any call. */
 export interface CallEditors {
-  /** The native diff of a waiting write (src/vscode/proposedContent.ts). */
+  /** The native diff of a waiting write (src/vscode/diffEditor/proposedContent.ts). */
   proposed: { openDiff(callId: string): Promise<void> };
-  /** The whole arguments of a waiting call as a document (src/vscode/argsDocuments.ts). */
+  /** The whole arguments of a waiting call as a document (src/vscode/documents/argsDocuments.ts). */
   args: { open(callId: string): Promise<Outcome> };
 }
 

@@ -1,7 +1,7 @@
 /**
  * What tells the person that calls and questions wait, wired to the gate and the agent: the counts (the status bar,
  * the badge), the notifications for what started waiting where the person would not see it (whether to notify is
- * decided in ./waitNotices), and what a notification's buttons do. The editor's part is a port (src/vscode/waitingStatus.ts).
+ * decided in ./waitNotices), and what a notification's buttons do. The editor's part is a port (src/vscode/statusBar/waitingStatus.ts).
  */
 import type { Gate } from '../approval/gate';
 import type { PendingCallView } from '../../shared/approvals';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { sha256 } from '../../../src/core/approval/hash';
 import type { FileVersion } from '../../../src/core/review/hunks';
-import { WorkspaceUndoFiles } from '../../../src/vscode/undoFiles';
+import { WorkspaceUndoFiles } from '../../../src/vscode/undo/undoFiles';
 
 const version = (text: string | null): FileVersion => ({ exists: text !== null, hash: sha256(text ?? '') });
 
