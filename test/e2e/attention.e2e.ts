@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { ChatDriver } from './harness/chat';
 import { useControlledCodeServer } from './harness/controlled';
+import { until } from './harness/until';
 
 describe('deciding from the keyboard, and never missing what waits', function () {
   this.timeout(180_000);
@@ -27,10 +28,8 @@ describe('deciding from the keyboard, and never missing what waits', function ()
     await panel().waitForCall('write_file', 'by-key.txt');
     const page = session.workbench.page;
     await page.locator('.statusbar-item', { hasText: '1 waiting' }).waitFor();
-    for (let tries = 0; (await badge()) !== '1'; tries++) {
-      assert.ok(tries < 50, 'the Toolgate icon shows no badge of 1');
-      await page.waitForTimeout(100);
-    }
+    let shown = '';
+    await until(async () => (shown = await badge()) === '1', 'the Toolgate icon to show a badge of 1', { timeoutMs: 5_000, detail: () => `it shows ${JSON.stringify(shown)}` });
     assert.equal(existsSync(file('by-key.txt')), false);
     await page.locator('.part.statusbar').click({ position: { x: 5, y: 5 } });
     // No card has the focus: the first press decides nothing unseen; it brings the call's card into view, focused.
@@ -75,10 +74,7 @@ describe('deciding from the keyboard, and never missing what waits', function ()
     await page.locator('.part.statusbar').click({ position: { x: 5, y: 5 } });
     await session.workbench.runCommand('Toolgate: Focus the Chat Prompt');
     const frame = await chat.frame();
-    for (let tries = 0; !(await frame.evaluate(() => document.activeElement?.getAttribute('data-field') === 'prompt')); tries++) {
-      assert.ok(tries < 50, 'the prompt did not get the focus');
-      await page.waitForTimeout(100);
-    }
+    await until(() => frame.evaluate(() => document.activeElement?.getAttribute('data-field') === 'prompt'), 'the prompt to get the focus', { timeoutMs: 5_000 });
     await frame.locator('[data-entry="question"] [data-action="answer"][data-option="b.txt"]').click();
     await frame.locator('[data-entry="assistant"]', { hasText: 'Thanks.' }).waitFor();
     await page.locator('.statusbar-item', { hasText: '1 question' }).waitFor({ state: 'detached' });

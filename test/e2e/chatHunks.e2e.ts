@@ -2,7 +2,8 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Locator } from 'playwright-core';
-import { ChatDriver, sentToolResult, useFakeModel, waitFor } from './harness/chat';
+import { ChatDriver, sentToolResult, useFakeModel } from './harness/chat';
+import { until } from './harness/until';
 import { ApprovalsPanelDriver } from './harness/panel';
 import { useCodeServer } from './harness/session';
 
@@ -23,13 +24,8 @@ describe('per-hunk review in the chat card', function () {
 
   /** Waits until a text box holds `expected` (a reason typed in another view arrives with a state push). */
   async function waitForValue(box: Locator, expected: string): Promise<void> {
-    const deadline = Date.now() + 5_000;
-    let value = await box.inputValue();
-    while (value !== expected) {
-      assert.ok(Date.now() < deadline, `the box still holds ${JSON.stringify(value)}, not ${JSON.stringify(expected)}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      value = await box.inputValue();
-    }
+    let value = '';
+    await until(async () => (value = await box.inputValue()) === expected, `the box to hold ${JSON.stringify(expected)}`, { timeoutMs: 5_000, detail: () => `it still holds ${JSON.stringify(value)}` });
   }
 
   it('accepts 2 of 3 hunks in the chat (the panel shows each choice, and the chat each of the panel\'s); Allow once writes those two and the model hears of the third', async () => {
@@ -81,7 +77,7 @@ describe('per-hunk review in the chat card', function () {
     await inline.locator('[data-action="allow-once"]').click();
     await inline.waitFor({ state: 'detached', timeout: 5_000 });
     await inPanel.waitFor({ state: 'detached', timeout: 5_000 });
-    await waitFor(() => model.fake.requests.length === before + 2, 'the next model request');
+    await until(() => model.fake.requests.length === before + 2, 'the next model request');
     assert.equal(
       readFileSync(path.join(session.server.workspace, 'src/three.ts'), 'utf8'),
       base.replace('line5 = 5;', 'line5 = 500;').replace('line35 = 35;', 'line35 = 3500;'),

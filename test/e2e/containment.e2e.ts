@@ -6,7 +6,8 @@ import { createServer, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { containmentLines } from '../fixtures/containmentAttacks';
-import { sentToolResult, useFakeModel, waitFor } from './harness/chat';
+import { sentToolResult, useFakeModel } from './harness/chat';
+import { until } from './harness/until';
 import { ChatDriver } from './harness/chat';
 import { ApprovalsPanelDriver } from './harness/panel';
 import { useCodeServer } from './harness/session';
@@ -150,7 +151,7 @@ describe('containment: a careless person clicks Allow once on every card, and th
         }
       },
     );
-    await waitFor(() => model.fake.requests.length >= requestsBefore + 2, 'the model to get every result', 60_000);
+    await until(() => model.fake.requests.length >= requestsBefore + 2, 'the model to get every result', { timeoutMs: 60_000 });
     await chat.idle();
 
     const sent = JSON.stringify(model.fake.requests.slice(requestsBefore));
@@ -224,7 +225,7 @@ describe('containment: a careless person clicks Allow once on every card, and th
     const requestsBefore = model.fake.requests.length;
     await new ChatDriver(session.workbench).say('Run these too');
     const { allowed, deniedStaged } = await new ApprovalsPanelDriver(session.workbench).allowEveryCard(() => model.fake.requests.length >= requestsBefore + 2, undefined, { denyStaged: true });
-    await waitFor(() => model.fake.requests.length >= requestsBefore + 2, 'the model to get every result', 60_000);
+    await until(() => model.fake.requests.length >= requestsBefore + 2, 'the model to get every result', { timeoutMs: 60_000 });
     assert.ok(allowed > 0, "the commands were allowed");
     // This turn's results (the chat holds the run above too).
     const results = (model.fake.requests[requestsBefore + 1]?.body as { messages: { role: string; content: string; tool_call_id?: string }[] }).messages.filter(
@@ -287,7 +288,7 @@ describe('a protected file the person allowed on the command card is written wit
     await session.workbench.screenshot('protected-write-card');
     await panel.act(card, 'allow-once');
     // The result reaches the model only once the command ran and what it wrote landed: no card came between.
-    await waitFor(() => fake.requests.length >= before + 2, 'the first result to reach the model', 60_000);
+    await until(() => fake.requests.length >= before + 2, 'the first result to reach the model', { timeoutMs: 60_000 });
     const first = sentToolResult(fake, before + 1, 'protected_once');
     assert.match(first, /Exit code: 0/);
     assert.doesNotMatch(first, /failed in the sandbox|NOT landed|waits/);
@@ -295,7 +296,7 @@ describe('a protected file the person allowed on the command card is written wit
 
     // No .devcontainer folder: the approved write makes it, again with one card.
     await panel.act(await panel.waitForCall('run_in_terminal', '.devcontainer/devcontainer.json'), 'allow-once');
-    await waitFor(() => fake.requests.length >= before + 3, 'the second result to reach the model', 60_000);
+    await until(() => fake.requests.length >= before + 3, 'the second result to reach the model', { timeoutMs: 60_000 });
     assert.match(sentToolResult(fake, before + 2, 'protected_new'), /Exit code: 0/);
     assert.equal(readFileSync(path.join(workspace, '.devcontainer', 'devcontainer.json'), 'utf8'), '{}\n');
 
@@ -311,7 +312,7 @@ describe('a protected file the person allowed on the command card is written wit
     await offer.scrollIntoViewIfNeeded();
     await session.workbench.screenshot('protected-write-refused-named');
     await panel.deny(offer);
-    await waitFor(() => fake.requests.length >= before + 4, 'the third result to reach the model', 60_000);
+    await until(() => fake.requests.length >= before + 4, 'the third result to reach the model', { timeoutMs: 60_000 });
     assert.match(sentToolResult(fake, before + 3, 'protected_unnamed'), /the sandbox kept `\.github\/workflows\/ci\.yml` read-only \(protected path\)/);
     assert.equal(readFileSync(ci, 'utf8'), 'name: ci\n# allowed once\n');
     await chat.idle();

@@ -4,7 +4,8 @@ import path from 'node:path';
 import type { Frame } from 'playwright-core';
 import { demoModelName, demoServer } from '../fixtures/demoScript';
 import { startFakeOpenAI, type FakeOpenAI } from '../fixtures/fakeOpenAI';
-import { ChatDriver, waitFor } from './harness/chat';
+import { ChatDriver } from './harness/chat';
+import { until } from './harness/until';
 import { ApprovalsPanelDriver, panelAllowAll } from './harness/panel';
 import { useCodeServer } from './harness/session';
 
@@ -50,7 +51,7 @@ describe('the offline demo model of npm start, in the Restricted Mode it opens i
     const changelog = workspaceFile('CHANGELOG.md');
     await group.locator('[data-action="allow-once"]').click();
     // Both files land, one after the other: wait for the second as well, not only the first.
-    await waitFor(() => workspaceFile('CHANGELOG.md') !== changelog && existsSync(path.join(session.server.workspace, 'dist', 'math.js')), 'the build\'s files to land');
+    await until(() => workspaceFile('CHANGELOG.md') !== changelog && existsSync(path.join(session.server.workspace, 'dist', 'math.js')), 'the build\'s files to land');
     assert.match(workspaceFile('dist/math.js'), /^\/\/ Built /);
     await frame.locator('[data-entry="question"]:not(:has([data-field="answer"])) [data-action="answer"][data-option="Clear"]').click();
     const closing = frame.locator('[data-entry="assistant"]', { hasText: 'That was the whole script' }).last();

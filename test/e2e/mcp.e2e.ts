@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Frame } from 'playwright-core';
 import { repoRoot } from './harness/codeServer';
-import { ChatDriver, sentToolResult, useFakeModel, waitFor } from './harness/chat';
+import { ChatDriver, sentToolResult, useFakeModel } from './harness/chat';
+import { until } from './harness/until';
 import { ApprovalsPanelDriver } from './harness/panel';
 import { useCodeServer } from './harness/session';
 
@@ -65,7 +66,7 @@ describe('MCP servers behind the gate, in the real VS Code', function () {
     const second = await panel().waitForCall('mcp__fs__write_file');
     assert.equal(readFileSync(target, 'utf8'), original, 'denied: untouched');
     await panel().act(second, 'allow-once');
-    await waitFor(() => model.fake.requests.length === before + 3, 'the final turn');
+    await until(() => model.fake.requests.length === before + 3, 'the final turn');
     assert.match(sentToolResult(model.fake, before + 1, 'fs_1'), /The person denied this call/);
     assert.equal(readFileSync(target, 'utf8'), content, 'allowed: written by the server');
   });
@@ -81,7 +82,7 @@ describe('MCP servers behind the gate, in the real VS Code', function () {
     const card = await panel().waitForCall('mcp__fixture__echo');
     await card.locator('[data-field="grant-scope"]').selectOption('tool');
     await panel().act(card, 'allow-workspace');
-    await waitFor(() => model.fake.requests.length === before + 3, 'both echoes');
+    await until(() => model.fake.requests.length === before + 3, 'both echoes');
     assert.match(sentToolResult(model.fake, before + 2, 'echo_2'), /two/, 'the second echo ran on the grant');
 
     // The server now describes the tool differently (tools/list_changed): the grant was pinned to the old definition.
@@ -112,7 +113,7 @@ describe('MCP servers behind the gate, in the real VS Code', function () {
     ]);
     const before = model.fake.requests.length;
     await task('Crash the fixture');
-    await waitFor(() => model.fake.requests.length === before + 2, 'the model to hear about the crash');
+    await until(() => model.fake.requests.length === before + 2, 'the model to hear about the crash');
     assert.match(sentToolResult(model.fake, before + 1, 'crash_1'), /^Error: .*(crash|exit|closed)/i);
     const frame = await chat();
     await frame.locator('[data-entry="assistant"]', { hasText: 'carrying on' }).waitFor();

@@ -2,7 +2,8 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from './harness/codeServer';
-import { ChatDriver, useFakeModel, waitFor } from './harness/chat';
+import { ChatDriver, useFakeModel } from './harness/chat';
+import { until } from './harness/until';
 import { Control } from './harness/control';
 import { ApprovalsPanelDriver } from './harness/panel';
 import { useCodeServer } from './harness/session';
@@ -40,7 +41,7 @@ describe('a task started while MCP servers are still starting', function () {
     ]);
     // As early as anything can: the helper extension activates Toolgate and runs the task at once.
     const result = control.call<{ reason: string; answer: string }>('/command', { command: 'toolgate.runTask', args: ['Write from-mcp.txt with the fs server'] });
-    await waitFor(() => model.fake.requests.length >= 1, 'the first model request', 60_000);
+    await until(() => model.fake.requests.length >= 1, 'the first model request', { timeoutMs: 60_000 });
     const offered = ((model.fake.requests[0]?.body as RecordedBody | undefined)?.tools ?? []).map((tool) => tool.function.name);
     assert.ok(offered.includes('mcp__fs__write_file'), `the first request offers the server's tools: ${offered.join(', ')}`);
     assert.ok(offered.includes('write_file'), 'and the built-in ones');

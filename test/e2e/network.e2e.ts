@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
-import { useFakeModel, waitFor, sentToolResult } from './harness/chat';
+import { useFakeModel, sentToolResult } from './harness/chat';
+import { until } from './harness/until';
 import { ChatDriver } from './harness/chat';
 import { ApprovalsPanelDriver } from './harness/panel';
 import { useCodeServer } from './harness/session';
@@ -55,7 +56,7 @@ describe('the sandbox\'s network allow-list in the real VS Code: what the person
     const before = model.fake.requests.length;
     await new ChatDriver(session.workbench).say('Reach the services');
     const { allowed, withoutSandbox } = await new ApprovalsPanelDriver(session.workbench).allowEveryCard(() => model.fake.requests.length >= before + 2);
-    await waitFor(() => model.fake.requests.length >= before + 2, 'the model to get every result', 60_000);
+    await until(() => model.fake.requests.length >= before + 2, 'the model to get every result', { timeoutMs: 60_000 });
     assert.equal(allowed, 3);
     // The two that failed offered to run without the sandbox; the person said no.
     assert.equal(withoutSandbox, 2);
@@ -126,7 +127,7 @@ describe('a refused connection to a service of this machine in the real VS Code:
     assert.equal(requests, 0, 'nothing reached the server before the person allowed it');
     await session.workbench.screenshot('network-refusal-card');
     await allow.click();
-    await waitFor(() => model.fake.requests.length >= before + 2, 'the model to get the result', 60_000);
+    await until(() => model.fake.requests.length >= before + 2, 'the model to get the result', { timeoutMs: 60_000 });
     const result = sentToolResult(model.fake, before + 1, 'call_local');
     assert.match(result, new RegExp(`^The sandbox refused connections it needed; the person allowed localhost:${port} \\(added to toolgate\\.sandbox\\.allowedDomains\\), and this is the run again in the sandbox with it\\.\\nExit code: 0\\nOutput:\\nLOCAL-TEST-SERVER`));
     assert.doesNotMatch(result, /without the sandbox/);

@@ -8,7 +8,8 @@ import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Locator } from 'playwright-core';
-import { ChatDriver, modelSettings, useFakeModel, waitFor } from './harness/chat';
+import { ChatDriver, modelSettings, useFakeModel } from './harness/chat';
+import { until } from './harness/until';
 import { Control } from './harness/control';
 import { ApprovalsPanelDriver } from './harness/panel';
 import { useCodeServer } from './harness/session';
@@ -94,7 +95,7 @@ describe('the Approvals panel opens only when the call is not visible elsewhere'
     const next = runTask('Write next-task.txt');
     await panel().act(await panel().waitForCall('write_file', 'next-task.txt'), 'allow-once');
     await next;
-    await waitFor(() => model.fake.requests.length === before + 2, 'the model heard the result');
+    await until(() => model.fake.requests.length === before + 2, 'the model heard the result');
     assert.equal(readFileSync(file('next-task.txt'), 'utf8'), 'next-task.txt\n');
   });
 

@@ -9,7 +9,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ChatDriver, sentToolResult, useFakeModel, waitFor } from './harness/chat';
+import { ChatDriver, sentToolResult, useFakeModel } from './harness/chat';
+import { until } from './harness/until';
 import { Control } from './harness/control';
 import { ApprovalsPanelDriver } from './harness/panel';
 import { useCodeServer } from './harness/session';
@@ -66,7 +67,7 @@ describe('staged commands in the real VS Code: a command\'s writes are reviewed 
     assert.match(await card.locator('[data-field="group-title"]').innerText(), /echo A > allowed\/a\.txt .* changed 3 files/);
     assert.match(await card.locator('[data-field="group-intro"]').innerText(), /^2 files wait for you; the other 1 change landed/);
     // The allowed file is in the workspace while the others wait; the asking ones are not.
-    await waitFor(() => readFileSync(file('allowed/a.txt'), 'utf8') === 'A\n', 'the allowed file to land');
+    await until(() => readFileSync(file('allowed/a.txt'), 'utf8') === 'A\n', 'the allowed file to land');
     assert.equal(readFileSync(file('src/three.ts'), 'utf8'), base);
     assert.equal(existsSync(file('src/new.txt')), false);
     const three = card.locator('section.group-file[data-path="src/three.ts"]');
@@ -140,7 +141,7 @@ describe('staged commands in the real VS Code: a command\'s writes are reviewed 
     const chat = new ChatDriver(session.workbench);
     await chat.say('Start the watcher');
     await allowCommand();
-    await waitFor(() => inStage('sofar.txt'), 'the command to write its file in the stage', 60_000);
+    await until(() => inStage('sofar.txt'), 'the command to write its file in the stage', { timeoutMs: 60_000 });
     const frame = await chat.frame();
     await frame.locator('[data-entry="tool"][data-status="running"] [data-action="staged-so-far"]').click();
     const page = session.workbench.page;
@@ -180,7 +181,7 @@ describe('staged commands in the real VS Code: a command\'s writes are reviewed 
     const earlier = new Set(existsSync(stages) ? readdirSync(stages) : []);
     const result = control.invoke('run_in_terminal', { command: 'sleep 3 && echo from-the-command > allowed/a.txt' });
     await allowCommand();
-    await waitFor(() => existsSync(stages) && readdirSync(stages).some((name) => name.startsWith('stage-') && !earlier.has(name)), 'the command to start (its stage)', 60_000);
+    await until(() => existsSync(stages) && readdirSync(stages).some((name) => name.startsWith('stage-') && !earlier.has(name)), 'the command to start (its stage)', { timeoutMs: 60_000 });
     writeFileSync(file('allowed/a.txt'), 'mine\n');
     const card = await panel().waitForGroup('changed 1 file', 60_000);
     assert.match(await card.locator('section.group-file[data-path="allowed/a.txt"]').innerText(), /changed in the workspace while the command ran/);
@@ -355,7 +356,7 @@ describe("undo after a rule-allowed command whose file was accepted on its card:
     const notice = session.workbench.page.locator('.notifications-toasts .notification-toast', { hasText: 'Undid task' });
     await notice.waitFor({ timeout: 30_000 });
     const said = await notice.innerText();
-    await waitFor(() => !existsSync(file('notes.txt')), 'notes.txt to be deleted by the undo', 15_000);
+    await until(() => !existsSync(file('notes.txt')), 'notes.txt to be deleted by the undo', { timeoutMs: 15_000 });
     assert.match(said, /kept dist\/bundle\.js: landed without review, not kept for undo/, `the notification names the kept ignored output: ${said}`);
     const note = frame.locator('[data-entry="notice"]', { hasText: /^Undid / });
     await note.waitFor({ timeout: 15_000 });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { ChatDriver, useFakeModel } from './harness/chat';
 import { Control } from './harness/control';
 import { useCodeServer } from './harness/session';
+import { until } from './harness/until';
 
 interface UndoOutcome {
   kind: string;
@@ -26,10 +27,7 @@ describe("undo the agent's task in the real VS Code: only the agent's changes go
   /** The person edits a file on disk, and VS Code has seen it before the test goes on. */
   const handEdit = async (relative: string, text: string): Promise<void> => {
     writeFileSync(file(relative), text);
-    for (let tries = 0; (await control.call<{ text: string }>('/documentText', { path: relative })).text !== text; tries++) {
-      assert.ok(tries < 100, 'VS Code did not see the hand edit');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await until(async () => (await control.call<{ text: string }>('/documentText', { path: relative })).text === text, 'VS Code to see the hand edit', { timeoutMs: 10_000 });
   };
 
   it('a two-turn task, a hand edit afterwards, then Undo Task: the hand edit survives and the agent edits are gone', async () => {

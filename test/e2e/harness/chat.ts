@@ -3,17 +3,6 @@ import type { Frame, Locator } from 'playwright-core';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fixtures/fakeOpenAI';
 import type { Workbench } from './workbench';
 
-/** Polls until `condition` holds (for things outside the browser, such as requests a fake server received). */
-export async function waitFor(condition: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 /** The Toolgate chat view in the real workbench, by the DOM contract (data-field, data-action, data-entry). */
 export class ChatDriver {
   constructor(private readonly workbench: Workbench) {}
