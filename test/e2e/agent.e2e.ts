@@ -1,21 +1,16 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { Frame } from 'playwright-core';
-import { ChatDriver, sentMessages, useFakeModel } from './harness/chat';
+import { ChatDriver, sentMessages } from './harness/chat';
 import { until } from './harness/until';
-import { ApprovalsPanelDriver, panelAllowAll } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { panelAllowAll } from './harness/panel';
+import { useSession } from './harness/session';
 
 
 describe('the agent, with a scripted OpenAI-compatible model, in the real chat view and panel', function () {
   this.timeout(180_000);
-  const model = useFakeModel();
-  const session = useCodeServer(() => ({
-    settings: model.workspaceSettings(),
-  }));
-  const file = (relative: string): string => path.join(session.server.workspace, relative);
-  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
+  const session = useSession({ model: true });
+  const { model, file, panel } = session;
 
   const driver = (): ChatDriver => new ChatDriver(session.workbench);
   const chat = (): Promise<Frame> => driver().frame();

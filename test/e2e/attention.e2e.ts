@@ -1,12 +1,13 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { ChatDriver } from './harness/chat';
-import { useControlledCodeServer } from './harness/controlled';
+import { useSession } from './harness/session';
 import { until } from './harness/until';
 
 describe('deciding from the keyboard, and never missing what waits', function () {
   this.timeout(180_000);
-  const { model, control, session, file, panel } = useControlledCodeServer();
+  const session = useSession({ model: true, control: true });
+  const { model, control, file, panel } = session;
   /** The number on the Toolgate activity-bar icon, or '' when it has none. */
   const badge = async (): Promise<string> => {
     const item = session.workbench.page.locator('.activitybar .action-item', { has: session.workbench.page.locator('[aria-label^="Toolgate"]') });

@@ -2,10 +2,9 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Locator } from 'playwright-core';
-import { ChatDriver, sentToolResult, useFakeModel } from './harness/chat';
+import { ChatDriver, sentToolResult } from './harness/chat';
 import { until } from './harness/until';
-import { ApprovalsPanelDriver } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { useSession } from './harness/session';
 
 /** 40 lines; changing lines 5, 20 and 35 makes three hunks (three lines of context each, far apart). */
 const base = Array.from({ length: 40 }, (_, i) => `export const line${i + 1} = ${i + 1};\n`).join('');
@@ -13,9 +12,8 @@ const edits = [5, 20, 35].map((n) => ({ old: `export const line${n} = ${n};`, ne
 
 describe('per-hunk review in the chat card', function () {
   this.timeout(180_000);
-  const model = useFakeModel();
-  const session = useCodeServer(() => ({ settings: model.workspaceSettings(), files: { 'src/three.ts': base } }));
-  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
+  const session = useSession({ model: true, files: { 'src/three.ts': base } });
+  const { model, panel } = session;
   const driver = (): ChatDriver => new ChatDriver(session.workbench);
   const hunk = (card: Locator, index: number): Locator => card.locator(`[data-hunk-index="${index}"]`);
   /** Waits until a hunk shows `state` (the host's state reaches each view by a push). */

@@ -6,11 +6,11 @@ import { createServer, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { containmentLines } from '../fixtures/containmentAttacks';
-import { sentToolResult, useFakeModel } from './harness/chat';
+import { sentToolResult } from './harness/chat';
 import { until } from './harness/until';
 import { ChatDriver } from './harness/chat';
 import { ApprovalsPanelDriver } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { useSession } from './harness/session';
 
 /** Every file under `root` (following no links) with a hash of its content and its mode: what "changed" compares. */
 function snapshot(root: string): Map<string, string> {
@@ -58,7 +58,6 @@ function processesWith(mark: string): string[] {
 
 describe('containment: a careless person clicks Allow once on every card, and the sandbox is the bound', function () {
   this.timeout(600_000);
-  const model = useFakeModel();
   const mark = String(90_000 + Math.floor(Math.random() * 9_999));
   // A home of credential canaries, a folder outside the workspace (and outside /tmp), a folder in the host's /tmp.
   const home = mkdtempSync('/var/tmp/toolgate-containment-home-');
@@ -84,11 +83,12 @@ describe('containment: a careless person clicks Allow once on every card, and th
   let listener: Server | undefined;
   let port = 0;
   let connections = 0;
-  const session = useCodeServer(() => ({
+  const session = useSession({
+    model: true,
     env: { HOME: home, ...hostSecrets },
-    settings: model.workspaceSettings(),
     files: { '.github/workflows/ci.yml': 'name: ci\n', 'src/app.txt': 'app\n' },
-  }));
+  });
+  const { model } = session;
 
   before(async () => {
     listener = createServer((socket) => {
@@ -264,8 +264,8 @@ describe('containment: a careless person clicks Allow once on every card, and th
 
 describe('a protected file the person allowed on the command card is written with that one approval, for that run only', function () {
   this.timeout(300_000);
-  const model = useFakeModel();
-  const session = useCodeServer(() => ({ settings: model.workspaceSettings(), files: { '.github/workflows/ci.yml': 'name: ci\n' } }));
+  const session = useSession({ model: true, files: { '.github/workflows/ci.yml': 'name: ci\n' } });
+  const { model } = session;
 
   it('Allow once writes it with no second card (its folder made when missing); a later write the card did not name is refused, by name', async () => {
     const workspace = session.server.workspace;

@@ -3,10 +3,10 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Frame } from 'playwright-core';
 import { HostToWebview, type ViewKind } from '../../src/shared/messages';
-import { ChatDriver, useFakeModel } from './harness/chat';
+import { ChatDriver } from './harness/chat';
 import { until } from './harness/until';
-import { ApprovalsPanelDriver, panelAllowAll } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { panelAllowAll } from './harness/panel';
+import { useSession } from './harness/session';
 
 type Init = Extract<HostToWebview, { type: 'init' }>;
 
@@ -19,10 +19,9 @@ type Init = Extract<HostToWebview, { type: 'init' }>;
  */
 describe('messages posted into a view by a frame other than VS Code\'s', function () {
   this.timeout(240_000);
-  const model = useFakeModel();
-  const session = useCodeServer(() => ({ settings: model.workspaceSettings() }));
+  const session = useSession({ model: true });
+  const { model, panel } = session;
   const chat = (): ChatDriver => new ChatDriver(session.workbench);
-  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
 
   const commands = ['touch forged-ran.txt', 'touch second.txt', 'touch third.txt'];
   /** What the forged card shows in place of the waiting `touch forged-ran.txt`. */

@@ -2,9 +2,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Frame, Locator } from 'playwright-core';
-import { Control } from './harness/control';
-import { ApprovalsPanelDriver } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { useSession } from './harness/session';
 
 /** 40 lines; changing lines 5, 20 and 35 makes three hunks (three lines of context each, far apart). */
 const base = Array.from({ length: 40 }, (_, i) => `export const line${i + 1} = ${i + 1};\n`).join('');
@@ -12,11 +10,10 @@ const edits = [5, 20, 35].map((n) => ({ old: `export const line${n} = ${n};`, ne
 
 describe('per-hunk review in the real approvals panel', function () {
   this.timeout(180_000);
-  const control = new Control();
   const long = Array.from({ length: 3000 }, (_, i) => `export const value${i + 1} = ${i + 1};\n`).join('');
   const twenty = Array.from({ length: 200 }, (_, i) => `export const item${i + 1} = ${i + 1};\n`).join('');
-  const session = useCodeServer({ env: control.env, extraExtensions: [control.vsix], files: { 'src/three.ts': base, 'src/long.ts': long, 'src/twenty.ts': twenty } });
-  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
+  const session = useSession({ control: true, files: { 'src/three.ts': base, 'src/long.ts': long, 'src/twenty.ts': twenty } });
+  const { control, panel } = session;
 
   /** Which hunk holds the focus in the panel, and whether it is in that hunk's reason box. */
   const focus = (frame: Frame): Promise<{ hunk: string | null; field: string | null }> =>

@@ -1,18 +1,14 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { Frame, Locator } from 'playwright-core';
-import { ChatDriver, sentToolResult, useFakeModel } from './harness/chat';
+import { ChatDriver, sentToolResult } from './harness/chat';
 import { until } from './harness/until';
-import { ApprovalsPanelDriver } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { useSession } from './harness/session';
 
 describe('inline decisions in the chat', function () {
   this.timeout(180_000);
-  const model = useFakeModel();
-  const session = useCodeServer(() => ({ settings: model.workspaceSettings() }));
-  const file = (relative: string): string => path.join(session.server.workspace, relative);
-  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
+  const session = useSession({ model: true });
+  const { model, file, panel } = session;
   const driver = (): ChatDriver => new ChatDriver(session.workbench);
   const chat = (): Promise<Frame> => driver().frame();
 

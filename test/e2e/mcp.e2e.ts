@@ -3,10 +3,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Frame } from 'playwright-core';
 import { repoRoot } from './harness/codeServer';
-import { ChatDriver, sentToolResult, useFakeModel } from './harness/chat';
+import { ChatDriver, sentToolResult } from './harness/chat';
 import { until } from './harness/until';
-import { ApprovalsPanelDriver } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { useSession } from './harness/session';
 
 const node = process.execPath;
 const filesystemServer = path.join(repoRoot, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
@@ -16,18 +15,16 @@ const fixtureServer = path.join(repoRoot, 'test', 'fixtures', 'mcp', 'fixtureSer
 
 describe('MCP servers behind the gate, in the real VS Code', function () {
   this.timeout(180_000);
-  const model = useFakeModel();
-  const session = useCodeServer(() => ({
-    settings: model.workspaceSettings(),
+  const session = useSession({
+    model: true,
     userSettings: {
       'toolgate.mcp.servers': {
         fs: { command: node, args: [filesystemServer, '${workspaceFolder}'] },
         fixture: { command: tsx, args: [fixtureServer, '--stdio'], env: { FIXTURE_DESCRIPTION: 'Echo the text back.' }, requireApproval: ['echo', 'write_note'] },
       },
     },
-  }));
-  const file = (relative: string): string => path.join(session.server.workspace, relative);
-  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
+  });
+  const { model, file, panel } = session;
 
   const chat = (): Promise<Frame> => new ChatDriver(session.workbench).frame();
 
@@ -123,7 +120,7 @@ describe('MCP servers behind the gate, in the real VS Code', function () {
 
 describe('an MCP server defined in the workspace', function () {
   this.timeout(180_000);
-  const session = useCodeServer({
+  const session = useSession({
     // It runs in the sandbox, whose /tmp is private: a checkout under /tmp (as in CI) must be made visible to run the
     // fixture from it, with the setting a person would use.
     machineSettings: { 'toolgate.sandbox.writablePaths': [repoRoot] },
@@ -173,7 +170,7 @@ describe('an MCP server defined in the workspace', function () {
 
 describe("the MCP servers a VS Code user already has: the profile's mcp.json", function () {
   this.timeout(180_000);
-  const session = useCodeServer({
+  const session = useSession({
     userFiles: {
       // VS Code's own file and format (User/mcp.json), as its MCP: Add Server command writes it.
       'mcp.json': JSON.stringify({ servers: { fxp: { type: 'stdio', command: tsx, args: [fixtureServer, '--stdio'] } }, inputs: [] }, null, 2),

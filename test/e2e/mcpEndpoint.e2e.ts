@@ -8,10 +8,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Locator } from 'playwright-core';
 import { repoRoot } from './harness/codeServer';
-import { Control } from './harness/control';
 import { ChatDriver } from './harness/chat';
-import { ApprovalsPanelDriver } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { useSession } from './harness/session';
 import { until } from './harness/until';
 
 /** 30 lines; changing lines 5 and 25 makes two hunks far apart. */
@@ -42,11 +40,9 @@ function inspector(url: string, header: string, args: string[]): Promise<{ code:
  */
 describe("Toolgate's MCP endpoint, for MCP clients, in the real VS Code", function () {
   this.timeout(180_000);
-  const control = new Control();
   // VS Code's own MCP client is part of its chat features, which the harness turns off elsewhere.
-  const session = useCodeServer({ env: control.env, extraExtensions: [control.vsix], files: { 'two-hunks.txt': base }, settings: { 'chat.disableAIFeatures': false } });
-  const file = (relative: string): string => path.join(session.server.workspace, relative);
-  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
+  const session = useSession({ control: true, files: { 'two-hunks.txt': base }, settings: { 'chat.disableAIFeatures': false } });
+  const { control, file, panel } = session;
   let client: Client | undefined;
   let endpoint: { url: string; headers: Record<string, string> } | undefined;
 

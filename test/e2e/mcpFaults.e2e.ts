@@ -5,8 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { isAlive } from '../fixtures/processes';
 import { repoRoot } from './harness/codeServer';
-import { ChatDriver, sentToolResult, useFakeModel } from './harness/chat';
-import { useCodeServer } from './harness/session';
+import { ChatDriver, sentToolResult } from './harness/chat';
+import { useSession } from './harness/session';
 import { until } from './harness/until';
 
 const tsx = path.join(repoRoot, 'node_modules', '.bin', 'tsx');
@@ -16,10 +16,9 @@ const pidFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'toolgate-mcp-pid-'
 
 describe('MCP faults stay where they are, in the real VS Code', function () {
   this.timeout(180_000);
-  const model = useFakeModel();
   const fixture = (env: Record<string, string> = {}): Record<string, unknown> => ({ command: tsx, args: [fixtureServer, '--stdio'], env, requireApproval: 'none' });
-  const session = useCodeServer(() => ({
-    settings: model.workspaceSettings(),
+  const session = useSession({
+    model: true,
     userSettings: {
       'toolgate.mcp.servers': {
         slow: fixture(),
@@ -27,7 +26,8 @@ describe('MCP faults stay where they are, in the real VS Code', function () {
         stubborn: fixture({ FIXTURE_STUBBORN: '1', FIXTURE_PID_FILE: pidFile }),
       },
     },
-  }));
+  });
+  const { model } = session;
   const chat = (): ChatDriver => new ChatDriver(session.workbench);
 
   it("a hung server does not hold up another server's call of the same turn", async () => {

@@ -2,11 +2,10 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from './harness/codeServer';
-import { ChatDriver, useFakeModel } from './harness/chat';
+import { ChatDriver } from './harness/chat';
 import { until } from './harness/until';
-import { Control } from './harness/control';
 import { ApprovalsPanelDriver } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { useSession } from './harness/session';
 
 /** The published filesystem server, started through its bin in node_modules (no network). */
 const filesystemBin = path.join(repoRoot, 'node_modules', '.bin', 'mcp-server-filesystem');
@@ -18,12 +17,9 @@ interface RecordedBody {
 
 describe('a task started while MCP servers are still starting', function () {
   this.timeout(180_000);
-  const model = useFakeModel();
-  const control = new Control();
-  const session = useCodeServer(() => ({
-    env: control.env,
-    extraExtensions: [control.vsix],
-    settings: model.workspaceSettings(),
+  const session = useSession({
+    model: true,
+    control: true,
     userSettings: {
       'toolgate.mcp.servers': {
         // A shell delays the server's start, so that the task certainly begins while it is starting.
@@ -31,7 +27,8 @@ describe('a task started while MCP servers are still starting', function () {
         broken: { command: 'toolgate-no-such-command' },
       },
     },
-  }));
+  });
+  const { model, control } = session;
 
   it('waits for them before the first model turn, offers their tools, and reports the one that failed', async () => {
     const target = path.join(session.server.workspace, 'from-mcp.txt');

@@ -3,11 +3,11 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
-import { useFakeModel, sentToolResult } from './harness/chat';
+import { sentToolResult } from './harness/chat';
 import { until } from './harness/until';
 import { ChatDriver } from './harness/chat';
 import { ApprovalsPanelDriver } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { useSession } from './harness/session';
 
 /** A listener on the host's loopback that greets and counts who connected. */
 async function listen(greeting: string): Promise<{ server: Server; port: number; connections: () => number }> {
@@ -23,7 +23,6 @@ async function listen(greeting: string): Promise<{ server: Server; port: number;
 
 describe('the sandbox\'s network allow-list in the real VS Code: what the person listed is reachable, nothing else', function () {
   this.timeout(300_000);
-  const model = useFakeModel();
   let listed: Awaited<ReturnType<typeof listen>>;
   let fromWorkspace: Awaited<ReturnType<typeof listen>>;
   // Registered before the VS Code session's own hook, so the ports are known when its settings are written.
@@ -31,17 +30,20 @@ describe('the sandbox\'s network allow-list in the real VS Code: what the person
     listed = await listen('LISTED-SERVICE');
     fromWorkspace = await listen('WORKSPACE-LISTED');
   });
-  const session = useCodeServer(() => ({
-    // The person's machine settings list one service of this machine; the workspace's settings try to list another,
-    // which VS Code does not take from a workspace (the setting's scope is machine).
-    machineSettings: { 'toolgate.sandbox.allowedDomains': [`127.0.0.1:${listed.port}`] },
-    settings: {
-      ...model.workspaceSettings(),
-      'toolgate.sandbox.allowedDomains': [`127.0.0.1:${fromWorkspace.port}`],
-      // Malformed: the safe default holds, and the person is told where to fix it.
-      'toolgate.sandbox.hiddenPaths': 'not-a-list',
-    },
-  }));
+  const session = useSession({
+    model: true,
+    late: () => ({
+      // The person's machine settings list one service of this machine; the workspace's settings try to list another,
+      // which VS Code does not take from a workspace (the setting's scope is machine).
+      machineSettings: { 'toolgate.sandbox.allowedDomains': [`127.0.0.1:${listed.port}`] },
+      settings: {
+        'toolgate.sandbox.allowedDomains': [`127.0.0.1:${fromWorkspace.port}`],
+        // Malformed: the safe default holds, and the person is told where to fix it.
+        'toolgate.sandbox.hiddenPaths': 'not-a-list',
+      },
+    }),
+  });
+  const { model } = session;
   after(async () => {
     await Promise.all([listed, fromWorkspace].map(({ server }) => new Promise((resolve) => server.close(resolve))));
   });
@@ -87,7 +89,6 @@ describe('the sandbox\'s network allow-list in the real VS Code: what the person
 
 describe('a refused connection to a service of this machine in the real VS Code: named on its card, fixed narrowly', function () {
   this.timeout(300_000);
-  const model = useFakeModel();
   let requests = 0;
   const web = createHttpServer((_request, response) => {
     requests++;
@@ -100,7 +101,8 @@ describe('a refused connection to a service of this machine in the real VS Code:
     port = typeof address === 'object' && address ? address.port : 0;
   });
   // Nothing listed: the allow-list starts empty, in the machine's settings where the person keeps it.
-  const session = useCodeServer(() => ({ machineSettings: { 'toolgate.sandbox.allowedDomains': [] }, settings: model.workspaceSettings() }));
+  const session = useSession({ model: true, machineSettings: { 'toolgate.sandbox.allowedDomains': [] } });
+  const { model } = session;
   after(async () => {
     web.closeAllConnections();
     await new Promise((resolve) => web.close(resolve));

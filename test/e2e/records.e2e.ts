@@ -2,9 +2,8 @@ import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Control } from './harness/control';
 import { ApprovalsPanelDriver } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { useSession } from './harness/session';
 import { until } from './harness/until';
 
 interface Line {
@@ -17,8 +16,8 @@ interface Line {
 
 describe('every waiting call ends in the record, in the real VS Code', function () {
   this.timeout(180_000);
-  const control = new Control();
-  const session = useCodeServer({ env: control.env, extraExtensions: [control.vsix] });
+  const session = useSession({ control: true });
+  const { control } = session;
   const auditLines = (): Line[] => {
     const storage = path.join(session.server.userDataDir, 'User', 'workspaceStorage');
     const [file] = execFileSync('find', [storage, '-name', 'audit.jsonl'], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);

@@ -8,11 +8,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { Frame } from 'playwright-core';
 import { ChatDriver, sentMessages } from './harness/chat';
 import { until } from './harness/until';
-import { useControlledCodeServer } from './harness/controlled';
+import { useSession } from './harness/session';
 
 describe('runtime: notifications, the focused call, a terminal per chat, Retry', function () {
   this.timeout(180_000);
-  const { model, control, session, file, panel } = useControlledCodeServer();
+  const session = useSession({ model: true, control: true });
+  const { model, control, file, panel } = session;
   const chat = (): ChatDriver => new ChatDriver(session.workbench);
   // The chats' terminals (an API call's command, as in the notification test, has its own: not a chat's).
   const toolgateTerminals = async (): Promise<string[]> => (await control.call<string[]>('/terminals')).filter((name) => name.startsWith('Toolgate') && name !== 'Toolgate: API calls');

@@ -9,11 +9,10 @@ import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ChatDriver, sentToolResult, useFakeModel } from './harness/chat';
+import { ChatDriver, sentToolResult } from './harness/chat';
 import { until } from './harness/until';
-import { Control } from './harness/control';
 import { ApprovalsPanelDriver } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { useSession } from './harness/session';
 import type { Locator } from 'playwright-core';
 
 /** 40 lines; changing lines 5 and 35 makes two hunks. */
@@ -43,19 +42,17 @@ function tree(root: string): Record<string, string> {
 
 describe('staged commands in the real VS Code: a command\'s writes are reviewed before they land', function () {
   this.timeout(180_000);
-  const model = useFakeModel();
-  const control = new Control();
   const cache = mkdtempSync(path.join(os.tmpdir(), 'toolgate-e2e-cache-'));
-  const session = useCodeServer(() => ({
-    env: { ...control.env, XDG_CACHE_HOME: cache },
-    extraExtensions: [control.vsix],
+  const session = useSession({
+    model: true,
+    control: true,
+    env: { XDG_CACHE_HOME: cache },
     files: { 'allowed/a.txt': 'a\n', 'src/three.ts': base, 'src/keep.txt': 'keep\n' },
     // CodeLens is off in diff editors by default: on, each hunk's choice is a lens to click.
-    settings: { ...model.workspaceSettings(), 'toolgate.autoApprove.edits': { 'allowed/**': true }, 'diffEditor.codeLens': true },
-  }));
+    settings: { 'toolgate.autoApprove.edits': { 'allowed/**': true }, 'diffEditor.codeLens': true },
+  });
+  const { model, control, file, panel } = session;
   after(() => rmSync(cache, { recursive: true, force: true }));
-  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
-  const file = (relative: string): string => path.join(session.server.workspace, relative);
   /** The person allows the command itself first: what it writes is judged when it ends. */
   const allowCommand = async (): Promise<void> => panel().act(await panel().waitForCall('run_in_terminal', undefined, 60_000), 'allow-once');
 
@@ -196,14 +193,13 @@ describe('staged commands in the real VS Code: a command\'s writes are reviewed 
 
 describe("undo after a staged command in the real VS Code: what it created, changed and deleted comes back byte for byte", function () {
   this.timeout(180_000);
-  const model = useFakeModel();
-  const control = new Control();
-  const session = useCodeServer(() => ({
-    env: control.env,
-    extraExtensions: [control.vsix],
+  const session = useSession({
+    model: true,
+    control: true,
     files: { 'mod.txt': 'one\ntwo\n', 'del.txt': 'delete me\n', 'keep.txt': 'keep\n', 'latin1.txt': 'caf\u00e9\n' },
-    settings: { ...model.workspaceSettings(), 'toolgate.autoApprove.edits': { '**': true } },
-  }));
+    settings: { 'toolgate.autoApprove.edits': { '**': true } },
+  });
+  const { model, control } = session;
 
   it('Undo Agent\'s Task restores the workspace exactly as it was before the command', async () => {
     // The harness wrote latin1.txt as UTF-8: make it one byte per character.
@@ -231,15 +227,13 @@ describe("undo after a staged command in the real VS Code: what it created, chan
 
 describe('undo after an unstaged command (staging off, as on macOS): what git can tell the before of comes back byte for byte', function () {
   this.timeout(180_000);
-  const model = useFakeModel();
-  const control = new Control();
-  const session = useCodeServer(() => ({
-    env: control.env,
-    extraExtensions: [control.vsix],
+  const session = useSession({
+    model: true,
+    control: true,
     files: { 'mod.txt': 'one\ntwo\n', 'del.txt': 'delete me\n', 'keep.txt': 'keep\n' },
-    settings: model.workspaceSettings(),
     machineSettings: { 'toolgate.sandbox.reviewCommandChanges': false },
-  }));
+  });
+  const { model, control } = session;
   const git = (...args: string[]): void => {
     execFileSync('git', ['-c', 'user.email=t@example.invalid', '-c', 'user.name=t', ...args], { cwd: session.server.workspace, stdio: 'ignore' });
   };
@@ -286,13 +280,12 @@ describe('undo after an unstaged command (staging off, as on macOS): what git ca
 // home folder's repository with `*`), every file a command wrote counted as ignored and landed at once, unseen.
 describe('a workspace inside a parent repository that ignores it: what a command writes still waits on its card', function () {
   this.timeout(180_000);
-  const model = useFakeModel();
-  const session = useCodeServer(() => ({
+  const session = useSession({
+    model: true,
     parentGitignore: '.tmp/\n',
     files: { 'CHANGELOG.md': '# Changes\n' },
-    settings: model.workspaceSettings(),
-  }));
-  const file = (relative: string): string => path.join(session.server.workspace, relative);
+  });
+  const { model, file } = session;
 
   it('the written files wait on one group card and are absent until accepted; the model and the task\'s changes name them', async () => {
     assert.match(execFileSync('git', ['check-ignore', session.server.workspace], { cwd: path.dirname(path.dirname(session.server.workspace)), encoding: 'utf8' }), /\.tmp\/workspace/, 'the parent ignores the workspace');
@@ -323,17 +316,17 @@ describe('a workspace inside a parent repository that ignores it: what a command
 
 describe("undo after a rule-allowed command whose file was accepted on its card: the file is gone, the ignored output it kept is named", function () {
   this.timeout(240_000);
-  const model = useFakeModel();
   const gen = "const fs = require('fs'); fs.writeFileSync('notes.txt', 'generated notes\\n'); fs.mkdirSync('dist', { recursive: true }); fs.writeFileSync('dist/bundle.js', 'bundle();\\n');\n";
-  const session = useCodeServer(() => ({
+  const session = useSession({
+    model: true,
     files: {
       '.gitignore': 'dist/\n',
       'package.json': JSON.stringify({ name: 'gen-demo', version: '1.0.0', private: true, scripts: { gen: 'node gen.js' } }, null, 2),
       'gen.js': gen,
     },
-    settings: { ...model.workspaceSettings(), 'toolgate.autoApprove.terminal': { 'npm run gen': true } },
-  }));
-  const file = (relative: string): string => path.join(session.server.workspace, relative);
+    settings: { 'toolgate.autoApprove.terminal': { 'npm run gen': true } },
+  });
+  const { model, file } = session;
 
   it('npm run gen: notes.txt accepted on the group card, dist/bundle.js landed unreviewed; Undo Task deletes notes.txt and names dist/bundle.js as kept', async () => {
     const git = (...args: string[]): string => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: session.server.workspace, encoding: 'utf8' });

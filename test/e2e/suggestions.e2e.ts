@@ -7,21 +7,18 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ChatDriver, sentToolResult, useFakeModel } from './harness/chat';
+import { ChatDriver, sentToolResult } from './harness/chat';
 import { until } from './harness/until';
-import { ApprovalsPanelDriver } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { useSession } from './harness/session';
 
 describe('fewer prompts: suggested rules and time-boxed grants', function () {
   this.timeout(300_000);
-  const model = useFakeModel();
-  const session = useCodeServer(() => ({
-    settings: model.workspaceSettings(),
+  const session = useSession({
+    model: true,
     files: { 'package.json': `${JSON.stringify({ name: 'demo', version: '1.0.0', scripts: { test: 'echo tests-ran' } }, null, 2)}\n`, 'keep.txt': 'keep\n' },
-  }));
-  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
+  });
+  const { model, file, panel } = session;
   const chat = (): ChatDriver => new ChatDriver(session.workbench);
-  const file = (relative: string): string => path.join(session.server.workspace, relative);
   const run = (id: string, command: string): { id: string; name: string; arguments: string } => ({ id, name: 'run_in_terminal', arguments: JSON.stringify({ command }) });
   const variants = ['npm test', 'npm test --silent', 'npm test', 'npm test -s', 'npm test --silent'];
 

@@ -5,12 +5,10 @@
  */
 import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import path from 'node:path';
 import type { Locator } from 'playwright-core';
-import { ChatDriver, sentToolResult, useFakeModel } from './harness/chat';
+import { ChatDriver, sentToolResult } from './harness/chat';
 import { until } from './harness/until';
-import { ApprovalsPanelDriver } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { useSession } from './harness/session';
 import type { Workbench } from './harness/workbench';
 
 
@@ -43,18 +41,16 @@ const shells = [
 for (const shell of shells) {
   describe(`run_in_terminal with ${shell.name} as the user's default terminal shell`, function () {
     this.timeout(180_000);
-    const model = useFakeModel();
     const profile = `${shell.name} (user default)`;
-    const session = useCodeServer(() => ({
-      settings: model.workspaceSettings(),
+    const session = useSession({
+      model: true,
       userSettings: {
         'terminal.integrated.profiles.linux': { [profile]: { path: shell.path } },
         'terminal.integrated.defaultProfile.linux': profile,
         'terminal.integrated.gpuAcceleration': 'off',
       },
-    }));
-    const file = (relative: string): string => path.join(session.server.workspace, relative);
-    const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
+    });
+    const { model, file, panel } = session;
     const chat = (): ChatDriver => new ChatDriver(session.workbench);
     it('`echo hi # ; touch pwned` runs as bash reads it: the model gets `hi` and exit code 0, and nothing is touched', async () => {
       const fake = model.fake;

@@ -1,9 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ChatDriver, useFakeModel } from './harness/chat';
-import { Control } from './harness/control';
-import { useCodeServer } from './harness/session';
+import { ChatDriver } from './harness/chat';
+import { useSession } from './harness/session';
 import { until } from './harness/until';
 
 interface UndoOutcome {
@@ -15,15 +14,13 @@ interface UndoOutcome {
 
 describe("undo the agent's task in the real VS Code: only the agent's changes go, a later hand edit stays", function () {
   this.timeout(180_000);
-  const model = useFakeModel();
-  const control = new Control();
-  const session = useCodeServer(() => ({
-    env: control.env,
-    extraExtensions: [control.vsix],
+  const session = useSession({
+    model: true,
+    control: true,
     // The agent's writes run without asking here: this is about what undo reverts, not about the panel.
-    settings: { ...model.workspaceSettings(), 'toolgate.gatedTools': { write_file: false, edit_file: false } },
-  }));
-  const file = (relative: string): string => path.join(session.server.workspace, relative);
+    settings: { 'toolgate.gatedTools': { write_file: false, edit_file: false } },
+  });
+  const { model, control, file } = session;
   /** The person edits a file on disk, and VS Code has seen it before the test goes on. */
   const handEdit = async (relative: string, text: string): Promise<void> => {
     writeFileSync(file(relative), text);

@@ -107,8 +107,14 @@ export function modelSettings(fake: FakeOpenAI): Record<string, unknown> {
   return { 'toolgate.model.baseUrl': fake.baseUrl, 'toolgate.model.name': 'toolgate-test-model' };
 }
 
+/** The scripted OpenAI-compatible server of a `describe`, and the workspace settings that point Toolgate at it. */
+export interface FakeModel {
+  readonly fake: FakeOpenAI;
+  workspaceSettings(): Record<string, unknown>;
+}
+
 /** Registers hooks that run the scripted OpenAI-compatible server for the enclosing `describe`. */
-export function useFakeModel(): { readonly fake: FakeOpenAI; workspaceSettings(): Record<string, unknown> } {
+export function useFakeModel(): FakeModel {
   let fake: FakeOpenAI | undefined;
   before(async () => {
     fake = await startFakeOpenAI();
