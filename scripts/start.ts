@@ -188,7 +188,7 @@ async function main(): Promise<void> {
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const url = `http://127.0.0.1:${port}`;
   const stop = async (): Promise<void> => {
-    killTree(child);
+    await killTree(child);
     await demo?.close();
   };
   try {

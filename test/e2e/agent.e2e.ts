@@ -1,20 +1,16 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { Frame } from 'playwright-core';
-import { ChatDriver, sentMessages, useFakeModel, waitFor } from './harness/chat';
-import { ApprovalsPanelDriver, panelAllowAll } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { ChatDriver, sentMessages } from './harness/chat';
+import { until } from './harness/until';
+import { panelAllowAll } from './harness/panel';
+import { useSession } from './harness/session';
 
 
 describe('the agent, with a scripted OpenAI-compatible model, in the real chat view and panel', function () {
   this.timeout(180_000);
-  const model = useFakeModel();
-  const session = useCodeServer(() => ({
-    settings: model.workspaceSettings(),
-  }));
-  const file = (relative: string): string => path.join(session.server.workspace, relative);
-  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
+  const session = useSession({ model: true });
+  const { model, file, panel } = session;
 
   const driver = (): ChatDriver => new ChatDriver(session.workbench);
   const chat = (): Promise<Frame> => driver().frame();
@@ -33,7 +29,7 @@ describe('the agent, with a scripted OpenAI-compatible model, in the real chat v
     await frame.locator('[data-entry="tool"][data-status="waiting"]').waitFor();
     await session.workbench.screenshot('chat-waiting');
     await panel().act(card, 'allow-once');
-    await waitFor(() => model.fake.requests.length === before + 2, 'the second model request');
+    await until(() => model.fake.requests.length === before + 2, 'the second model request');
     assert.equal(readFileSync(file('hello.txt'), 'utf8'), 'hello from the agent\n');
     const second = sentMessages(model.fake, before + 1);
     const toolResult = second.find((message) => message.role === 'tool' && message.tool_call_id === 'call_w1');
@@ -56,7 +52,7 @@ describe('the agent, with a scripted OpenAI-compatible model, in the real chat v
     await say('Write secrets.txt');
     const card = await panel().waitForCall('write_file', 'secrets.txt');
     await panel().deny(card, 'no secrets in the repo');
-    await waitFor(() => model.fake.requests.length === before + 2, 'the model to hear about the denial');
+    await until(() => model.fake.requests.length === before + 2, 'the model to hear about the denial');
     const toolResult = sentMessages(model.fake, before + 1).find((message) => message.tool_call_id === 'call_w2');
     assert.match(toolResult?.content ?? '', /The person denied this call and said: "no secrets in the repo"\. Nothing was changed\./);
     assert.equal(existsSync(file('secrets.txt')), false);
@@ -80,7 +76,7 @@ describe('the agent, with a scripted OpenAI-compatible model, in the real chat v
     await panel().waitForCall('write_file', 'b.txt');
     const frame = await session.workbench.webviewFrame(panelAllowAll);
     await frame.locator('[data-action="allow-all"]').click();
-    await waitFor(() => model.fake.requests.length === before + 2, 'the next turn');
+    await until(() => model.fake.requests.length === before + 2, 'the next turn');
     const results = sentMessages(model.fake, before + 1).filter((message) => message.role === 'tool').slice(-2);
     assert.deepEqual(results.map((message) => message.tool_call_id), ['call_a', 'call_b'], 'results in order');
     assert.equal(readFileSync(file('a.txt'), 'utf8'), 'a\n');
@@ -99,7 +95,7 @@ describe('the agent, with a scripted OpenAI-compatible model, in the real chat v
     const frame = await session.workbench.webviewFrame(panelAllowAll);
     await frame.waitForFunction(() => document.querySelectorAll('article.call[data-call-id]').length === 50);
     await frame.locator('[data-action="allow-all"]').click();
-    await waitFor(() => model.fake.requests.length === before + 2, 'the next turn');
+    await until(() => model.fake.requests.length === before + 2, 'the next turn');
     const next = sentMessages(model.fake, before + 1);
     // The results that answer the last assistant message (the chat's earlier turns come before it).
     const results = next.slice(next.map((message) => message.role).lastIndexOf('assistant') + 1).filter((message) => message.role === 'tool');
@@ -117,7 +113,7 @@ describe('the agent, with a scripted OpenAI-compatible model, in the real chat v
     await say('Add a license');
     const frame = await chat();
     await frame.locator('[data-entry="question"] [data-action="answer"][data-option="Apache-2.0"]').click();
-    await waitFor(() => model.fake.requests.length === before + 2, 'the answer to reach the model');
+    await until(() => model.fake.requests.length === before + 2, 'the answer to reach the model');
     const toolResult = sentMessages(model.fake, before + 1).find((message) => message.tool_call_id === 'call_q');
     assert.equal(toolResult?.content, 'The person answered: "Apache-2.0"');
     await idle();
@@ -132,7 +128,7 @@ describe('the agent, with a scripted OpenAI-compatible model, in the real chat v
     await say('Touch a file');
     await panel().waitForCall('run_in_terminal');
     await say('no, because not now');
-    await waitFor(() => model.fake.requests.length === before + 2, 'the denial to reach the model');
+    await until(() => model.fake.requests.length === before + 2, 'the denial to reach the model');
     const toolResult = sentMessages(model.fake, before + 1).find((message) => message.tool_call_id === 'call_t');
     assert.match(toolResult?.content ?? '', /said: "not now"/);
     assert.equal(existsSync(file('typed.txt')), false);
@@ -146,12 +142,13 @@ describe('the agent, with a scripted OpenAI-compatible model, in the real chat v
     await panel().waitForCall('write_file', 'never.txt');
     const frame = await chat();
     await frame.locator('[data-action="stop"]').click();
+    // The chat shows it idle once the task's agent loop has returned (the session clears its running task after it):
+    // no request of this task can come after it.
     await idle();
     await panel().waitForNoCalls();
     await frame.locator('[data-entry="tool"][data-status="denied"]', { hasText: 'never.txt' }).waitFor();
     await frame.locator('[data-entry="notice"]', { hasText: 'Stopped' }).waitFor();
     assert.equal(existsSync(file('never.txt')), false);
-    await new Promise((resolve) => setTimeout(resolve, 500));
     assert.equal(model.fake.requests.length, before + 1, 'no model request after stop');
   });
 

@@ -1,11 +1,13 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { ChatDriver } from './harness/chat';
-import { useControlledCodeServer } from './harness/controlled';
+import { useSession } from './harness/session';
+import { until } from './harness/until';
 
 describe('deciding from the keyboard, and never missing what waits', function () {
   this.timeout(180_000);
-  const { model, control, session, file, panel } = useControlledCodeServer();
+  const session = useSession({ model: true, control: true });
+  const { model, control, file, panel } = session;
   /** The number on the Toolgate activity-bar icon, or '' when it has none. */
   const badge = async (): Promise<string> => {
     const item = session.workbench.page.locator('.activitybar .action-item', { has: session.workbench.page.locator('[aria-label^="Toolgate"]') });
@@ -27,10 +29,8 @@ describe('deciding from the keyboard, and never missing what waits', function ()
     await panel().waitForCall('write_file', 'by-key.txt');
     const page = session.workbench.page;
     await page.locator('.statusbar-item', { hasText: '1 waiting' }).waitFor();
-    for (let tries = 0; (await badge()) !== '1'; tries++) {
-      assert.ok(tries < 50, 'the Toolgate icon shows no badge of 1');
-      await page.waitForTimeout(100);
-    }
+    let shown = '';
+    await until(async () => (shown = await badge()) === '1', 'the Toolgate icon to show a badge of 1', { timeoutMs: 5_000, detail: () => `it shows ${JSON.stringify(shown)}` });
     assert.equal(existsSync(file('by-key.txt')), false);
     await page.locator('.part.statusbar').click({ position: { x: 5, y: 5 } });
     // No card has the focus: the first press decides nothing unseen; it brings the call's card into view, focused.
@@ -75,10 +75,7 @@ describe('deciding from the keyboard, and never missing what waits', function ()
     await page.locator('.part.statusbar').click({ position: { x: 5, y: 5 } });
     await session.workbench.runCommand('Toolgate: Focus the Chat Prompt');
     const frame = await chat.frame();
-    for (let tries = 0; !(await frame.evaluate(() => document.activeElement?.getAttribute('data-field') === 'prompt')); tries++) {
-      assert.ok(tries < 50, 'the prompt did not get the focus');
-      await page.waitForTimeout(100);
-    }
+    await until(() => frame.evaluate(() => document.activeElement?.getAttribute('data-field') === 'prompt'), 'the prompt to get the focus', { timeoutMs: 5_000 });
     await frame.locator('[data-entry="question"] [data-action="answer"][data-option="b.txt"]').click();
     await frame.locator('[data-entry="assistant"]', { hasText: 'Thanks.' }).waitFor();
     await page.locator('.statusbar-item', { hasText: '1 question' }).waitFor({ state: 'detached' });

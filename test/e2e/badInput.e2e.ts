@@ -1,7 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { Control } from './harness/control';
-import { ApprovalsPanelDriver } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { useSession } from './harness/session';
 
 interface Answer {
   name: string;
@@ -37,9 +35,8 @@ const rawError = /TypeError|RangeError|SyntaxError|ReferenceError|Cannot read pr
  */
 describe("the API answers another extension's bad input in-band, in the real VS Code", function () {
   this.timeout(180_000);
-  const control = new Control();
-  const session = useCodeServer({ env: control.env, extraExtensions: [control.vsix] });
-  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
+  const session = useSession({ control: true });
+  const { control, panel } = session;
 
   it('evaluate, requestApproval and invokeTool each answer every bad shape with what is wrong, never a raw error', async () => {
     const answers = await control.call<Answer[]>('/badCalls');

@@ -1,11 +1,10 @@
 import * as assert from 'node:assert/strict';
-import { Control } from './harness/control';
-import { useCodeServer } from './harness/session';
+import { useSession } from './harness/session';
 
 describe('a burst of calls, in the real VS Code', function () {
   this.timeout(240_000);
-  const control = new Control();
-  const session = useCodeServer({ env: control.env, extraExtensions: [control.vsix] });
+  const session = useSession({ control: true });
+  const { control } = session;
 
   it('200 calls arrive at once: the panel shows all 200, and after Deny all none, with every caller denied', async () => {
     const calls = Array.from({ length: 200 }, (_, index) =>

@@ -2,9 +2,9 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Locator } from 'playwright-core';
-import { ChatDriver, sentToolResult, useFakeModel, waitFor } from './harness/chat';
-import { ApprovalsPanelDriver } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { ChatDriver, sentToolResult } from './harness/chat';
+import { until } from './harness/until';
+import { useSession } from './harness/session';
 
 /** 40 lines; changing lines 5, 20 and 35 makes three hunks (three lines of context each, far apart). */
 const base = Array.from({ length: 40 }, (_, i) => `export const line${i + 1} = ${i + 1};\n`).join('');
@@ -12,9 +12,8 @@ const edits = [5, 20, 35].map((n) => ({ old: `export const line${n} = ${n};`, ne
 
 describe('per-hunk review in the chat card', function () {
   this.timeout(180_000);
-  const model = useFakeModel();
-  const session = useCodeServer(() => ({ settings: model.workspaceSettings(), files: { 'src/three.ts': base } }));
-  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
+  const session = useSession({ model: true, files: { 'src/three.ts': base } });
+  const { model, panel } = session;
   const driver = (): ChatDriver => new ChatDriver(session.workbench);
   const hunk = (card: Locator, index: number): Locator => card.locator(`[data-hunk-index="${index}"]`);
   /** Waits until a hunk shows `state` (the host's state reaches each view by a push). */
@@ -23,13 +22,8 @@ describe('per-hunk review in the chat card', function () {
 
   /** Waits until a text box holds `expected` (a reason typed in another view arrives with a state push). */
   async function waitForValue(box: Locator, expected: string): Promise<void> {
-    const deadline = Date.now() + 5_000;
-    let value = await box.inputValue();
-    while (value !== expected) {
-      assert.ok(Date.now() < deadline, `the box still holds ${JSON.stringify(value)}, not ${JSON.stringify(expected)}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      value = await box.inputValue();
-    }
+    let value = '';
+    await until(async () => (value = await box.inputValue()) === expected, `the box to hold ${JSON.stringify(expected)}`, { timeoutMs: 5_000, detail: () => `it still holds ${JSON.stringify(value)}` });
   }
 
   it('accepts 2 of 3 hunks in the chat (the panel shows each choice, and the chat each of the panel\'s); Allow once writes those two and the model hears of the third', async () => {
@@ -81,7 +75,7 @@ describe('per-hunk review in the chat card', function () {
     await inline.locator('[data-action="allow-once"]').click();
     await inline.waitFor({ state: 'detached', timeout: 5_000 });
     await inPanel.waitFor({ state: 'detached', timeout: 5_000 });
-    await waitFor(() => model.fake.requests.length === before + 2, 'the next model request');
+    await until(() => model.fake.requests.length === before + 2, 'the next model request');
     assert.equal(
       readFileSync(path.join(session.server.workspace, 'src/three.ts'), 'utf8'),
       base.replace('line5 = 5;', 'line5 = 500;').replace('line35 = 35;', 'line35 = 3500;'),

@@ -1,13 +1,13 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ChatDriver, sentMessages, sentToolResult, useFakeModel } from './harness/chat';
-import { useCodeServer } from './harness/session';
+import { ChatDriver, sentMessages, sentToolResult } from './harness/chat';
+import { useSession } from './harness/session';
 
 describe('the chat shows that the model is working, counts down its retries, and takes answers from the prompt', function () {
   this.timeout(180_000);
-  const model = useFakeModel();
-  const session = useCodeServer(() => ({ settings: model.workspaceSettings() }));
+  const session = useSession({ model: true });
+  const { model } = session;
 
   it('an empty chat welcomes a new user: what it is, three examples that fill the prompt, where the rules are', async () => {
     const frame = await new ChatDriver(session.workbench).frame();

@@ -6,10 +6,11 @@ import { createServer, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { containmentLines } from '../fixtures/containmentAttacks';
-import { sentToolResult, useFakeModel, waitFor } from './harness/chat';
+import { sentToolResult } from './harness/chat';
+import { until } from './harness/until';
 import { ChatDriver } from './harness/chat';
 import { ApprovalsPanelDriver } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { useSession } from './harness/session';
 
 /** Every file under `root` (following no links) with a hash of its content and its mode: what "changed" compares. */
 function snapshot(root: string): Map<string, string> {
@@ -57,7 +58,6 @@ function processesWith(mark: string): string[] {
 
 describe('containment: a careless person clicks Allow once on every card, and the sandbox is the bound', function () {
   this.timeout(600_000);
-  const model = useFakeModel();
   const mark = String(90_000 + Math.floor(Math.random() * 9_999));
   // A home of credential canaries, a folder outside the workspace (and outside /tmp), a folder in the host's /tmp.
   const home = mkdtempSync('/var/tmp/toolgate-containment-home-');
@@ -83,11 +83,12 @@ describe('containment: a careless person clicks Allow once on every card, and th
   let listener: Server | undefined;
   let port = 0;
   let connections = 0;
-  const session = useCodeServer(() => ({
+  const session = useSession({
+    model: true,
     env: { HOME: home, ...hostSecrets },
-    settings: model.workspaceSettings(),
     files: { '.github/workflows/ci.yml': 'name: ci\n', 'src/app.txt': 'app\n' },
-  }));
+  });
+  const { model } = session;
 
   before(async () => {
     listener = createServer((socket) => {
@@ -150,7 +151,7 @@ describe('containment: a careless person clicks Allow once on every card, and th
         }
       },
     );
-    await waitFor(() => model.fake.requests.length >= requestsBefore + 2, 'the model to get every result', 60_000);
+    await until(() => model.fake.requests.length >= requestsBefore + 2, 'the model to get every result', { timeoutMs: 60_000 });
     await chat.idle();
 
     const sent = JSON.stringify(model.fake.requests.slice(requestsBefore));
@@ -224,7 +225,7 @@ describe('containment: a careless person clicks Allow once on every card, and th
     const requestsBefore = model.fake.requests.length;
     await new ChatDriver(session.workbench).say('Run these too');
     const { allowed, deniedStaged } = await new ApprovalsPanelDriver(session.workbench).allowEveryCard(() => model.fake.requests.length >= requestsBefore + 2, undefined, { denyStaged: true });
-    await waitFor(() => model.fake.requests.length >= requestsBefore + 2, 'the model to get every result', 60_000);
+    await until(() => model.fake.requests.length >= requestsBefore + 2, 'the model to get every result', { timeoutMs: 60_000 });
     assert.ok(allowed > 0, "the commands were allowed");
     // This turn's results (the chat holds the run above too).
     const results = (model.fake.requests[requestsBefore + 1]?.body as { messages: { role: string; content: string; tool_call_id?: string }[] }).messages.filter(
@@ -263,8 +264,8 @@ describe('containment: a careless person clicks Allow once on every card, and th
 
 describe('a protected file the person allowed on the command card is written with that one approval, for that run only', function () {
   this.timeout(300_000);
-  const model = useFakeModel();
-  const session = useCodeServer(() => ({ settings: model.workspaceSettings(), files: { '.github/workflows/ci.yml': 'name: ci\n' } }));
+  const session = useSession({ model: true, files: { '.github/workflows/ci.yml': 'name: ci\n' } });
+  const { model } = session;
 
   it('Allow once writes it with no second card (its folder made when missing); a later write the card did not name is refused, by name', async () => {
     const workspace = session.server.workspace;
@@ -287,7 +288,7 @@ describe('a protected file the person allowed on the command card is written wit
     await session.workbench.screenshot('protected-write-card');
     await panel.act(card, 'allow-once');
     // The result reaches the model only once the command ran and what it wrote landed: no card came between.
-    await waitFor(() => fake.requests.length >= before + 2, 'the first result to reach the model', 60_000);
+    await until(() => fake.requests.length >= before + 2, 'the first result to reach the model', { timeoutMs: 60_000 });
     const first = sentToolResult(fake, before + 1, 'protected_once');
     assert.match(first, /Exit code: 0/);
     assert.doesNotMatch(first, /failed in the sandbox|NOT landed|waits/);
@@ -295,7 +296,7 @@ describe('a protected file the person allowed on the command card is written wit
 
     // No .devcontainer folder: the approved write makes it, again with one card.
     await panel.act(await panel.waitForCall('run_in_terminal', '.devcontainer/devcontainer.json'), 'allow-once');
-    await waitFor(() => fake.requests.length >= before + 3, 'the second result to reach the model', 60_000);
+    await until(() => fake.requests.length >= before + 3, 'the second result to reach the model', { timeoutMs: 60_000 });
     assert.match(sentToolResult(fake, before + 2, 'protected_new'), /Exit code: 0/);
     assert.equal(readFileSync(path.join(workspace, '.devcontainer', 'devcontainer.json'), 'utf8'), '{}\n');
 
@@ -311,7 +312,7 @@ describe('a protected file the person allowed on the command card is written wit
     await offer.scrollIntoViewIfNeeded();
     await session.workbench.screenshot('protected-write-refused-named');
     await panel.deny(offer);
-    await waitFor(() => fake.requests.length >= before + 4, 'the third result to reach the model', 60_000);
+    await until(() => fake.requests.length >= before + 4, 'the third result to reach the model', { timeoutMs: 60_000 });
     assert.match(sentToolResult(fake, before + 3, 'protected_unnamed'), /the sandbox kept `\.github\/workflows\/ci\.yml` read-only \(protected path\)/);
     assert.equal(readFileSync(ci, 'utf8'), 'name: ci\n# allowed once\n');
     await chat.idle();

@@ -4,9 +4,10 @@ import path from 'node:path';
 import type { Frame } from 'playwright-core';
 import { demoModelName, demoServer } from '../fixtures/demoScript';
 import { startFakeOpenAI, type FakeOpenAI } from '../fixtures/fakeOpenAI';
-import { ChatDriver, waitFor } from './harness/chat';
-import { ApprovalsPanelDriver, panelAllowAll } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { ChatDriver } from './harness/chat';
+import { until } from './harness/until';
+import { panelAllowAll } from './harness/panel';
+import { useSession } from './harness/session';
 
 describe('the offline demo model of npm start, in the Restricted Mode it opens in', function () {
   this.timeout(180_000);
@@ -18,14 +19,16 @@ describe('the offline demo model of npm start, in the Restricted Mode it opens i
     await demo?.close();
   });
   // As npm start opens it: Workspace Trust on and the folder not trusted, the model in the machine's settings.
-  const session = useCodeServer(() => ({
+  const session = useSession({
     workspace: 'demo',
     workspaceTrust: true,
-    // The walk-through is decided in the Approvals panel, which opens for every call (by default the chat's cards would do).
-    machineSettings: { 'toolgate.model.baseUrl': demo?.baseUrl ?? '', 'toolgate.model.name': demoModelName, 'toolgate.approvals.revealPanel': 'always' },
-  }));
+    late: () => ({
+      // The walk-through is decided in the Approvals panel, which opens for every call (by default the chat's cards would do).
+      machineSettings: { 'toolgate.model.baseUrl': demo?.baseUrl ?? '', 'toolgate.model.name': demoModelName, 'toolgate.approvals.revealPanel': 'always' },
+    }),
+  });
+  const { panel } = session;
   const chat = (): ChatDriver => new ChatDriver(session.workbench);
-  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
   const workspaceFile = (relative: string): string => readFileSync(path.join(session.server.workspace, relative), 'utf8');
 
   /** The write, then the batch of two calls at once, allowed with Allow all. */
@@ -50,7 +53,7 @@ describe('the offline demo model of npm start, in the Restricted Mode it opens i
     const changelog = workspaceFile('CHANGELOG.md');
     await group.locator('[data-action="allow-once"]').click();
     // Both files land, one after the other: wait for the second as well, not only the first.
-    await waitFor(() => workspaceFile('CHANGELOG.md') !== changelog && existsSync(path.join(session.server.workspace, 'dist', 'math.js')), 'the build\'s files to land');
+    await until(() => workspaceFile('CHANGELOG.md') !== changelog && existsSync(path.join(session.server.workspace, 'dist', 'math.js')), 'the build\'s files to land');
     assert.match(workspaceFile('dist/math.js'), /^\/\/ Built /);
     await frame.locator('[data-entry="question"]:not(:has([data-field="answer"])) [data-action="answer"][data-option="Clear"]').click();
     const closing = frame.locator('[data-entry="assistant"]', { hasText: 'That was the whole script' }).last();

@@ -1,10 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { Locator } from 'playwright-core';
-import { Control } from './harness/control';
-import { ApprovalsPanelDriver } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { useSession } from './harness/session';
 
 /** 40 lines; changing lines 5, 20 and 35 makes three hunks (three lines of context each, far apart). */
 const base = Array.from({ length: 40 }, (_, i) => `export const line${i + 1} = ${i + 1};\n`).join('');
@@ -12,16 +9,13 @@ const edits = [5, 20, 35].map((n) => ({ old: `export const line${n} = ${n};`, ne
 
 describe("decisions in VS Code's diff editor", function () {
   this.timeout(180_000);
-  const control = new Control();
   // CodeLens is off in diff editors by default (each hunk then has a mark with its choice, and the context menu).
-  const session = useCodeServer({
-    env: control.env,
-    extraExtensions: [control.vsix],
+  const session = useSession({
+    control: true,
     files: { 'edit-me.txt': 'one\ntwo\nthree\n', 'three.ts': base },
     settings: { 'diffEditor.codeLens': true },
   });
-  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
-  const file = (relative: string): string => path.join(session.server.workspace, relative);
+  const { control, file, panel } = session;
 
   /** Opens a waiting write's diff from its panel card; returns the diff's tab. */
   async function openDiff(relative: string, tool = 'write_file'): Promise<Locator> {

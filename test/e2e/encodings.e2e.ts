@@ -1,10 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { ChatDriver, sentToolResult, useFakeModel } from './harness/chat';
-import { Control } from './harness/control';
-import { ApprovalsPanelDriver } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { ChatDriver, sentToolResult } from './harness/chat';
+import { useSession } from './harness/session';
 
 const latin1 = (text: string): Buffer => Buffer.from(text, 'latin1');
 const utf16leWithBom = (text: string): Buffer => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
@@ -12,11 +9,8 @@ const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0
 
 describe('files in any encoding stay byte-exact outside the change, in the real VS Code', function () {
   this.timeout(180_000);
-  const model = useFakeModel();
-  const control = new Control();
-  const session = useCodeServer(() => ({ env: control.env, extraExtensions: [control.vsix], settings: model.workspaceSettings() }));
-  const file = (relative: string): string => path.join(session.server.workspace, relative);
-  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
+  const session = useSession({ model: true, control: true });
+  const { model, control, file, panel } = session;
 
   it('an agent edit of a Latin-1 file open in an editor changes only the edited bytes, and Undo Task restores every byte', async () => {
     const original = latin1('caf\u00e9 na\u00efve\nold line\nd\u00e9j\u00e0 vu \u00a9 \u00bd\r\n');

@@ -3,9 +3,10 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Frame } from 'playwright-core';
 import { HostToWebview, type ViewKind } from '../../src/shared/messages';
-import { ChatDriver, useFakeModel, waitFor } from './harness/chat';
-import { ApprovalsPanelDriver, panelAllowAll } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { ChatDriver } from './harness/chat';
+import { until } from './harness/until';
+import { panelAllowAll } from './harness/panel';
+import { useSession } from './harness/session';
 
 type Init = Extract<HostToWebview, { type: 'init' }>;
 
@@ -18,10 +19,9 @@ type Init = Extract<HostToWebview, { type: 'init' }>;
  */
 describe('messages posted into a view by a frame other than VS Code\'s', function () {
   this.timeout(240_000);
-  const model = useFakeModel();
-  const session = useCodeServer(() => ({ settings: model.workspaceSettings() }));
+  const session = useSession({ model: true });
+  const { model, panel } = session;
   const chat = (): ChatDriver => new ChatDriver(session.workbench);
-  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
 
   const commands = ['touch forged-ran.txt', 'touch second.txt', 'touch third.txt'];
   /** What the forged card shows in place of the waiting `touch forged-ran.txt`. */
@@ -163,10 +163,10 @@ describe('messages posted into a view by a frame other than VS Code\'s', functio
       }, forged[view]);
     }
     // The drops are reported after the view handled them: once the host counted them all, the views are read.
-    await waitFor(() => droppedCount('approvals', 'its own frame').total === forged.approvals.length && droppedCount('chat', 'its own frame').total === forged.chat.length, 'the host to log every drop of the views\' own frames');
+    await until(() => droppedCount('approvals', 'its own frame').total === forged.approvals.length && droppedCount('chat', 'its own frame').total === forged.chat.length, 'the host to log every drop of the views\' own frames');
     await stillReal(waiting);
     // Said in the views' own consoles too, where the person debugging a webview looks.
-    await waitFor(() => consoleLines.filter((line) => /^toolgate: dropped (a message|\d+ messages) from its own frame/.test(line)).length >= 4, 'the drops in the views\' consoles');
+    await until(() => consoleLines.filter((line) => /^toolgate: dropped (a message|\d+ messages) from its own frame/.test(line)).length >= 4, 'the drops in the views\' consoles');
   });
 
   it('an opaque-origin frame reaching the views through window.top.frames paints nothing, however much it posts', async () => {
@@ -179,7 +179,7 @@ describe('messages posted into a view by a frame other than VS Code\'s', functio
       frame.srcdoc = '<p>forger</p>';
       document.body.append(frame);
     });
-    await waitFor(() => page.frames().some((frame) => frame.name() === 'forger' && frame.url() === 'about:srcdoc'), 'the forger frame');
+    await until(() => page.frames().some((frame) => frame.name() === 'forger' && frame.url() === 'about:srcdoc'), 'the forger frame');
     const forger = page.frames().find((frame) => frame.name() === 'forger');
     assert.ok(forger);
     await forger.waitForFunction(() => document.body.textContent === 'forger');
@@ -210,7 +210,7 @@ describe('messages posted into a view by a frame other than VS Code\'s', functio
     assert.ok(reached >= 2, `the forger reached the views' frames (${reached})`);
 
     const each = rounds * (forged.approvals.length + forged.chat.length);
-    await waitFor(() => droppedCount('approvals', 'another frame').total === each && droppedCount('chat', 'another frame').total === each, 'the host to log every drop from the forger');
+    await until(() => droppedCount('approvals', 'another frame').total === each && droppedCount('chat', 'another frame').total === each, 'the host to log every drop from the forger');
     await stillReal(waiting);
     // Reported in few lines however many came: the view counts drops between its reports (a round a second at most).
     for (const view of ['approvals', 'chat'] as const) {

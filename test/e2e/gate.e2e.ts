@@ -2,18 +2,15 @@ import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Control } from './harness/control';
-import { ApprovalsPanelDriver, panelAllowAll } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { panelAllowAll } from './harness/panel';
+import { useSession } from './harness/session';
 
 describe('the gate, through the real approvals panel', function () {
   this.timeout(180_000);
-  const control = new Control();
   // A web workbench saves edited files after a second by default (files.autoSave is afterDelay in the browser): on a
   // loaded machine that saved the "unsaved" buffer below before the agent's edit reached it. Desktop VS Code's default.
-  const session = useCodeServer({ env: control.env, extraExtensions: [control.vsix], userSettings: { 'files.autoSave': 'off' } });
-  const file = (relative: string): string => path.join(session.server.workspace, relative);
-  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
+  const session = useSession({ control: true, userSettings: { 'files.autoSave': 'off' } });
+  const { control, file, panel } = session;
 
   it('deny: the file is untouched and the caller gets the reason', async () => {
     const result = control.invoke('write_file', { path: 'notes.txt', content: 'hello\n' });

@@ -10,9 +10,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Locator } from 'playwright-core';
-import { ChatDriver, useFakeModel } from './harness/chat';
-import { ApprovalsPanelDriver } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { ChatDriver } from './harness/chat';
+import { useSession } from './harness/session';
 
 const names = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
 /** 40 lines; the command changes lines 5 and 35 and adds one at the end: two hunks per file. */
@@ -46,18 +45,16 @@ async function togetherOnScreen(what: string, height: number, ...locators: Locat
 
 describe('a group card with many files, and one-file cards, at 900x700', function () {
   this.timeout(240_000);
-  const model = useFakeModel();
   const cache = mkdtempSync(path.join(os.tmpdir(), 'toolgate-e2e-cache-'));
   const long = Array.from({ length: 120 }, (_, i) => `export const line${i + 1} = ${i + 1};\n`).join('');
-  const session = useCodeServer(() => ({
+  const session = useSession({
+    model: true,
     env: { XDG_CACHE_HOME: cache },
     files: { ...Object.fromEntries(names.map((name) => [`src/mod/${name}.ts`, moduleText(name)])), 'src/long.ts': long },
-    settings: model.workspaceSettings(),
-  }));
+    });
+  const { model, file, panel } = session;
   after(() => rmSync(cache, { recursive: true, force: true }));
-  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
   const chat = (): ChatDriver => new ChatDriver(session.workbench);
-  const file = (relative: string): string => path.join(session.server.workspace, relative);
 
   it('seven files: one card, one decision; which command and Allow accepted on screen together in the chat and the panel; listed, collapsed past three; what landed on the entry', async () => {
     model.fake.script([{ toolCalls: [{ id: 'g7', name: 'run_in_terminal', arguments: JSON.stringify({ command }) }] }, { text: 'Done.' }]);

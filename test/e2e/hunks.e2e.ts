@@ -2,9 +2,8 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Frame, Locator } from 'playwright-core';
-import { Control } from './harness/control';
-import { ApprovalsPanelDriver } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { useSession } from './harness/session';
+import { until } from './harness/until';
 
 /** 40 lines; changing lines 5, 20 and 35 makes three hunks (three lines of context each, far apart). */
 const base = Array.from({ length: 40 }, (_, i) => `export const line${i + 1} = ${i + 1};\n`).join('');
@@ -12,11 +11,10 @@ const edits = [5, 20, 35].map((n) => ({ old: `export const line${n} = ${n};`, ne
 
 describe('per-hunk review in the real approvals panel', function () {
   this.timeout(180_000);
-  const control = new Control();
   const long = Array.from({ length: 3000 }, (_, i) => `export const value${i + 1} = ${i + 1};\n`).join('');
   const twenty = Array.from({ length: 200 }, (_, i) => `export const item${i + 1} = ${i + 1};\n`).join('');
-  const session = useCodeServer({ env: control.env, extraExtensions: [control.vsix], files: { 'src/three.ts': base, 'src/long.ts': long, 'src/twenty.ts': twenty } });
-  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
+  const session = useSession({ control: true, files: { 'src/three.ts': base, 'src/long.ts': long, 'src/twenty.ts': twenty } });
+  const { control, panel } = session;
 
   /** Which hunk holds the focus in the panel, and whether it is in that hunk's reason box. */
   const focus = (frame: Frame): Promise<{ hunk: string | null; field: string | null }> =>
@@ -25,7 +23,19 @@ describe('per-hunk review in the real approvals panel', function () {
       return { hunk: active?.closest('[data-hunk-index]')?.getAttribute('data-hunk-index') ?? null, field: active?.getAttribute('data-field') ?? null };
     });
   const hunk = (card: Locator, index: number): Locator => card.locator(`[data-hunk-index="${index}"]`);
-  const summary = async (card: Locator): Promise<string> => (await card.locator('[data-field="hunk-summary"]').innerText()).trim();
+  /** The card's hunk summary reads `text`: waited for, since the summary is drawn after the hunks it counts. */
+  const expectSummary = async (card: Locator, text: string): Promise<void> => {
+    let seen = '';
+    await until(
+      async () => {
+        const field = card.locator('[data-field="hunk-summary"]');
+        seen = (await field.count()) === 0 ? '(no summary drawn)' : (await field.innerText()).trim();
+        return seen === text;
+      },
+      `the hunk summary "${text}"`,
+      { timeoutMs: 10_000, detail: () => `it read "${seen}"` },
+    );
+  };
 
   it('a 3-hunk edit: hunks are reviewed by click and by key, each choice reaches the host, and allow-once writes the accepted ones', async () => {
     const result = control.invoke('edit_file', { path: 'src/three.ts', edits });
@@ -44,13 +54,13 @@ describe('per-hunk review in the real approvals panel', function () {
     assert.equal(await hunk(card, 1).getAttribute('aria-label'), 'Hunk 2 of 3, line 20');
     assert.equal(await hunk(card, 1).locator('[data-action="accept-hunk"]').getAttribute('aria-label'), 'Accept hunk 2 of 3, line 20');
     assert.equal(await hunk(card, 1).locator('[data-action="accept-hunk"]').getAttribute('aria-pressed'), 'true');
-    assert.equal(await summary(card), '3 of 3 hunks accepted');
+    await expectSummary(card, '3 of 3 hunks accepted');
     assert.equal(await hunk(card, 1).locator('[data-field="hunk-reason"]').isVisible(), false);
 
     // Reject hunk 1 by click: its reason box appears, the summary counts it.
     await hunk(card, 1).locator('[data-action="reject-hunk"]').click();
     await hunk(card, 1).locator('[data-field="hunk-reason"]').waitFor({ state: 'visible' });
-    assert.equal(await summary(card), '2 of 3 hunks accepted');
+    await expectSummary(card, '2 of 3 hunks accepted');
     assert.equal(await hunk(card, 1).getAttribute('data-state'), 'rejected');
     assert.equal(await hunk(card, 1).locator('[data-action="reject-hunk"]').getAttribute('aria-pressed'), 'true');
     assert.equal(await hunk(card, 1).locator('[data-action="accept-hunk"]').getAttribute('aria-pressed'), 'false');
@@ -69,7 +79,7 @@ describe('per-hunk review in the real approvals panel', function () {
     assert.deepEqual(await focus(frame), { hunk: '2', field: null }, 'j stops at the last hunk');
     await keyboard.press('r');
     assert.deepEqual(await focus(frame), { hunk: '2', field: 'hunk-reason' });
-    assert.equal(await summary(card), '1 of 3 hunks accepted');
+    await expectSummary(card, '1 of 3 hunks accepted');
     // In a text box the keys are text.
     await keyboard.type('a jr');
     assert.equal(await hunk(card, 2).locator('[data-field="hunk-reason"]').inputValue(), 'a jr');
@@ -85,12 +95,12 @@ describe('per-hunk review in the real approvals panel', function () {
     assert.deepEqual(await focus(frame), { hunk: '0', field: null });
     await keyboard.press('Alt+ArrowDown');
     assert.deepEqual(await focus(frame), { hunk: '1', field: null });
-    assert.equal(await summary(card), '2 of 3 hunks accepted');
+    await expectSummary(card, '2 of 3 hunks accepted');
 
     // Every hunk rejected: allow-once is off, with a hint to deny instead; accepting one turns it back on.
     await hunk(card, 0).locator('[data-action="reject-hunk"]').click();
     await hunk(card, 2).locator('[data-action="reject-hunk"]').click();
-    assert.equal(await summary(card), '0 of 3 hunks accepted');
+    await expectSummary(card, '0 of 3 hunks accepted');
     // Turned off by the host, once it holds the choices (the card computes no rule of its own).
     await card.locator('[data-action="allow-once"][disabled]').waitFor();
     assert.equal(await card.locator('[data-action="allow-once"]').getAttribute('title'), 'Every hunk is rejected: use Deny to refuse the whole call');
@@ -107,7 +117,7 @@ describe('per-hunk review in the real approvals panel', function () {
     await panel().act(otherCard, 'deny');
     assert.equal((await other).ok, false);
     await otherCard.waitFor({ state: 'detached' });
-    assert.equal(await summary(card), '2 of 3 hunks accepted');
+    await expectSummary(card, '2 of 3 hunks accepted');
     assert.equal(await hunk(card, 1).locator('[data-field="hunk-reason"]').inputValue(), 'keep line 20 as it is');
 
     // Allow once: the host settles with the choices it holds; each choice reached it as a chooseHunk message.
@@ -141,8 +151,8 @@ describe('per-hunk review in the real approvals panel', function () {
     const sent = await panel().recordMessages();
     const result = control.invoke('edit_file', { path: 'src/three.ts', edits: [{ old: 'export const line1 = 1;', new: 'export const line1 = 0;' }] });
     const card = await panel().waitForCall('edit_file', 'line1 = 0');
+    await expectSummary(card, '1 of 1 hunk accepted');
     assert.equal(await card.locator('[data-hunk-index]').count(), 1);
-    assert.equal(await summary(card), '1 of 1 hunk accepted');
     const callId = await card.getAttribute('data-call-id');
     await panel().act(card, 'allow-once');
     assert.equal((await result).ok, true);

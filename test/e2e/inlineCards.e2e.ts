@@ -1,17 +1,14 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { Frame, Locator } from 'playwright-core';
-import { ChatDriver, sentToolResult, useFakeModel, waitFor } from './harness/chat';
-import { ApprovalsPanelDriver } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { ChatDriver, sentToolResult } from './harness/chat';
+import { until } from './harness/until';
+import { useSession } from './harness/session';
 
 describe('inline decisions in the chat', function () {
   this.timeout(180_000);
-  const model = useFakeModel();
-  const session = useCodeServer(() => ({ settings: model.workspaceSettings() }));
-  const file = (relative: string): string => path.join(session.server.workspace, relative);
-  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
+  const session = useSession({ model: true });
+  const { model, file, panel } = session;
   const driver = (): ChatDriver => new ChatDriver(session.workbench);
   const chat = (): Promise<Frame> => driver().frame();
 
@@ -52,7 +49,13 @@ describe('inline decisions in the chat', function () {
     const page = session.workbench.page;
     for (const [width, height] of [[1400, 900], [900, 700]] as const) {
       await page.setViewportSize({ width, height });
-      await page.waitForTimeout(400);
+      // The workbench lays itself out again for the new size; the chat's webview draws its frame after that.
+      await page.waitForFunction(
+        ([w, h]) => document.querySelector('.monaco-workbench')?.clientWidth === w && document.querySelector('.monaco-workbench')?.clientHeight === h,
+        [width, height] as const,
+        { timeout: 10_000 },
+      );
+      await (await chat()).evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
       await session.workbench.screenshot(`inline-card-${theme}-${width}x${height}`);
     }
     await page.setViewportSize({ width: 1400, height: 900 });
@@ -76,7 +79,7 @@ describe('inline decisions in the chat', function () {
     await inline.locator('[data-action="allow-once"]').click();
     await inPanel.waitFor({ state: 'detached', timeout: 2_000 });
     await inline.waitFor({ state: 'detached', timeout: 2_000 });
-    await waitFor(() => model.fake.requests.length === before + 2, 'the next model request');
+    await until(() => model.fake.requests.length === before + 2, 'the next model request');
     assert.equal(readFileSync(file('inline.txt'), 'utf8'), 'written from the chat\n');
     assert.match(sentToolResult(model.fake, before + 1, 'call_i1'), /Created inline\.txt/);
     await driver().idle();
@@ -100,7 +103,7 @@ describe('inline decisions in the chat', function () {
     await inline.locator('[data-action="deny"]').click();
     await inline.waitFor({ state: 'detached', timeout: 2_000 });
     await inPanel.waitFor({ state: 'detached', timeout: 2_000 });
-    await waitFor(() => model.fake.requests.length === before + 2, 'the model to hear of the denial');
+    await until(() => model.fake.requests.length === before + 2, 'the model to hear of the denial');
     assert.match(sentToolResult(model.fake, before + 1, 'call_i2'), /The person denied this call and said: "keep the folder clean"/);
     assert.equal(existsSync(file('nope.txt')), false);
     await driver().idle();
@@ -114,7 +117,7 @@ describe('inline decisions in the chat', function () {
     await screenshots('light');
     await panel().act(inPanel, 'allow-once');
     await inline.waitFor({ state: 'detached', timeout: 2_000 });
-    await waitFor(() => model.fake.requests.length === before + 2, 'the next model request');
+    await until(() => model.fake.requests.length === before + 2, 'the next model request');
     assert.equal(readFileSync(file('paneled.txt'), 'utf8'), 'from the panel\n');
     assert.equal(await (await chat()).locator('[data-field="inline-calls"]').isVisible(), false, 'nothing waits in the chat');
     await driver().idle();
@@ -139,7 +142,7 @@ describe('inline decisions in the chat', function () {
     await inline.locator('[data-action="allow-once"][data-edited="true"]').waitFor();
     await inline.locator('[data-action="allow-once"]').click();
     await inline.waitFor({ state: 'detached' });
-    await waitFor(() => model.fake.requests.length === before + 2, 'the next model request');
+    await until(() => model.fake.requests.length === before + 2, 'the next model request');
     assert.equal(readFileSync(file('edited.txt'), 'utf8'), 'one\ntwo and mine\n');
     assert.match(sentToolResult(model.fake, before + 1, 'call_e1'), /edited the content before allowing it/);
     await page.locator('.tabs-container .tab', { hasText: 'proposed by the agent' }).waitFor({ state: 'detached' });
@@ -168,7 +171,7 @@ describe('inline decisions in the chat', function () {
     await first.waitFor({ state: 'detached' });
     await batch.locator('[data-action="allow-all"]', { hasText: 'Allow all 2' }).click();
     await frame.locator('[data-field="inline-calls"]').waitFor({ state: 'hidden' });
-    await waitFor(() => model.fake.requests.length === before + 2, 'the next model request');
+    await until(() => model.fake.requests.length === before + 2, 'the next model request');
     assert.equal(readFileSync(file('b1.txt'), 'utf8'), 'my one\n');
     assert.equal(readFileSync(file('b2.txt'), 'utf8'), 'two\n');
     assert.equal(readFileSync(file('b3.txt'), 'utf8'), 'three\n');
@@ -215,7 +218,7 @@ describe('inline decisions in the chat', function () {
     await second.locator('[data-action="allow-once"]').focus();
     await frame.page().keyboard.press('Enter');
     await second.waitFor({ state: 'detached', timeout: 2_000 });
-    await waitFor(() => model.fake.requests.length === before + 2, 'the next model request');
+    await until(() => model.fake.requests.length === before + 2, 'the next model request');
     assert.match(sentToolResult(model.fake, before + 1, 'call_k1'), /said: "not k1"/);
     assert.equal(readFileSync(file('k2.txt'), 'utf8'), '2\n');
     await driver().idle();

@@ -1,9 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { Control } from './harness/control';
-import { ApprovalsPanelDriver } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { useSession } from './harness/session';
 
 /** 30 lines; changing lines 5 and 25 makes two hunks far apart. */
 const twoHunks = Array.from({ length: 30 }, (_, i) => `line ${i + 1}\n`).join('');
@@ -21,10 +18,8 @@ interface LmTool {
  */
 describe("Toolgate's tools for other agents: VS Code's language-model tool API, in the real VS Code", function () {
   this.timeout(180_000);
-  const control = new Control();
-  const session = useCodeServer({ env: control.env, extraExtensions: [control.vsix], files: { 'two-hunks.txt': twoHunks } });
-  const file = (relative: string): string => path.join(session.server.workspace, relative);
-  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
+  const session = useSession({ control: true, files: { 'two-hunks.txt': twoHunks } });
+  const { control, file, panel } = session;
   const invoke = (name: string, input: Record<string, unknown>, cancelAfterMs?: number): Promise<{ text: string }> =>
     control.call<{ text: string }>('/lmInvoke', { name, input, ...(cancelAfterMs !== undefined ? { cancelAfterMs } : {}) });
 

@@ -3,9 +3,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Frame } from 'playwright-core';
 import { repoRoot } from './harness/codeServer';
-import { ChatDriver, sentToolResult, useFakeModel, waitFor } from './harness/chat';
-import { ApprovalsPanelDriver } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { ChatDriver, sentToolResult } from './harness/chat';
+import { until } from './harness/until';
+import { useSession } from './harness/session';
 
 const node = process.execPath;
 const filesystemServer = path.join(repoRoot, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
@@ -15,18 +15,16 @@ const fixtureServer = path.join(repoRoot, 'test', 'fixtures', 'mcp', 'fixtureSer
 
 describe('MCP servers behind the gate, in the real VS Code', function () {
   this.timeout(180_000);
-  const model = useFakeModel();
-  const session = useCodeServer(() => ({
-    settings: model.workspaceSettings(),
+  const session = useSession({
+    model: true,
     userSettings: {
       'toolgate.mcp.servers': {
         fs: { command: node, args: [filesystemServer, '${workspaceFolder}'] },
         fixture: { command: tsx, args: [fixtureServer, '--stdio'], env: { FIXTURE_DESCRIPTION: 'Echo the text back.' }, requireApproval: ['echo', 'write_note'] },
       },
     },
-  }));
-  const file = (relative: string): string => path.join(session.server.workspace, relative);
-  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
+  });
+  const { model, file, panel } = session;
 
   const chat = (): Promise<Frame> => new ChatDriver(session.workbench).frame();
 
@@ -65,7 +63,7 @@ describe('MCP servers behind the gate, in the real VS Code', function () {
     const second = await panel().waitForCall('mcp__fs__write_file');
     assert.equal(readFileSync(target, 'utf8'), original, 'denied: untouched');
     await panel().act(second, 'allow-once');
-    await waitFor(() => model.fake.requests.length === before + 3, 'the final turn');
+    await until(() => model.fake.requests.length === before + 3, 'the final turn');
     assert.match(sentToolResult(model.fake, before + 1, 'fs_1'), /The person denied this call/);
     assert.equal(readFileSync(target, 'utf8'), content, 'allowed: written by the server');
   });
@@ -81,7 +79,7 @@ describe('MCP servers behind the gate, in the real VS Code', function () {
     const card = await panel().waitForCall('mcp__fixture__echo');
     await card.locator('[data-field="grant-scope"]').selectOption('tool');
     await panel().act(card, 'allow-workspace');
-    await waitFor(() => model.fake.requests.length === before + 3, 'both echoes');
+    await until(() => model.fake.requests.length === before + 3, 'both echoes');
     assert.match(sentToolResult(model.fake, before + 2, 'echo_2'), /two/, 'the second echo ran on the grant');
 
     // The server now describes the tool differently (tools/list_changed): the grant was pinned to the old definition.
@@ -112,7 +110,7 @@ describe('MCP servers behind the gate, in the real VS Code', function () {
     ]);
     const before = model.fake.requests.length;
     await task('Crash the fixture');
-    await waitFor(() => model.fake.requests.length === before + 2, 'the model to hear about the crash');
+    await until(() => model.fake.requests.length === before + 2, 'the model to hear about the crash');
     assert.match(sentToolResult(model.fake, before + 1, 'crash_1'), /^Error: .*(crash|exit|closed)/i);
     const frame = await chat();
     await frame.locator('[data-entry="assistant"]', { hasText: 'carrying on' }).waitFor();
@@ -122,7 +120,7 @@ describe('MCP servers behind the gate, in the real VS Code', function () {
 
 describe('an MCP server defined in the workspace', function () {
   this.timeout(180_000);
-  const session = useCodeServer({
+  const session = useSession({
     // It runs in the sandbox, whose /tmp is private: a checkout under /tmp (as in CI) must be made visible to run the
     // fixture from it, with the setting a person would use.
     machineSettings: { 'toolgate.sandbox.writablePaths': [repoRoot] },
@@ -172,7 +170,7 @@ describe('an MCP server defined in the workspace', function () {
 
 describe("the MCP servers a VS Code user already has: the profile's mcp.json", function () {
   this.timeout(180_000);
-  const session = useCodeServer({
+  const session = useSession({
     userFiles: {
       // VS Code's own file and format (User/mcp.json), as its MCP: Add Server command writes it.
       'mcp.json': JSON.stringify({ servers: { fxp: { type: 'stdio', command: tsx, args: [fixtureServer, '--stdio'] } }, inputs: [] }, null, 2),

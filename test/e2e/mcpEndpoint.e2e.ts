@@ -8,10 +8,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Locator } from 'playwright-core';
 import { repoRoot } from './harness/codeServer';
-import { Control } from './harness/control';
 import { ChatDriver } from './harness/chat';
-import { ApprovalsPanelDriver } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { useSession } from './harness/session';
+import { until } from './harness/until';
 
 /** 30 lines; changing lines 5 and 25 makes two hunks far apart. */
 const base = Array.from({ length: 30 }, (_, i) => `line ${i + 1}\n`).join('');
@@ -41,11 +40,9 @@ function inspector(url: string, header: string, args: string[]): Promise<{ code:
  */
 describe("Toolgate's MCP endpoint, for MCP clients, in the real VS Code", function () {
   this.timeout(180_000);
-  const control = new Control();
   // VS Code's own MCP client is part of its chat features, which the harness turns off elsewhere.
-  const session = useCodeServer({ env: control.env, extraExtensions: [control.vsix], files: { 'two-hunks.txt': base }, settings: { 'chat.disableAIFeatures': false } });
-  const file = (relative: string): string => path.join(session.server.workspace, relative);
-  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
+  const session = useSession({ control: true, files: { 'two-hunks.txt': base }, settings: { 'chat.disableAIFeatures': false } });
+  const { control, file, panel } = session;
   let client: Client | undefined;
   let endpoint: { url: string; headers: Record<string, string> } | undefined;
 
@@ -197,11 +194,11 @@ describe("Toolgate's MCP endpoint, for MCP clients, in the real VS Code", functi
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Toolgate' }).filter({ hasText: 'Stopped' }).first().click();
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Start Server' }).first().click();
     let names: string[] = [];
-    const deadline = Date.now() + 30_000;
-    while (!names.includes('mcp_toolgate_write_file')) {
-      assert.ok(Date.now() < deadline, `VS Code's tools after starting the server: ${names.join(', ')}`);
-      names = (await control.call<{ name: string }[]>('/lmTools', { all: true })).map((tool) => tool.name);
-    }
+    await until(
+      async () => (names = (await control.call<{ name: string }[]>('/lmTools', { all: true })).map((tool) => tool.name)).includes('mcp_toolgate_write_file'),
+      "VS Code's tools to list mcp_toolgate_write_file after starting the server",
+      { detail: () => `they are: ${names.join(', ')}` },
+    );
     assert.deepEqual(names.filter((name) => name.startsWith('mcp_toolgate_')).sort(), ['edit_file', 'list_files', 'read_file', 'run_in_terminal', 'search_text', 'write_file'].map((tool) => `mcp_toolgate_${tool}`));
     const result = control.call<{ text: string }>('/lmInvoke', { name: 'mcp_toolgate_write_file', input: { path: 'via-vscode-mcp.txt', content: 'through VS Code\'s MCP client\n' } });
     // VS Code asks its own question before it calls an MCP tool that is not read-only; then Toolgate's card waits.
@@ -282,11 +279,14 @@ describe("Toolgate's MCP endpoint, for MCP clients, in the real VS Code", functi
         return (error as { cause?: { code?: string } }).cause?.code ?? String(error);
       }
     };
-    const deadline = Date.now() + 30_000;
-    while (seen.at(-1) !== 'ECONNREFUSED') {
-      assert.ok(Date.now() < deadline, `still served 30 s after the window closed: ${seen.join(', ')}`);
-      seen.push(await attempt());
-    }
+    await until(
+      async () => {
+        seen.push(await attempt());
+        return seen.at(-1) === 'ECONNREFUSED';
+      },
+      'the endpoint to refuse connections after the window closed',
+      { detail: () => `still served: ${seen.join(', ')}` },
+    );
     for (let i = 0; i < 3; i++) {
       assert.equal(await attempt(), 'ECONNREFUSED', `after the first refusal: ${seen.join(', ')}`);
     }

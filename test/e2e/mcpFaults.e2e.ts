@@ -5,8 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { isAlive } from '../fixtures/processes';
 import { repoRoot } from './harness/codeServer';
-import { ChatDriver, sentToolResult, useFakeModel } from './harness/chat';
-import { useCodeServer } from './harness/session';
+import { ChatDriver, sentToolResult } from './harness/chat';
+import { useSession } from './harness/session';
+import { until } from './harness/until';
 
 const tsx = path.join(repoRoot, 'node_modules', '.bin', 'tsx');
 const fixtureServer = path.join(repoRoot, 'test', 'fixtures', 'mcp', 'fixtureServer.ts');
@@ -15,10 +16,9 @@ const pidFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'toolgate-mcp-pid-'
 
 describe('MCP faults stay where they are, in the real VS Code', function () {
   this.timeout(180_000);
-  const model = useFakeModel();
   const fixture = (env: Record<string, string> = {}): Record<string, unknown> => ({ command: tsx, args: [fixtureServer, '--stdio'], env, requireApproval: 'none' });
-  const session = useCodeServer(() => ({
-    settings: model.workspaceSettings(),
+  const session = useSession({
+    model: true,
     userSettings: {
       'toolgate.mcp.servers': {
         slow: fixture(),
@@ -26,7 +26,8 @@ describe('MCP faults stay where they are, in the real VS Code', function () {
         stubborn: fixture({ FIXTURE_STUBBORN: '1', FIXTURE_PID_FILE: pidFile }),
       },
     },
-  }));
+  });
+  const { model } = session;
   const chat = (): ChatDriver => new ChatDriver(session.workbench);
 
   it("a hung server does not hold up another server's call of the same turn", async () => {
@@ -67,19 +68,13 @@ describe('MCP faults stay where they are, in the real VS Code', function () {
   });
 
   it('no server outlives VS Code: with code-server killed outright, a server that ignores close and SIGTERM is gone too', async () => {
-    for (let tries = 0; !existsSync(pidFile); tries++) {
-      assert.ok(tries < 300, 'the stubborn server did not start');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await until(() => existsSync(pidFile), 'the stubborn server to start (its pid file)');
     const pid = Number(readFileSync(pidFile, 'utf8'));
     assert.ok(isAlive(pid));
     const server = session.server.pid;
     assert.ok(server !== undefined);
     process.kill(-server, 'SIGKILL');
-    for (let tries = 0; tries < 200 && isAlive(pid); tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    const processes = isAlive(pid) ? execFileSync('ps', ['-eo', 'pid,ppid,pgid,args'], { encoding: 'utf8' }).split('\n').filter((line) => /node|code-server|tsx|watchdog/.test(line)).join('\n') : '';
-    assert.equal(isAlive(pid), false, `the MCP server ${pid} still runs after code-server was killed:\n${processes}`);
+    const processes = (): string => execFileSync('ps', ['-eo', 'pid,ppid,pgid,args'], { encoding: 'utf8' }).split('\n').filter((line) => /node|code-server|tsx|watchdog/.test(line)).join('\n');
+    await until(() => !isAlive(pid), `the MCP server ${pid} to end after code-server was killed`, { timeoutMs: 10_000, everyMs: 50, detail: () => `these still run:\n${processes()}` });
   });
 });

@@ -2,10 +2,10 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from './harness/codeServer';
-import { ChatDriver, useFakeModel, waitFor } from './harness/chat';
-import { Control } from './harness/control';
+import { ChatDriver } from './harness/chat';
+import { until } from './harness/until';
 import { ApprovalsPanelDriver } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { useSession } from './harness/session';
 
 /** The published filesystem server, started through its bin in node_modules (no network). */
 const filesystemBin = path.join(repoRoot, 'node_modules', '.bin', 'mcp-server-filesystem');
@@ -17,12 +17,9 @@ interface RecordedBody {
 
 describe('a task started while MCP servers are still starting', function () {
   this.timeout(180_000);
-  const model = useFakeModel();
-  const control = new Control();
-  const session = useCodeServer(() => ({
-    env: control.env,
-    extraExtensions: [control.vsix],
-    settings: model.workspaceSettings(),
+  const session = useSession({
+    model: true,
+    control: true,
     userSettings: {
       'toolgate.mcp.servers': {
         // A shell delays the server's start, so that the task certainly begins while it is starting.
@@ -30,7 +27,8 @@ describe('a task started while MCP servers are still starting', function () {
         broken: { command: 'toolgate-no-such-command' },
       },
     },
-  }));
+  });
+  const { model, control } = session;
 
   it('waits for them before the first model turn, offers their tools, and reports the one that failed', async () => {
     const target = path.join(session.server.workspace, 'from-mcp.txt');
@@ -40,7 +38,7 @@ describe('a task started while MCP servers are still starting', function () {
     ]);
     // As early as anything can: the helper extension activates Toolgate and runs the task at once.
     const result = control.call<{ reason: string; answer: string }>('/command', { command: 'toolgate.runTask', args: ['Write from-mcp.txt with the fs server'] });
-    await waitFor(() => model.fake.requests.length >= 1, 'the first model request', 60_000);
+    await until(() => model.fake.requests.length >= 1, 'the first model request', { timeoutMs: 60_000 });
     const offered = ((model.fake.requests[0]?.body as RecordedBody | undefined)?.tools ?? []).map((tool) => tool.function.name);
     assert.ok(offered.includes('mcp__fs__write_file'), `the first request offers the server's tools: ${offered.join(', ')}`);
     assert.ok(offered.includes('write_file'), 'and the built-in ones');

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Frame } from 'playwright-core';
 import { startFakeOpenAI, type FakeOpenAI } from '../fixtures/fakeOpenAI';
 import { ChatDriver } from './harness/chat';
-import { useCodeServer } from './harness/session';
+import { useSession } from './harness/session';
 
 /** Runs Test connection (`start` presses it) and returns its lines, as `kind:result`, once it has finished. */
 async function testLines(frame: Frame, start: () => Promise<void>): Promise<string[]> {
@@ -38,9 +38,11 @@ describe('the model is set up in the chat: provider, address, key, a model from 
     assert.ok(fake, 'the fake endpoints run');
     return fake;
   };
-  const session = useCodeServer(() => ({
-    settings: { 'toolgate.model.baseUrl': server(local).baseUrl, 'toolgate.model.name': 'missing-model', 'toolgate.approvals.revealPanel': 'always' },
-  }));
+  const session = useSession({
+    late: () => ({
+      settings: { 'toolgate.model.baseUrl': server(local).baseUrl, 'toolgate.model.name': 'missing-model', 'toolgate.approvals.revealPanel': 'always' },
+    }),
+  });
 
   it("a model error's Set up the model opens the setup on the settings; a model picked from the list is saved, and Retry works", async () => {
     const chat = new ChatDriver(session.workbench);

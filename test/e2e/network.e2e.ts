@@ -3,10 +3,11 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
-import { useFakeModel, waitFor, sentToolResult } from './harness/chat';
+import { sentToolResult } from './harness/chat';
+import { until } from './harness/until';
 import { ChatDriver } from './harness/chat';
 import { ApprovalsPanelDriver } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { useSession } from './harness/session';
 
 /** A listener on the host's loopback that greets and counts who connected. */
 async function listen(greeting: string): Promise<{ server: Server; port: number; connections: () => number }> {
@@ -22,7 +23,6 @@ async function listen(greeting: string): Promise<{ server: Server; port: number;
 
 describe('the sandbox\'s network allow-list in the real VS Code: what the person listed is reachable, nothing else', function () {
   this.timeout(300_000);
-  const model = useFakeModel();
   let listed: Awaited<ReturnType<typeof listen>>;
   let fromWorkspace: Awaited<ReturnType<typeof listen>>;
   // Registered before the VS Code session's own hook, so the ports are known when its settings are written.
@@ -30,17 +30,20 @@ describe('the sandbox\'s network allow-list in the real VS Code: what the person
     listed = await listen('LISTED-SERVICE');
     fromWorkspace = await listen('WORKSPACE-LISTED');
   });
-  const session = useCodeServer(() => ({
-    // The person's machine settings list one service of this machine; the workspace's settings try to list another,
-    // which VS Code does not take from a workspace (the setting's scope is machine).
-    machineSettings: { 'toolgate.sandbox.allowedDomains': [`127.0.0.1:${listed.port}`] },
-    settings: {
-      ...model.workspaceSettings(),
-      'toolgate.sandbox.allowedDomains': [`127.0.0.1:${fromWorkspace.port}`],
-      // Malformed: the safe default holds, and the person is told where to fix it.
-      'toolgate.sandbox.hiddenPaths': 'not-a-list',
-    },
-  }));
+  const session = useSession({
+    model: true,
+    late: () => ({
+      // The person's machine settings list one service of this machine; the workspace's settings try to list another,
+      // which VS Code does not take from a workspace (the setting's scope is machine).
+      machineSettings: { 'toolgate.sandbox.allowedDomains': [`127.0.0.1:${listed.port}`] },
+      settings: {
+        'toolgate.sandbox.allowedDomains': [`127.0.0.1:${fromWorkspace.port}`],
+        // Malformed: the safe default holds, and the person is told where to fix it.
+        'toolgate.sandbox.hiddenPaths': 'not-a-list',
+      },
+    }),
+  });
+  const { model } = session;
   after(async () => {
     await Promise.all([listed, fromWorkspace].map(({ server }) => new Promise((resolve) => server.close(resolve))));
   });
@@ -55,7 +58,7 @@ describe('the sandbox\'s network allow-list in the real VS Code: what the person
     const before = model.fake.requests.length;
     await new ChatDriver(session.workbench).say('Reach the services');
     const { allowed, withoutSandbox } = await new ApprovalsPanelDriver(session.workbench).allowEveryCard(() => model.fake.requests.length >= before + 2);
-    await waitFor(() => model.fake.requests.length >= before + 2, 'the model to get every result', 60_000);
+    await until(() => model.fake.requests.length >= before + 2, 'the model to get every result', { timeoutMs: 60_000 });
     assert.equal(allowed, 3);
     // The two that failed offered to run without the sandbox; the person said no.
     assert.equal(withoutSandbox, 2);
@@ -86,7 +89,6 @@ describe('the sandbox\'s network allow-list in the real VS Code: what the person
 
 describe('a refused connection to a service of this machine in the real VS Code: named on its card, fixed narrowly', function () {
   this.timeout(300_000);
-  const model = useFakeModel();
   let requests = 0;
   const web = createHttpServer((_request, response) => {
     requests++;
@@ -99,7 +101,8 @@ describe('a refused connection to a service of this machine in the real VS Code:
     port = typeof address === 'object' && address ? address.port : 0;
   });
   // Nothing listed: the allow-list starts empty, in the machine's settings where the person keeps it.
-  const session = useCodeServer(() => ({ machineSettings: { 'toolgate.sandbox.allowedDomains': [] }, settings: model.workspaceSettings() }));
+  const session = useSession({ model: true, machineSettings: { 'toolgate.sandbox.allowedDomains': [] } });
+  const { model } = session;
   after(async () => {
     web.closeAllConnections();
     await new Promise((resolve) => web.close(resolve));
@@ -126,7 +129,7 @@ describe('a refused connection to a service of this machine in the real VS Code:
     assert.equal(requests, 0, 'nothing reached the server before the person allowed it');
     await session.workbench.screenshot('network-refusal-card');
     await allow.click();
-    await waitFor(() => model.fake.requests.length >= before + 2, 'the model to get the result', 60_000);
+    await until(() => model.fake.requests.length >= before + 2, 'the model to get the result', { timeoutMs: 60_000 });
     const result = sentToolResult(model.fake, before + 1, 'call_local');
     assert.match(result, new RegExp(`^The sandbox refused connections it needed; the person allowed localhost:${port} \\(added to toolgate\\.sandbox\\.allowedDomains\\), and this is the run again in the sandbox with it\\.\\nExit code: 0\\nOutput:\\nLOCAL-TEST-SERVER`));
     assert.doesNotMatch(result, /without the sandbox/);

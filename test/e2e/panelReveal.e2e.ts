@@ -6,21 +6,16 @@
  */
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { Locator } from 'playwright-core';
-import { ChatDriver, modelSettings, useFakeModel, waitFor } from './harness/chat';
-import { Control } from './harness/control';
-import { ApprovalsPanelDriver } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { ChatDriver } from './harness/chat';
+import { until } from './harness/until';
+import { useSession } from './harness/session';
 
 describe('the Approvals panel opens only when the call is not visible elsewhere', function () {
   this.timeout(180_000);
-  const model = useFakeModel();
-  const control = new Control();
   // The default reveal setting: only the model's address and name are set.
-  const session = useCodeServer(() => ({ env: control.env, extraExtensions: [control.vsix], settings: modelSettings(model.fake) }));
-  const file = (relative: string): string => path.join(session.server.workspace, relative);
-  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
+  const session = useSession({ model: 'address', control: true });
+  const { model, control, file, panel } = session;
   const chat = (): ChatDriver => new ChatDriver(session.workbench);
   /** The Approvals panel's editor tab, whichever editor group holds it. */
   const panelTab = (): Locator => session.workbench.page.locator('.tabs-container .tab', { hasText: 'Toolgate Approvals' });
@@ -94,7 +89,7 @@ describe('the Approvals panel opens only when the call is not visible elsewhere'
     const next = runTask('Write next-task.txt');
     await panel().act(await panel().waitForCall('write_file', 'next-task.txt'), 'allow-once');
     await next;
-    await waitFor(() => model.fake.requests.length === before + 2, 'the model heard the result');
+    await until(() => model.fake.requests.length === before + 2, 'the model heard the result');
     assert.equal(readFileSync(file('next-task.txt'), 'utf8'), 'next-task.txt\n');
   });
 

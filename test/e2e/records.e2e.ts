@@ -2,9 +2,9 @@ import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Control } from './harness/control';
 import { ApprovalsPanelDriver } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { useSession } from './harness/session';
+import { until } from './harness/until';
 
 interface Line {
   callId: string;
@@ -16,8 +16,8 @@ interface Line {
 
 describe('every waiting call ends in the record, in the real VS Code', function () {
   this.timeout(180_000);
-  const control = new Control();
-  const session = useCodeServer({ env: control.env, extraExtensions: [control.vsix] });
+  const session = useSession({ control: true });
+  const { control } = session;
   const auditLines = (): Line[] => {
     const storage = path.join(session.server.userDataDir, 'User', 'workspaceStorage');
     const [file] = execFileSync('find', [storage, '-name', 'audit.jsonl'], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
@@ -38,11 +38,14 @@ describe('every waiting call ends in the record, in the real VS Code', function 
     await Promise.all(calls);
     // The new window is up (its control extension answers) and has had its start to close what was left open.
     await control.call('/evaluate', { tool: 'read_file', args: { path: 'one.txt' } });
-    for (let tries = 0; auditLines().filter((line) => asked.includes(line.callId) && line.verdict === 'deny').length < 3; tries++) {
-      assert.ok(tries < 100, `not all closed: ${JSON.stringify(auditLines())}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    const closing = auditLines().filter((line) => asked.includes(line.callId) && line.verdict === 'deny');
+    const closing = await until(
+      () => {
+        const denied = auditLines().filter((line) => asked.includes(line.callId) && line.verdict === 'deny');
+        return denied.length >= 3 && denied;
+      },
+      'the three waiting calls to be closed in the audit log',
+      { timeoutMs: 10_000, detail: () => `not all closed: ${JSON.stringify(auditLines())}` },
+    );
     assert.deepEqual(closing.map((line) => line.decidedBy), ['cancel', 'cancel', 'cancel']);
     for (const line of closing) {
       assert.ok(line.notRun === 'shutdown' || line.notRun === 'recovered', JSON.stringify(line));

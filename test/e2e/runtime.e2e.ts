@@ -6,12 +6,14 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import type { Frame } from 'playwright-core';
-import { ChatDriver, sentMessages, waitFor } from './harness/chat';
-import { useControlledCodeServer } from './harness/controlled';
+import { ChatDriver, sentMessages } from './harness/chat';
+import { until } from './harness/until';
+import { useSession } from './harness/session';
 
 describe('runtime: notifications, the focused call, a terminal per chat, Retry', function () {
   this.timeout(180_000);
-  const { model, control, session, file, panel } = useControlledCodeServer();
+  const session = useSession({ model: true, control: true });
+  const { model, control, file, panel } = session;
   const chat = (): ChatDriver => new ChatDriver(session.workbench);
   // The chats' terminals (an API call's command, as in the notification test, has its own: not a chat's).
   const toolgateTerminals = async (): Promise<string[]> => (await control.call<string[]>('/terminals')).filter((name) => name.startsWith('Toolgate') && name !== 'Toolgate: API calls');
@@ -90,10 +92,7 @@ describe('runtime: notifications, the focused call, a terminal per chat, Retry',
     const frame = await session.workbench.webviewFrame('body[data-view="approvals"] main#root[data-state="connected"]');
     const focusedCard = (): Promise<string | null> =>
       frame.evaluate(() => document.activeElement?.closest('[data-call-id]')?.getAttribute('data-call-id') ?? null);
-    for (let tries = 0; (await focusedCard()) !== firstId; tries++) {
-      assert.ok(tries < 50, 'the focus did not move to the next waiting card');
-      await session.workbench.page.waitForTimeout(100);
-    }
+    await until(async () => (await focusedCard()) === firstId, 'the focus to move to the next waiting card', { timeoutMs: 5_000 });
     await session.workbench.page.keyboard.press('Control+Alt+KeyY');
     assert.equal((await first).ok, true);
     assert.equal(readFileSync(file('first.txt'), 'utf8'), '1\n');
@@ -114,10 +113,11 @@ describe('runtime: notifications, the focused call, a terminal per chat, Retry',
     // The calls of one turn run once all are decided: here the decided card goes, and the other stays.
     await card('chat-second.txt').waitFor({ state: 'detached' });
     assert.equal(await card('chat-first.txt').isVisible(), true, 'the first call still waits');
-    for (let tries = 0; (await frame.evaluate(() => document.activeElement?.closest('[data-call-id]')?.getAttribute('data-call-id') ?? null)) !== firstId; tries++) {
-      assert.ok(tries < 50, 'the focus did not move to the next waiting card');
-      await session.workbench.page.waitForTimeout(100);
-    }
+    await until(
+      async () => (await frame.evaluate(() => document.activeElement?.closest('[data-call-id]')?.getAttribute('data-call-id') ?? null)) === firstId,
+      'the focus to move to the next waiting card',
+      { timeoutMs: 5_000 },
+    );
     await session.workbench.page.keyboard.press('Control+Alt+KeyY');
     await frame.locator('[data-entry="assistant"]', { hasText: 'Both written.' }).waitFor({ timeout: 30_000 });
     assert.equal(readFileSync(file('chat-first.txt'), 'utf8'), 'w1\n');
@@ -156,7 +156,7 @@ describe('runtime: notifications, the focused call, a terminal per chat, Retry',
     await retry.focus();
     await session.workbench.page.keyboard.press('Enter');
     await frame.locator('[data-entry="assistant"]', { hasText: 'Recovered.' }).waitFor({ timeout: 30_000 });
-    await waitFor(() => model.fake.requests.length === before + 2, 'the retried request');
+    await until(() => model.fake.requests.length === before + 2, 'the retried request');
     assert.deepEqual(sentMessages(model.fake, before + 1), sentMessages(model.fake, before), 'the same history, sent again');
     assert.equal(sentMessages(model.fake, before + 1).filter((message) => message.role === 'user' && message.content === 'Try once more').length, 1);
     assert.equal(await frame.locator('[data-entry="user"]', { hasText: 'Try once more' }).count(), 1);

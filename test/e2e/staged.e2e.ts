@@ -9,10 +9,10 @@ import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ChatDriver, sentToolResult, useFakeModel, waitFor } from './harness/chat';
-import { Control } from './harness/control';
+import { ChatDriver, sentToolResult } from './harness/chat';
+import { until } from './harness/until';
 import { ApprovalsPanelDriver } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { useSession } from './harness/session';
 import type { Locator } from 'playwright-core';
 
 /** 40 lines; changing lines 5 and 35 makes two hunks. */
@@ -42,19 +42,17 @@ function tree(root: string): Record<string, string> {
 
 describe('staged commands in the real VS Code: a command\'s writes are reviewed before they land', function () {
   this.timeout(180_000);
-  const model = useFakeModel();
-  const control = new Control();
   const cache = mkdtempSync(path.join(os.tmpdir(), 'toolgate-e2e-cache-'));
-  const session = useCodeServer(() => ({
-    env: { ...control.env, XDG_CACHE_HOME: cache },
-    extraExtensions: [control.vsix],
+  const session = useSession({
+    model: true,
+    control: true,
+    env: { XDG_CACHE_HOME: cache },
     files: { 'allowed/a.txt': 'a\n', 'src/three.ts': base, 'src/keep.txt': 'keep\n' },
     // CodeLens is off in diff editors by default: on, each hunk's choice is a lens to click.
-    settings: { ...model.workspaceSettings(), 'toolgate.autoApprove.edits': { 'allowed/**': true }, 'diffEditor.codeLens': true },
-  }));
+    settings: { 'toolgate.autoApprove.edits': { 'allowed/**': true }, 'diffEditor.codeLens': true },
+  });
+  const { model, control, file, panel } = session;
   after(() => rmSync(cache, { recursive: true, force: true }));
-  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
-  const file = (relative: string): string => path.join(session.server.workspace, relative);
   /** The person allows the command itself first: what it writes is judged when it ends. */
   const allowCommand = async (): Promise<void> => panel().act(await panel().waitForCall('run_in_terminal', undefined, 60_000), 'allow-once');
 
@@ -66,7 +64,7 @@ describe('staged commands in the real VS Code: a command\'s writes are reviewed 
     assert.match(await card.locator('[data-field="group-title"]').innerText(), /echo A > allowed\/a\.txt .* changed 3 files/);
     assert.match(await card.locator('[data-field="group-intro"]').innerText(), /^2 files wait for you; the other 1 change landed/);
     // The allowed file is in the workspace while the others wait; the asking ones are not.
-    await waitFor(() => readFileSync(file('allowed/a.txt'), 'utf8') === 'A\n', 'the allowed file to land');
+    await until(() => readFileSync(file('allowed/a.txt'), 'utf8') === 'A\n', 'the allowed file to land');
     assert.equal(readFileSync(file('src/three.ts'), 'utf8'), base);
     assert.equal(existsSync(file('src/new.txt')), false);
     const three = card.locator('section.group-file[data-path="src/three.ts"]');
@@ -140,7 +138,7 @@ describe('staged commands in the real VS Code: a command\'s writes are reviewed 
     const chat = new ChatDriver(session.workbench);
     await chat.say('Start the watcher');
     await allowCommand();
-    await waitFor(() => inStage('sofar.txt'), 'the command to write its file in the stage', 60_000);
+    await until(() => inStage('sofar.txt'), 'the command to write its file in the stage', { timeoutMs: 60_000 });
     const frame = await chat.frame();
     await frame.locator('[data-entry="tool"][data-status="running"] [data-action="staged-so-far"]').click();
     const page = session.workbench.page;
@@ -180,7 +178,7 @@ describe('staged commands in the real VS Code: a command\'s writes are reviewed 
     const earlier = new Set(existsSync(stages) ? readdirSync(stages) : []);
     const result = control.invoke('run_in_terminal', { command: 'sleep 3 && echo from-the-command > allowed/a.txt' });
     await allowCommand();
-    await waitFor(() => existsSync(stages) && readdirSync(stages).some((name) => name.startsWith('stage-') && !earlier.has(name)), 'the command to start (its stage)', 60_000);
+    await until(() => existsSync(stages) && readdirSync(stages).some((name) => name.startsWith('stage-') && !earlier.has(name)), 'the command to start (its stage)', { timeoutMs: 60_000 });
     writeFileSync(file('allowed/a.txt'), 'mine\n');
     const card = await panel().waitForGroup('changed 1 file', 60_000);
     assert.match(await card.locator('section.group-file[data-path="allowed/a.txt"]').innerText(), /changed in the workspace while the command ran/);
@@ -195,14 +193,13 @@ describe('staged commands in the real VS Code: a command\'s writes are reviewed 
 
 describe("undo after a staged command in the real VS Code: what it created, changed and deleted comes back byte for byte", function () {
   this.timeout(180_000);
-  const model = useFakeModel();
-  const control = new Control();
-  const session = useCodeServer(() => ({
-    env: control.env,
-    extraExtensions: [control.vsix],
+  const session = useSession({
+    model: true,
+    control: true,
     files: { 'mod.txt': 'one\ntwo\n', 'del.txt': 'delete me\n', 'keep.txt': 'keep\n', 'latin1.txt': 'caf\u00e9\n' },
-    settings: { ...model.workspaceSettings(), 'toolgate.autoApprove.edits': { '**': true } },
-  }));
+    settings: { 'toolgate.autoApprove.edits': { '**': true } },
+  });
+  const { model, control } = session;
 
   it('Undo Agent\'s Task restores the workspace exactly as it was before the command', async () => {
     // The harness wrote latin1.txt as UTF-8: make it one byte per character.
@@ -230,15 +227,13 @@ describe("undo after a staged command in the real VS Code: what it created, chan
 
 describe('undo after an unstaged command (staging off, as on macOS): what git can tell the before of comes back byte for byte', function () {
   this.timeout(180_000);
-  const model = useFakeModel();
-  const control = new Control();
-  const session = useCodeServer(() => ({
-    env: control.env,
-    extraExtensions: [control.vsix],
+  const session = useSession({
+    model: true,
+    control: true,
     files: { 'mod.txt': 'one\ntwo\n', 'del.txt': 'delete me\n', 'keep.txt': 'keep\n' },
-    settings: model.workspaceSettings(),
     machineSettings: { 'toolgate.sandbox.reviewCommandChanges': false },
-  }));
+  });
+  const { model, control } = session;
   const git = (...args: string[]): void => {
     execFileSync('git', ['-c', 'user.email=t@example.invalid', '-c', 'user.name=t', ...args], { cwd: session.server.workspace, stdio: 'ignore' });
   };
@@ -285,13 +280,12 @@ describe('undo after an unstaged command (staging off, as on macOS): what git ca
 // home folder's repository with `*`), every file a command wrote counted as ignored and landed at once, unseen.
 describe('a workspace inside a parent repository that ignores it: what a command writes still waits on its card', function () {
   this.timeout(180_000);
-  const model = useFakeModel();
-  const session = useCodeServer(() => ({
+  const session = useSession({
+    model: true,
     parentGitignore: '.tmp/\n',
     files: { 'CHANGELOG.md': '# Changes\n' },
-    settings: model.workspaceSettings(),
-  }));
-  const file = (relative: string): string => path.join(session.server.workspace, relative);
+  });
+  const { model, file } = session;
 
   it('the written files wait on one group card and are absent until accepted; the model and the task\'s changes name them', async () => {
     assert.match(execFileSync('git', ['check-ignore', session.server.workspace], { cwd: path.dirname(path.dirname(session.server.workspace)), encoding: 'utf8' }), /\.tmp\/workspace/, 'the parent ignores the workspace');
@@ -322,17 +316,17 @@ describe('a workspace inside a parent repository that ignores it: what a command
 
 describe("undo after a rule-allowed command whose file was accepted on its card: the file is gone, the ignored output it kept is named", function () {
   this.timeout(240_000);
-  const model = useFakeModel();
   const gen = "const fs = require('fs'); fs.writeFileSync('notes.txt', 'generated notes\\n'); fs.mkdirSync('dist', { recursive: true }); fs.writeFileSync('dist/bundle.js', 'bundle();\\n');\n";
-  const session = useCodeServer(() => ({
+  const session = useSession({
+    model: true,
     files: {
       '.gitignore': 'dist/\n',
       'package.json': JSON.stringify({ name: 'gen-demo', version: '1.0.0', private: true, scripts: { gen: 'node gen.js' } }, null, 2),
       'gen.js': gen,
     },
-    settings: { ...model.workspaceSettings(), 'toolgate.autoApprove.terminal': { 'npm run gen': true } },
-  }));
-  const file = (relative: string): string => path.join(session.server.workspace, relative);
+    settings: { 'toolgate.autoApprove.terminal': { 'npm run gen': true } },
+  });
+  const { model, file } = session;
 
   it('npm run gen: notes.txt accepted on the group card, dist/bundle.js landed unreviewed; Undo Task deletes notes.txt and names dist/bundle.js as kept', async () => {
     const git = (...args: string[]): string => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: session.server.workspace, encoding: 'utf8' });
@@ -355,7 +349,7 @@ describe("undo after a rule-allowed command whose file was accepted on its card:
     const notice = session.workbench.page.locator('.notifications-toasts .notification-toast', { hasText: 'Undid task' });
     await notice.waitFor({ timeout: 30_000 });
     const said = await notice.innerText();
-    await waitFor(() => !existsSync(file('notes.txt')), 'notes.txt to be deleted by the undo', 15_000);
+    await until(() => !existsSync(file('notes.txt')), 'notes.txt to be deleted by the undo', { timeoutMs: 15_000 });
     assert.match(said, /kept dist\/bundle\.js: landed without review, not kept for undo/, `the notification names the kept ignored output: ${said}`);
     const note = frame.locator('[data-entry="notice"]', { hasText: /^Undid / });
     await note.waitFor({ timeout: 15_000 });

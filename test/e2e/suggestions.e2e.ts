@@ -7,20 +7,18 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ChatDriver, sentToolResult, useFakeModel, waitFor } from './harness/chat';
-import { ApprovalsPanelDriver } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { ChatDriver, sentToolResult } from './harness/chat';
+import { until } from './harness/until';
+import { useSession } from './harness/session';
 
 describe('fewer prompts: suggested rules and time-boxed grants', function () {
   this.timeout(300_000);
-  const model = useFakeModel();
-  const session = useCodeServer(() => ({
-    settings: model.workspaceSettings(),
+  const session = useSession({
+    model: true,
     files: { 'package.json': `${JSON.stringify({ name: 'demo', version: '1.0.0', scripts: { test: 'echo tests-ran' } }, null, 2)}\n`, 'keep.txt': 'keep\n' },
-  }));
-  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
+  });
+  const { model, file, panel } = session;
   const chat = (): ChatDriver => new ChatDriver(session.workbench);
-  const file = (relative: string): string => path.join(session.server.workspace, relative);
   const run = (id: string, command: string): { id: string; name: string; arguments: string } => ({ id, name: 'run_in_terminal', arguments: JSON.stringify({ command }) });
   const variants = ['npm test', 'npm test --silent', 'npm test', 'npm test -s', 'npm test --silent'];
 
@@ -32,7 +30,7 @@ describe('fewer prompts: suggested rules and time-boxed grants', function () {
       await chat().task(`Run the tests (${index + 1})`);
       const card = await panel().waitForCall('run_in_terminal', command);
       await panel().act(card, 'allow-once');
-      await waitFor(() => fake.requests.length === before + 2, 'the tool result to reach the model');
+      await until(() => fake.requests.length === before + 2, 'the tool result to reach the model');
       assert.match(sentToolResult(fake, before + 1, `call_t${index}`), /tests-ran/);
       await chat().idle();
     }
@@ -50,7 +48,7 @@ describe('fewer prompts: suggested rules and time-boxed grants', function () {
     await session.workbench.screenshot('suggestions');
     await suggestion.locator('[data-action="accept-suggestion"]').click();
     await frame.locator('[data-field="done"]', { hasText: 'added "npm test": true to toolgate.autoApprove.terminal' }).waitFor({ timeout: 15_000 });
-    await waitFor(() => /"npm test": true/.test(readFileSync(file('.vscode/settings.json'), 'utf8')), 'the rule in the workspace settings');
+    await until(() => /"npm test": true/.test(readFileSync(file('.vscode/settings.json'), 'utf8')), 'the rule in the workspace settings');
     const settings = JSON.parse(readFileSync(file('.vscode/settings.json'), 'utf8')) as Record<string, unknown>;
     assert.deepEqual(settings['toolgate.autoApprove.terminal'], { 'npm test': true }, 'only the accepted key is written');
     // Nothing left to suggest, and the view says why beside the group rather than "No suggestion yet" alone.
@@ -64,7 +62,7 @@ describe('fewer prompts: suggested rules and time-boxed grants', function () {
     fake.script([{ toolCalls: [run('call_t6', 'npm test')] }, { text: 'Tests ran.' }]);
     let before = fake.requests.length;
     await chat().task('Run the tests (6)');
-    await waitFor(() => fake.requests.length === before + 2, 'the tool result to reach the model');
+    await until(() => fake.requests.length === before + 2, 'the tool result to reach the model');
     assert.match(sentToolResult(fake, before + 1, 'call_t6'), /tests-ran/);
     await chat().idle();
 
@@ -79,7 +77,7 @@ describe('fewer prompts: suggested rules and time-boxed grants', function () {
     const redirected = await panel().waitForCall('run_in_terminal', '../outside.txt');
     await panel().act(chained, 'deny');
     await panel().act(redirected, 'deny');
-    await waitFor(() => fake.requests.length === before + 2, 'the denials to reach the model');
+    await until(() => fake.requests.length === before + 2, 'the denials to reach the model');
     assert.match(sentToolResult(fake, before + 1, 'call_chain'), /denied/);
     assert.equal(existsSync(file('keep.txt')), true, 'keep.txt is still there');
     assert.equal(existsSync(path.join(path.dirname(session.server.workspace), 'outside.txt')), false, 'nothing was written outside');
@@ -96,7 +94,7 @@ describe('fewer prompts: suggested rules and time-boxed grants', function () {
     await card.locator('[data-field="grant-scope"]').selectOption('path');
     await card.locator('[data-field="grant-minutes"]').fill('5');
     await panel().act(card, 'allow-minutes');
-    await waitFor(() => fake.requests.length === before + 2, 'the tool result to reach the model');
+    await until(() => fake.requests.length === before + 2, 'the tool result to reach the model');
     await chat().idle();
     const frame = await session.workbench.webviewFrame('[data-grant-id][data-scope="timed"]');
     const listed = await frame.locator('[data-grant-id][data-scope="timed"]').innerText();
@@ -106,7 +104,7 @@ describe('fewer prompts: suggested rules and time-boxed grants', function () {
     fake.script([{ toolCalls: [write('call_w2', 'two\n')] }, { text: 'Wrote it again.' }]);
     before = fake.requests.length;
     await chat().task('Write timed.txt again');
-    await waitFor(() => fake.requests.length === before + 2, 'the tool result to reach the model');
+    await until(() => fake.requests.length === before + 2, 'the tool result to reach the model');
     assert.equal(readFileSync(file('timed.txt'), 'utf8'), 'two\n');
     await chat().idle();
   });

@@ -5,29 +5,27 @@
  */
 import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import path from 'node:path';
 import type { Locator } from 'playwright-core';
-import { ChatDriver, sentToolResult, useFakeModel, waitFor } from './harness/chat';
-import { ApprovalsPanelDriver } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { ChatDriver, sentToolResult } from './harness/chat';
+import { until } from './harness/until';
+import { useSession } from './harness/session';
 import type { Workbench } from './harness/workbench';
 
 
 /** The text the visible terminal shows (xterm's DOM renderer, chosen by `terminal.integrated.gpuAcceleration: off`). */
 async function waitForTerminalText(workbench: Workbench, expected: string[], timeoutMs = 20_000): Promise<string> {
   const rows = workbench.page.locator('.terminal-wrapper.active .xterm-rows');
-  const deadline = Date.now() + timeoutMs;
   let text = '';
-  while (Date.now() < deadline) {
-    text = (await rows.count()) > 0 ? await rows.first().innerText() : '';
-    // xterm's DOM renderer draws spaces as no-break spaces.
-    text = text.replace(/\u00a0/g, ' ');
-    if (expected.every((part) => text.includes(part))) {
-      return text;
-    }
-    await workbench.page.waitForTimeout(150);
-  }
-  throw new Error(`the terminal did not show ${JSON.stringify(expected)}; it shows:\n${text}`);
+  return await until(
+    async () => {
+      text = (await rows.count()) > 0 ? await rows.first().innerText() : '';
+      // xterm's DOM renderer draws spaces as no-break spaces.
+      text = text.replace(/\u00a0/g, ' ');
+      return expected.every((part) => text.includes(part)) && text;
+    },
+    `the terminal to show ${JSON.stringify(expected)}`,
+    { timeoutMs, everyMs: 150, detail: () => `it shows:\n${text}` },
+  );
 }
 
 /** The tab of a terminal by its title (the tab list, or the panel's title while there is one terminal). */
@@ -43,18 +41,16 @@ const shells = [
 for (const shell of shells) {
   describe(`run_in_terminal with ${shell.name} as the user's default terminal shell`, function () {
     this.timeout(180_000);
-    const model = useFakeModel();
     const profile = `${shell.name} (user default)`;
-    const session = useCodeServer(() => ({
-      settings: model.workspaceSettings(),
+    const session = useSession({
+      model: true,
       userSettings: {
         'terminal.integrated.profiles.linux': { [profile]: { path: shell.path } },
         'terminal.integrated.defaultProfile.linux': profile,
         'terminal.integrated.gpuAcceleration': 'off',
       },
-    }));
-    const file = (relative: string): string => path.join(session.server.workspace, relative);
-    const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
+    });
+    const { model, file, panel } = session;
     const chat = (): ChatDriver => new ChatDriver(session.workbench);
     it('`echo hi # ; touch pwned` runs as bash reads it: the model gets `hi` and exit code 0, and nothing is touched', async () => {
       const fake = model.fake;
@@ -66,7 +62,7 @@ for (const shell of shells) {
       await chat().task('Say hi');
       const card = await panel().waitForCall('run_in_terminal', 'echo hi');
       await panel().act(card, 'allow-once');
-      await waitFor(() => fake.requests.length === before + 2, 'the tool result to reach the model');
+      await until(() => fake.requests.length === before + 2, 'the tool result to reach the model');
       const result = sentToolResult(fake, before + 1, 'call_comment');
       assert.match(result, /^Exit code: 0\nOutput:\nhi\n?$/);
       assert.equal(existsSync(file('pwned')), false, 'touch pwned ran');
@@ -89,7 +85,7 @@ for (const shell of shells) {
       const card = await panel().waitForCall('run_in_terminal', 'pwned2');
       assert.equal(existsSync(file('pwned2')), false, 'nothing ran before approval');
       await panel().act(card, 'allow-once');
-      await waitFor(() => fake.requests.length === before + 2, 'the tool result to reach the model');
+      await until(() => fake.requests.length === before + 2, 'the tool result to reach the model');
       const result = sentToolResult(fake, before + 1, 'call_cr');
       // bash prints `a<CR>touch pwned2`; the model gets what a terminal shows of it.
       assert.match(result, /^Exit code: 0\nOutput:\ntouch pwned2\n?$/);
@@ -117,7 +113,7 @@ for (const shell of shells) {
 
       fake.script([{ text: 'Understood.' }]);
       await chat().task('What happened?');
-      await waitFor(() => fake.requests.length === before + 2, 'the next task to reach the model');
+      await until(() => fake.requests.length === before + 2, 'the next task to reach the model');
       const result = sentToolResult(fake, before + 1, 'call_sleep');
       assert.match(result, /The command was stopped because the task was cancelled\./);
       assert.match(result, /Output:\nsleeping/);
@@ -136,7 +132,7 @@ for (const shell of shells) {
       await waitForTerminalText(session.workbench, ['$ echo waiting; sleep 30', 'waiting\n']);
       await session.workbench.page.locator('.terminal-wrapper.active .xterm').first().click();
       await session.workbench.page.keyboard.press('Control+C');
-      await waitFor(() => fake.requests.length === before + 2, 'the tool result to reach the model', 20_000);
+      await until(() => fake.requests.length === before + 2, 'the tool result to reach the model', { timeoutMs: 20_000 });
       const result = sentToolResult(fake, before + 1, 'call_ctrl_c');
       assert.match(result, /The person stopped the command with Ctrl\+C in its terminal\./);
       assert.match(result, /Output:\nwaiting/);

@@ -2,21 +2,20 @@ import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Locator } from 'playwright-core';
-import { ChatDriver, useFakeModel } from './harness/chat';
-import { Control } from './harness/control';
+import { ChatDriver } from './harness/chat';
+import type { Control } from './harness/control';
 import { ApprovalsPanelDriver } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { useSession } from './harness/session';
 
 describe('an untrusted workspace (Workspace Trust on, folder not trusted)', function () {
   this.timeout(180_000);
-  const control = new Control();
-  const session = useCodeServer({
+  const session = useSession({
+    control: true,
     workspaceTrust: true,
-    env: control.env,
-    extraExtensions: [control.vsix],
     // A workspace setting that would ungate writes: restricted mode must ignore it, and the policy must ask anyway.
     settings: { 'toolgate.gatedTools': { write_file: false, read_file: false }, 'toolgate.autoApprove.terminal': { '/.*/': true } },
   });
+  const { control } = session;
 
   it('auto-allows nothing: even an ungated read asks, with the reason', async () => {
     const read = await control.call<{ verdict: string; reason: string }>('/evaluate', { tool: 'read_file', args: { path: 'README.md' } });
@@ -103,8 +102,8 @@ describe('an untrusted workspace (Workspace Trust on, folder not trusted)', func
 
 describe('a first task in a folder that is not trusted, whose settings name the model endpoint', function () {
   this.timeout(180_000);
-  const model = useFakeModel();
-  const session = useCodeServer(() => ({ workspaceTrust: true, settings: model.workspaceSettings() }));
+  const session = useSession({ model: true, workspaceTrust: true });
+  const { model } = session;
 
   it('says that VS Code ignores the endpoint until the folder is trusted, and offers the setting and the trust in one click', async () => {
     const chat = new ChatDriver(session.workbench);

@@ -1,9 +1,9 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ChatDriver, useFakeModel } from './harness/chat';
-import { Control } from './harness/control';
-import { useCodeServer } from './harness/session';
+import { ChatDriver } from './harness/chat';
+import { useSession } from './harness/session';
+import { until } from './harness/until';
 
 interface UndoOutcome {
   kind: string;
@@ -14,22 +14,17 @@ interface UndoOutcome {
 
 describe("undo the agent's task in the real VS Code: only the agent's changes go, a later hand edit stays", function () {
   this.timeout(180_000);
-  const model = useFakeModel();
-  const control = new Control();
-  const session = useCodeServer(() => ({
-    env: control.env,
-    extraExtensions: [control.vsix],
+  const session = useSession({
+    model: true,
+    control: true,
     // The agent's writes run without asking here: this is about what undo reverts, not about the panel.
-    settings: { ...model.workspaceSettings(), 'toolgate.gatedTools': { write_file: false, edit_file: false } },
-  }));
-  const file = (relative: string): string => path.join(session.server.workspace, relative);
+    settings: { 'toolgate.gatedTools': { write_file: false, edit_file: false } },
+  });
+  const { model, control, file } = session;
   /** The person edits a file on disk, and VS Code has seen it before the test goes on. */
   const handEdit = async (relative: string, text: string): Promise<void> => {
     writeFileSync(file(relative), text);
-    for (let tries = 0; (await control.call<{ text: string }>('/documentText', { path: relative })).text !== text; tries++) {
-      assert.ok(tries < 100, 'VS Code did not see the hand edit');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await until(async () => (await control.call<{ text: string }>('/documentText', { path: relative })).text === text, 'VS Code to see the hand edit', { timeoutMs: 10_000 });
   };
 
   it('a two-turn task, a hand edit afterwards, then Undo Task: the hand edit survives and the agent edits are gone', async () => {

@@ -1,9 +1,9 @@
 import * as assert from 'node:assert/strict';
 import { ChatDriver } from './harness/chat';
-import { useCodeServer } from './harness/session';
+import { useSession } from './harness/session';
 
 describe('Toolgate webviews in the real workbench', () => {
-  const session = useCodeServer();
+  const session = useSession();
 
   it('renders the chat view in the Toolgate view container', async () => {
     await session.workbench.page.locator('.activitybar [aria-label^="Toolgate"]').first().click();

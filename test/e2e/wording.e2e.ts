@@ -1,10 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import type { Frame, Locator } from 'playwright-core';
-import { ChatDriver, useFakeModel } from './harness/chat';
-import { ApprovalsPanelDriver } from './harness/panel';
-import { useCodeServer } from './harness/session';
+import { ChatDriver } from './harness/chat';
+import { useSession } from './harness/session';
 
 /** One text of a card whose contrast against its computed background was measured in the webview. */
 interface Measured {
@@ -56,15 +54,14 @@ const contrastScript = (scope: string): string => `(() => {
 
 describe('what the person reads and sees: plain reasons, contrast, grant controls, edits, side by side, narrow', function () {
   this.timeout(240_000);
-  const model = useFakeModel();
-  const session = useCodeServer(() => ({
-    settings: { ...model.workspaceSettings(), 'toolgate.autoApprove.terminal': { 'echo ruled': true, ls: true, rm: false } },
-  }));
-  const panel = (): ApprovalsPanelDriver => new ApprovalsPanelDriver(session.workbench);
+  const session = useSession({
+    model: true,
+    settings: { 'toolgate.autoApprove.terminal': { 'echo ruled': true, ls: true, rm: false } },
+  });
+  const { model, file, panel } = session;
   const driver = (): ChatDriver => new ChatDriver(session.workbench);
   const chat = (): Promise<Frame> => driver().frame();
   const panelFrame = (): Promise<Frame> => session.workbench.webviewFrame('body[data-view="approvals"] main#root[data-state="connected"]');
-  const file = (relative: string): string => path.join(session.server.workspace, relative);
 
   const call = (id: string, name: string, args: Record<string, unknown>): { id: string; name: string; arguments: string } =>
     ({ id, name, arguments: JSON.stringify(args) });

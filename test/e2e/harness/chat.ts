@@ -3,17 +3,6 @@ import type { Frame, Locator } from 'playwright-core';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fixtures/fakeOpenAI';
 import type { Workbench } from './workbench';
 
-/** Polls until `condition` holds (for things outside the browser, such as requests a fake server received). */
-export async function waitFor(condition: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 /** The Toolgate chat view in the real workbench, by the DOM contract (data-field, data-action, data-entry). */
 export class ChatDriver {
   constructor(private readonly workbench: Workbench) {}
@@ -118,8 +107,14 @@ export function modelSettings(fake: FakeOpenAI): Record<string, unknown> {
   return { 'toolgate.model.baseUrl': fake.baseUrl, 'toolgate.model.name': 'toolgate-test-model' };
 }
 
+/** The scripted OpenAI-compatible server of a `describe`, and the workspace settings that point Toolgate at it. */
+export interface FakeModel {
+  readonly fake: FakeOpenAI;
+  workspaceSettings(): Record<string, unknown>;
+}
+
 /** Registers hooks that run the scripted OpenAI-compatible server for the enclosing `describe`. */
-export function useFakeModel(): { readonly fake: FakeOpenAI; workspaceSettings(): Record<string, unknown> } {
+export function useFakeModel(): FakeModel {
   let fake: FakeOpenAI | undefined;
   before(async () => {
     fake = await startFakeOpenAI();

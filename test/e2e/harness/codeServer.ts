@@ -8,6 +8,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writ
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { until } from './until';
 
 export const repoRoot = path.resolve(__dirname, '..', '..', '..');
 
@@ -96,24 +97,26 @@ export async function freePort(): Promise<number> {
 }
 
 export async function waitForHealth(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
   let lastError = '';
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) {
-      throw new Error(`code-server exited with ${child.exitCode} before it was ready`);
-    }
-    try {
-      const response = await fetch(`${url}/healthz`);
-      if (response.ok) {
-        return;
+  await until(
+    async () => {
+      if (child.exitCode !== null) {
+        throw new Error(`code-server exited with ${child.exitCode} before it was ready`);
       }
-      lastError = `HTTP ${response.status}`;
-    } catch (error) {
-      lastError = String(error);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`code-server was not healthy within ${timeoutMs} ms: ${lastError}`);
+      try {
+        const response = await fetch(`${url}/healthz`);
+        if (response.ok) {
+          return true;
+        }
+        lastError = `HTTP ${response.status}`;
+      } catch (error) {
+        lastError = String(error);
+      }
+      return false;
+    },
+    'code-server to be healthy',
+    { timeoutMs, detail: () => lastError },
+  );
 }
 
 export async function startCodeServer(options: CodeServerOptions = {}): Promise<CodeServer> {
@@ -212,7 +215,7 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
   try {
     await waitForHealth(url, child, 30_000);
   } catch (error) {
-    killTree(child);
+    await killTree(child);
     throw new Error(`${String(error)}\n${output}`, { cause: error });
   }
   return {
@@ -224,21 +227,25 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
     extensionsDir,
     output: () => output,
     stop: async () => {
-      killTree(child);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await killTree(child);
       // A process of the tree may still write a log as it dies (ENOTEMPTY seen once): retried for up to 2 s.
       rmSync(base, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     },
   };
 }
 
-export function killTree(child: ChildProcess): void {
-  if (child.pid === undefined || child.exitCode !== null) {
+/** Ends code-server's process group and resolves once its leader has exited (or after 5 s, if it never says so). */
+export async function killTree(child: ChildProcess): Promise<void> {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) {
     return;
   }
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
     process.kill(-child.pid, 'SIGTERM');
   } catch {
     child.kill('SIGTERM');
   }
+  let bound: NodeJS.Timeout | undefined;
+  await Promise.race([exited, new Promise<void>((resolve) => (bound = setTimeout(resolve, 5_000)))]);
+  clearTimeout(bound);
 }

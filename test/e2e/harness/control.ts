@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { packageFolder } from './hostTests';
 import { repoRoot } from './codeServer';
+import { until } from './until';
 
 /**
  * The e2e side of the helper extension's control mode: Toolgate's API (invokeTool, requestApproval, evaluate) and a
@@ -25,14 +26,8 @@ export class Control {
   }
 
   private async port(timeoutMs = 60_000): Promise<number> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      if (existsSync(this.file)) {
-        return Number(readFileSync(this.file, 'utf8'));
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error('the control extension did not start');
+    await until(() => existsSync(this.file), 'the control extension to start (its port file)', { timeoutMs });
+    return Number(readFileSync(this.file, 'utf8'));
   }
 
   async call<T = unknown>(route: string, input: Record<string, unknown> = {}): Promise<T> {

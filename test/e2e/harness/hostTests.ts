@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from './codeServer';
+import { until } from './until';
 
 export interface HostTestResult {
   passes: string[];
@@ -61,14 +62,8 @@ export function hostActivationBench(toolgateFirst = false): { vsixes: string[]; 
 }
 
 export async function waitForJson<T>(resultFile: string, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (existsSync(resultFile)) {
-      return JSON.parse(readFileSync(resultFile, 'utf8')) as T;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`nothing was written to ${resultFile} within ${timeoutMs} ms`);
+  await until(() => existsSync(resultFile), `something to be written to ${resultFile}`, { timeoutMs, everyMs: 200 });
+  return JSON.parse(readFileSync(resultFile, 'utf8')) as T;
 }
 
 export function waitForHostTests(resultFile: string, timeoutMs: number): Promise<HostTestResult> {

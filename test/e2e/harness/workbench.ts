@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSy
 import path from 'node:path';
 import { chromium, type Browser, type Frame, type Locator, type Page } from 'playwright-core';
 import { repoRoot, type CodeServer } from './codeServer';
+import { until } from './until';
 
 export const artifactsDir = path.join(repoRoot, 'artifacts');
 
@@ -143,23 +144,25 @@ export class Workbench {
 
   /** The frame (of any webview) in which `selector` is present, waiting for it to appear. */
   async webviewFrame(selector: string, timeoutMs = 20_000): Promise<Frame> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      for (const frame of this.page.frames()) {
-        if (frame === this.page.mainFrame()) {
-          continue;
-        }
-        try {
-          if ((await frame.locator(selector).count()) > 0) {
-            return frame;
+    return await until(
+      async () => {
+        for (const frame of this.page.frames()) {
+          if (frame === this.page.mainFrame()) {
+            continue;
           }
-        } catch {
-          // The frame navigated or went away while we looked: keep searching.
+          try {
+            if ((await frame.locator(selector).count()) > 0) {
+              return frame;
+            }
+          } catch {
+            // The frame navigated or went away while we looked: keep searching.
+          }
         }
-      }
-      await this.page.waitForTimeout(100);
-    }
-    throw new Error(`no webview frame contains ${selector} within ${timeoutMs} ms`);
+        return undefined;
+      },
+      `a webview frame that contains ${selector}`,
+      { timeoutMs },
+    );
   }
 
   /** A locator for `selector` inside whichever webview holds it. */
@@ -213,18 +216,17 @@ export class Workbench {
    * and returns the log.
    */
   async waitForLog(text: string | RegExp, timeoutMs = 15_000, times = 1): Promise<string> {
-    const deadline = Date.now() + timeoutMs;
     let log = '';
     const count = (): number =>
       log.split('\n').filter((line) => (typeof text === 'string' ? line.includes(text) : text.test(line))).length;
-    while (Date.now() < deadline) {
-      log = this.extensionLog();
-      if (count() >= times) {
-        return log;
-      }
-      await this.page.waitForTimeout(150);
-    }
-    throw new Error(`the Toolgate log did not show ${String(text)} ${times} time(s) within ${timeoutMs} ms; it holds:\n${log}`);
+    return await until(
+      () => {
+        log = this.extensionLog();
+        return count() >= times && log;
+      },
+      `the Toolgate log to show ${String(text)} ${times} time(s)`,
+      { timeoutMs, everyMs: 150, detail: () => `it holds:\n${log}` },
+    );
   }
 
   async close(): Promise<void> {

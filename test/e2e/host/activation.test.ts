@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
+import { until } from '../harness/until';
 import { defaultGatedTools } from '../../../src/core/settings';
 import { defaultTerminalRules } from '../../../src/core/shell/rules';
 
@@ -33,13 +34,8 @@ describe('Toolgate in the extension host', () => {
       vscode.window.tabGroups.all
         .flatMap((group) => group.tabs)
         .find((tab) => tab.input instanceof vscode.TabInputWebview && tab.input.viewType.endsWith('toolgate.approvals'));
-    const deadline = Date.now() + 15_000;
-    while (!findPanel() && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    const panel = findPanel();
-    const labels = vscode.window.tabGroups.all.flatMap((group) => group.tabs).map((tab) => tab.label);
-    assert.ok(panel, `no approvals tab among: ${labels.join(', ')}`);
+    const labels = (): string => vscode.window.tabGroups.all.flatMap((group) => group.tabs).map((tab) => tab.label).join(', ');
+    const panel = await until(findPanel, 'the approvals tab', { timeoutMs: 15_000, detail: () => `the tabs are: ${labels()}` });
     assert.equal(panel.label, 'Toolgate Approvals');
   });
 

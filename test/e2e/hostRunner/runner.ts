@@ -71,6 +71,8 @@ export function activate(context: vscode.ExtensionContext): void {
  */
 async function measureActivation(resultFile: string): Promise<void> {
   // Let the window finish starting (built-in extensions activating, the workbench restoring) before timing anything.
+  // This and the pause after each activation below are the benchmark's settle times, not stand-ins for an event:
+  // nothing says when an extension host has gone quiet.
   await new Promise((resolve) => setTimeout(resolve, 2_000));
   const timings: Record<string, number | string> = {};
   const ids = ['toolgate-bench.empty', 'toolgate.toolgate'];
