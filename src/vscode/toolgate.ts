@@ -168,6 +168,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
         preview: (request) => undo.preview(request),
         undoTurn: (ref) => undo.commands['toolgate.undoTurn'](ref),
       }),
+      () => chats.whenSaved(),
     ),
   );
   refreshChat = () => chat.refresh();

@@ -411,6 +411,48 @@ describe('the chats, kept in workspace state', () => {
     assert.equal(reloaded.current.messages.length, first.chats.current.messages.length);
   });
 
+  it('whenSaved: resolves only once the store took what saveNow asked to save, so a view never shows more than a reload finds', async () => {
+    // A store whose writes land only when released (VS Code's workspace state answers after its main side took them).
+    class HeldStore extends MemoryStore {
+      readonly held: (() => void)[] = [];
+      override update(key: string, value: unknown): Promise<void> {
+        return new Promise((resolve) => {
+          this.held.push(() => {
+            void super.update(key, value).then(resolve);
+          });
+        });
+      }
+    }
+    const store = new HeldStore();
+    const chats = new ChatBook(store, new MemoryLog());
+    await chats.whenSaved(); // nothing asked: at once
+    chats.push({ kind: 'user', id: 'u1', v: 1, text: 'hello' });
+    chats.saveNow();
+    let saved = false;
+    const whenSaved = chats.whenSaved().then(() => {
+      saved = true;
+    });
+    await waitFor(() => store.held.length === 1 || undefined);
+    assert.equal(saved, false, 'not before the store took it');
+    // A second saveNow while the first save is under way: waited for too, and what it holds is what is stored.
+    chats.push({ kind: 'user', id: 'u2', v: 1, text: 'again' });
+    chats.saveNow();
+    let savedAgain = false;
+    const whenSavedAgain = chats.whenSaved().then(() => {
+      savedAgain = true;
+    });
+    store.held.shift()?.();
+    await whenSaved;
+    assert.equal(savedAgain, false, 'the second save is not in the store yet');
+    await waitFor(() => store.held.length === 1 || undefined);
+    store.held.shift()?.();
+    await whenSavedAgain;
+    const stored = store.values.get(chatsKey) as { chats: { entries: { id: string }[] }[] };
+    assert.deepEqual(stored.chats[0]?.entries.map((entry) => entry.id), ['u1', 'u2']);
+    await chats.whenSaved(); // nothing left: at once
+    chats.dispose();
+  });
+
   const broken: { name: string; value: unknown }[] = [
     { name: 'not an object', value: 'chats' },
     { name: 'a newer version', value: { version: 2, revision: 1, currentId: 'x', chats: [] } },

@@ -60,6 +60,9 @@ export class ChatBook implements Disposable {
   private currentChat: ChatRecord;
   private revision = 0;
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
+  /** A save `saveNow` asked for, not started yet; then the one under way (see `whenSaved`). */
+  private urgentAsked: { promise: Promise<void>; resolve: () => void } | undefined;
+  private urgentSaving: Promise<void> | undefined;
   private readonly onDidChangeEmitter = new Emitter<void>();
   /** The current chat, or which chat is current, changed. */
   readonly onDidChange = this.onDidChangeEmitter.event;
@@ -135,7 +138,7 @@ export class ChatBook implements Disposable {
     this.onDidChangeEmitter.fire();
     this.saveTimer ??= setTimeout(() => {
       this.saveTimer = undefined;
-      void this.save();
+      this.saveAsked();
     }, saveDelayMs);
   }
 
@@ -177,10 +180,41 @@ export class ChatBook implements Disposable {
     if (this.saveTimer !== undefined) {
       clearTimeout(this.saveTimer);
     }
+    if (this.urgentAsked === undefined) {
+      let resolve: () => void = () => undefined;
+      const promise = new Promise<void>((done) => {
+        resolve = done;
+      });
+      this.urgentAsked = { promise, resolve };
+    }
     this.saveTimer = setTimeout(() => {
       this.saveTimer = undefined;
-      void this.save();
+      this.saveAsked();
     }, 0);
+  }
+
+  /** Saves now; what `saveNow` asked for is in the store when this save is. */
+  private saveAsked(): void {
+    const asked = this.urgentAsked;
+    this.urgentAsked = undefined;
+    const saving = this.save().then(() => asked?.resolve());
+    if (asked !== undefined) {
+      this.urgentSaving = saving;
+      void saving.then(() => {
+        if (this.urgentSaving === saving) {
+          this.urgentSaving = undefined;
+        }
+      });
+    }
+  }
+
+  /**
+   * Resolves once what `saveNow` was asked to save is in the store (at once when nothing is). The chat view shows a
+   * call waiting or running only after that: a window reloaded the moment it shows must find the same in the stored
+   * chat, or it would say a call that only waited "may have run in part" (chatProgress.e2e.ts, under load).
+   */
+  whenSaved(): Promise<void> {
+    return this.urgentAsked?.promise ?? this.urgentSaving ?? Promise.resolve();
   }
 
   /** Saves what is pending now (the window is closing). */
@@ -188,7 +222,7 @@ export class ChatBook implements Disposable {
     if (this.saveTimer !== undefined) {
       clearTimeout(this.saveTimer);
       this.saveTimer = undefined;
-      void this.save();
+      this.saveAsked();
     }
     this.onDidChangeEmitter.dispose();
   }

@@ -22,6 +22,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     private readonly log: Log,
     private readonly getState: () => ChatState,
     private readonly handle: (message: ChatRequest) => Outcome | Promise<Outcome>,
+    /** What a push waits for first: the stored chat caught up with what the view is about to show (ChatBook.whenSaved). */
+    private readonly beforePush: () => Promise<void> = () => Promise.resolve(),
   ) {}
 
   resolveWebviewView(view: vscode.WebviewView): void {
@@ -52,8 +54,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       return;
     }
     this.pushTimer = setTimeout(() => {
-      this.pushTimer = undefined;
-      this.channel?.pushState();
+      void this.beforePush().then(() => {
+        this.pushTimer = undefined;
+        this.channel?.pushState();
+      });
     }, 30);
   }
 
