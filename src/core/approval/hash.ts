@@ -3,8 +3,11 @@ import { createHash } from 'node:crypto';
 /** An array index as an object key: JSON.stringify writes such keys first, in numeric order, whatever their order. */
 const isIndexKey = (key: string): boolean => /^(?:0|[1-9]\d*)$/.test(key) && Number(key) < 2 ** 32 - 1;
 
-/** Sorted keys in the order JSON.stringify writes an object built with them: index keys numerically, then the rest. */
-function writtenOrder(keys: string[]): string[] {
+/**
+ * Sorted keys in the order JSON.stringify writes an object built with them: index keys numerically, then the rest (the
+ * order canonicalJson writes, and the cards show).
+ */
+export function writtenOrder(keys: readonly string[]): string[] {
   const sorted = [...keys].sort();
   const indices = sorted.filter(isIndexKey).sort((a, b) => Number(a) - Number(b));
   return indices.length === 0 ? sorted : [...indices, ...sorted.filter((key) => !isIndexKey(key))];
