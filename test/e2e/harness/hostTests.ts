@@ -56,7 +56,11 @@ export function hostActivationBench(toolgateFirst = false): { vsixes: string[]; 
   const resultFile = path.join(os.tmpdir(), `toolgate-host-bench-${process.pid}-${Date.now()}.json`);
   return {
     vsixes: [packageFolder(builtRunner()), packageFolder(path.join(repoRoot, 'test', 'fixtures', 'extensions', 'empty'))],
-    env: { TOOLGATE_HOST_BENCH_RESULT: resultFile, TOOLGATE_HOST_BENCH_ORDER: toolgateFirst ? 'toolgate-first' : 'empty-first' },
+    env: {
+      TOOLGATE_HOST_BENCH_RESULT: resultFile,
+      TOOLGATE_HOST_BENCH_ORDER: toolgateFirst ? 'toolgate-first' : 'empty-first',
+      ...(process.env['TOOLGATE_BENCH_PROFILE'] !== undefined ? { TOOLGATE_HOST_BENCH_PROFILE: path.resolve(process.env['TOOLGATE_BENCH_PROFILE']) } : {}),
+    },
     resultFile,
   };
 }

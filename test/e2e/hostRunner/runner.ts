@@ -101,7 +101,15 @@ async function measureActivation(resultFile: string): Promise<void> {
       await toolgate.exports.evaluate(call);
       timings[name] = performance.now() - started;
     };
+    // TOOLGATE_BENCH_PROFILE=<folder>: a CPU profile of this extension host while it answers the first gate decision.
+    const profileDir = process.env['TOOLGATE_HOST_BENCH_PROFILE'];
+    if (profileDir !== undefined) {
+      await profile({ action: 'start' });
+    }
     await timed('first gate decision', { tool: 'write_file', args: { path: 'bench.txt', content: 'x' } });
+    if (profileDir !== undefined) {
+      await profile({ action: 'stop', file: path.join(profileDir, `first-gate-decision-${Date.now()}.cpuprofile`) });
+    }
     await timed('first command analysis', { tool: 'run_in_terminal', args: { command: 'git status && ls -la | wc -l' } });
     await timed('next command analysis', { tool: 'run_in_terminal', args: { command: 'npm test -- --grep x; echo done' } });
   }
