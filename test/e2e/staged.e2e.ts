@@ -176,7 +176,10 @@ describe('staged commands in the real VS Code: a command\'s writes are reviewed 
     const stages = path.join(cache, 'toolgate-stages');
     // An earlier command's stage may still be going (it is removed after the model has its answer): wait for a new one.
     const earlier = new Set(existsSync(stages) ? readdirSync(stages) : []);
-    const result = control.invoke('run_in_terminal', { command: 'sleep 3 && echo from-the-command > allowed/a.txt' });
+    // The command writes once the person's save is there to see (read through the stage, whose lower layer is the
+    // workspace): a fixed sleep let a slow machine find the stage after the command had already landed.
+    const command = 'for i in $(seq 600); do grep -qx mine allowed/a.txt && break; sleep 0.1; done; echo from-the-command > allowed/a.txt';
+    const result = control.invoke('run_in_terminal', { command });
     await allowCommand();
     await until(() => existsSync(stages) && readdirSync(stages).some((name) => name.startsWith('stage-') && !earlier.has(name)), 'the command to start (its stage)', { timeoutMs: 60_000 });
     writeFileSync(file('allowed/a.txt'), 'mine\n');
