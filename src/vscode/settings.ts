@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { deepFreeze } from '../core/deepFreeze';
 import { parseSetting, type SettingKey, type SettingValue } from '../core/settings';
 import type { Log } from './log';
 
@@ -70,15 +71,4 @@ export class Settings implements vscode.Disposable {
       subscription.dispose();
     }
   }
-}
-
-/** Freezes a parsed setting and everything in it: a reader that changed the shared value would change every other's. */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const item of Object.values(value)) {
-      deepFreeze(item);
-    }
-  }
-  return value;
 }

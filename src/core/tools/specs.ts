@@ -1,5 +1,6 @@
 /** The built-in tools described to the model, from their zod schemas (one source of truth for parse and prompt). */
 import * as z from 'zod';
+import { deepFreeze } from '../deepFreeze';
 import type { ToolSpec } from '../llm/client';
 import { builtinTools, toolParams, type BuiltinToolName } from '../toolDefinitions';
 
@@ -19,16 +20,6 @@ function specOf(name: BuiltinToolName): ToolSpec {
     specs.set(name, spec);
   }
   return spec;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    for (const inner of Object.values(value)) {
-      deepFreeze(inner);
-    }
-    Object.freeze(value);
-  }
-  return value;
 }
 
 /** The specs, shared and frozen (a new array each call, the specs in it the same objects). */
