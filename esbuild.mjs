@@ -24,7 +24,8 @@ const base = {
  * What activation does not need is loaded later, each part as its own bundle reached only through `import()`, so that
  * activation neither parses nor runs it (the build fails if something imports one statically):
  *   dist/extension.js         activation: registers the commands, returns the API
- *   dist/toolgate.js          the rest of Toolgate (src/vscode/toolgate.ts), loaded on first use
+ *   dist/toolgate.js          the rest of Toolgate (src/vscode/toolgate.ts), loaded on first use by src/loadBundle.ts
+ *                             (with V8's code cache), never imported
  *   dist/lazy/openai.js       the model client's package, on the first model request
  *   dist/lazy/mcp-sdk.js      the MCP SDK (with ajv and the protocol's schemas), when the first MCP server or the
  *                             MCP endpoint starts

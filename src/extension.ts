@@ -1,20 +1,31 @@
 /**
  * The extension entry. Activation only registers what VS Code calls into (the contributed commands, the chat view,
- * the approvals panel's serializer, the MCP Servers view, the language-model tools, the MCP server definition) and returns the API. The rest of Toolgate
- * (src/vscode/toolgate.ts: the gate, the tools, the agent, MCP) is its own bundle, loaded on first use: when VS Code
- * resolves a view or runs a command, or another extension calls the API. Each of those waits for it, so the API answers
- * correctly from the moment `activate()` resolves.
+ * the approvals panel's serializer, the MCP Servers view, the language-model tools, the MCP server definition) and
+ * returns the API. The rest of Toolgate (src/vscode/toolgate.ts: the gate, the tools, the agent, MCP) is its own
+ * bundle, loaded on first use with V8's code cache (src/loadBundle.ts): when VS Code resolves a view or runs a command,
+ * or another extension calls the API. Each of those waits for it, so the API answers correctly from the moment
+ * `activate()` resolves.
  */
+import path from 'node:path';
 import * as vscode from 'vscode';
 import type { AuditEntry } from './core/audit/auditLog';
 import type { ToolgateApi } from './vscode/otherAgents/api';
 import { endpointKept, endpointStateKey } from './core/endpoint/keptEndpoint';
 import { lmInvocationMessage, lmToolName, lmToolSources } from './core/tools/lmToolNames';
 import { commandIds } from './core/commandIds';
-import type { Toolgate } from './vscode/toolgate';
+import type { createToolgate, Toolgate } from './vscode/toolgate';
 import type { McpServersNode } from './vscode/mcp/mcpServersView';
+import { loadBundle } from './loadBundle';
 
 let host: Promise<Toolgate> | undefined;
+
+/** What dist/toolgate.js exports (src/vscode/toolgate.ts). */
+interface ToolgateBundle {
+  createToolgate: typeof createToolgate;
+}
+
+/** How long after Toolgate's bundle is loaded its code cache is written (src/loadBundle.ts). */
+const codeCacheDelayMs = 5_000;
 
 /** The id of the MCP server definition provider (package.json `mcpServerDefinitionProviders`). */
 const mcpProviderId = 'toolgate.gate';
@@ -24,9 +35,16 @@ export function activate(context: vscode.ExtensionContext): ToolgateApi {
   const mcpServersChanged = new vscode.EventEmitter<undefined>();
   const loadHost = (): Promise<Toolgate> => {
     if (host === undefined) {
-      host = import('./vscode/toolgate').then(({ createToolgate }) => {
+      host = Promise.resolve().then(() => {
+        const storage = context.globalStorageUri;
+        const cacheDir = storage.scheme === 'file' ? path.join(storage.fsPath, 'code-cache') : undefined;
+        const bundle = loadBundle(path.join(__dirname, 'toolgate.js'), cacheDir, module);
+        const { createToolgate } = bundle.exports as ToolgateBundle;
         const loaded = createToolgate(context, (entry) => onDidDecide.fire(entry));
         context.subscriptions.push(loaded.mcpServers.onDidChangeTreeData(() => mcpServersChanged.fire(undefined)));
+        // Once the first work is done (its functions compiled too), not while the person waits for it.
+        const keep = setTimeout(() => bundle.keepCodeCache(), codeCacheDelayMs);
+        context.subscriptions.push({ dispose: () => clearTimeout(keep) });
         return loaded;
       });
       host.catch((error: unknown) => {
