@@ -453,6 +453,32 @@ describe('the chats, kept in workspace state', () => {
     chats.dispose();
   });
 
+  it('saveNow: the changes of one tick are saved once, holding the last of them, and a later tick saves again', async () => {
+    class CountingStore extends MemoryStore {
+      saves = 0;
+      override update(key: string, value: unknown): Promise<void> {
+        this.saves += 1;
+        return super.update(key, value);
+      }
+    }
+    const store = new CountingStore();
+    const chats = new ChatBook(store, new MemoryLog());
+    chats.changed(); // a change saved in 300 ms: the urgent save below takes it sooner
+    for (const id of ['u1', 'u2', 'u3']) {
+      chats.push({ kind: 'user', id, v: 1, text: id });
+      chats.saveNow();
+    }
+    await chats.whenSaved();
+    const entries = (): string[] => (store.values.get(chatsKey) as { chats: { entries: { id: string }[] }[] }).chats[0]?.entries.map((entry) => entry.id) ?? [];
+    assert.deepEqual({ saves: store.saves, entries: entries() }, { saves: 1, entries: ['u1', 'u2', 'u3'] });
+    chats.push({ kind: 'user', id: 'u4', v: 1, text: 'u4' });
+    chats.saveNow();
+    await chats.whenSaved();
+    assert.deepEqual({ saves: store.saves, entries: entries() }, { saves: 2, entries: ['u1', 'u2', 'u3', 'u4'] });
+    chats.dispose();
+    assert.equal(store.saves, 2, 'nothing left to save when the window closes');
+  });
+
   const broken: { name: string; value: unknown }[] = [
     { name: 'not an object', value: 'chats' },
     { name: 'a newer version', value: { version: 2, revision: 1, currentId: 'x', chats: [] } },

@@ -134,12 +134,16 @@ export class ChatBook implements Disposable {
 
   /** Something in the current chat changed: tell the views now, save soon. */
   changed(): void {
-    this.currentChat.updatedAt = this.now().toISOString();
-    this.onDidChangeEmitter.fire();
+    this.touched();
     this.saveTimer ??= setTimeout(() => {
       this.saveTimer = undefined;
       this.saveAsked();
     }, saveDelayMs);
+  }
+
+  private touched(): void {
+    this.currentChat.updatedAt = this.now().toISOString();
+    this.onDidChangeEmitter.fire();
   }
 
   private async save(): Promise<void> {
@@ -176,17 +180,19 @@ export class ChatBook implements Disposable {
    * right after must find it. Changes of one tick (a batch of calls) are saved once.
    */
   saveNow(): void {
-    this.changed();
+    this.touched();
+    if (this.urgentAsked !== undefined) {
+      // This tick's save is already due (asked for with the timer below, and not started): it takes this change too.
+      return;
+    }
     if (this.saveTimer !== undefined) {
       clearTimeout(this.saveTimer);
     }
-    if (this.urgentAsked === undefined) {
-      let resolve: () => void = () => undefined;
-      const promise = new Promise<void>((done) => {
-        resolve = done;
-      });
-      this.urgentAsked = { promise, resolve };
-    }
+    let resolve: () => void = () => undefined;
+    const promise = new Promise<void>((done) => {
+      resolve = done;
+    });
+    this.urgentAsked = { promise, resolve };
     this.saveTimer = setTimeout(() => {
       this.saveTimer = undefined;
       this.saveAsked();
