@@ -188,7 +188,12 @@ function blockList(entries: readonly string[]): BlockList {
   return list;
 }
 
-const kinds: readonly { kind: AddressKind; list: BlockList }[] = [
+/**
+ * The special address ranges, built on the first address checked rather than when Toolgate's bundle loads (node:net's
+ * BlockList costs ~3 ms to fill, paid before the first gate decision otherwise).
+ */
+let kindLists: readonly { kind: AddressKind; list: BlockList }[] | undefined;
+const kinds = (): readonly { kind: AddressKind; list: BlockList }[] => (kindLists ??= [
   // AWS, GCP, Azure, Oracle and most others; AWS ECS task credentials; AWS's and GCP's IPv6 metadata; Alibaba Cloud's;
   // Azure's WireServer (a public-range address every Azure VM reaches).
   { kind: 'metadata', list: blockList(['169.254.169.254', '169.254.170.2', 'fd00:ec2::254', 'fd20:ce::254', '100.100.100.200', '168.63.129.16']) },
@@ -200,7 +205,7 @@ const kinds: readonly { kind: AddressKind; list: BlockList }[] = [
   { kind: 'private', list: blockList(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '64:ff9b:1::/48']) },
   { kind: 'shared', list: blockList(['100.64.0.0/10']) },
   { kind: 'unique-local', list: blockList(['fc00::/7']) },
-];
+]);
 
 /** An IP address in one spelling: IPv6 compressed and lower case, an IPv4-mapped IPv6 address as its IPv4 address. */
 export function canonicalAddress(address: string): string {
@@ -244,7 +249,7 @@ function embeddedIPv4(canonical: string): string | undefined {
 
 /** Every kind an IP address (in canonical form) is, most telling first. */
 function kindsOf(ip: string): AddressKind[] {
-  return kinds.filter(({ list }) => list.check(ip, isIP(ip) === 4 ? 'ipv4' : 'ipv6')).map(({ kind }) => kind);
+  return kinds().filter(({ list }) => list.check(ip, isIP(ip) === 4 ? 'ipv4' : 'ipv6')).map(({ kind }) => kind);
 }
 
 /**
