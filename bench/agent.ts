@@ -5,6 +5,9 @@
  *   from the files port directly;
  * - how fast the real chat view keeps up with a streamed answer, against the raw stream read by the openai client.
  */
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ChatBook } from '../src/core/agent/chats';
 import { AgentSession } from '../src/core/agent/session';
@@ -17,10 +20,10 @@ import { Workbench } from '../test/e2e/harness/workbench';
 import { median, type Row } from './table';
 
 /** The production path over in-memory ports: AgentSession -> runAgent -> ToolService -> gate (policy, audit) -> files. */
-function productionSession(model: ChatModel, rounds: number) {
-  const { gate } = createMemoryGate({ locate: locateUnder('/ws') }, undefined, { keepAudit: false });
-  const files = new MemoryFiles({ '/ws/data.txt': 'x'.repeat(4096) });
-  const { service: tools, log } = memoryToolService(gate, files);
+function productionSession(model: ChatModel, rounds: number, root: string) {
+  const { gate } = createMemoryGate({ locate: locateUnder(root) }, undefined, { keepAudit: false });
+  const files = new MemoryFiles({ [path.join(root, 'data.txt')]: 'x'.repeat(4096) });
+  const { service: tools, log } = memoryToolService(gate, files, { root });
   const chats = new ChatBook(new MemoryStore(), log);
   const session = new AgentSession({
     chats,
@@ -60,8 +63,12 @@ async function loopOverhead(): Promise<Row[]> {
   // One warm-up run (JIT), then the median of three: single cold runs spread from 17 to 46 µs here.
   const loopSamples: number[] = [];
   const directSamples: number[] = [];
+  // The path resolver reads the real file system (realpath and one stat per path, as for a person's workspace): a
+  // folder that exists, holding the file read, or every read would cost the exceptions of paths that do not.
+  const root = realpathSync(mkdtempSync(path.join(tmpdir(), 'toolgate-bench-agent-')));
+  writeFileSync(path.join(root, 'data.txt'), 'x'.repeat(4096));
   for (let run = 0; run < 4; run++) {
-    const { session, files, dispose } = productionSession(model, rounds);
+    const { session, files, dispose } = productionSession(model, rounds, root);
     remaining = rounds;
     const started = performance.now();
     const result = await session.runTask('bench');
@@ -71,11 +78,12 @@ async function loopOverhead(): Promise<Row[]> {
     }
     const directStart = performance.now();
     for (let i = 0; i < rounds; i++) {
-      await files.snapshot('/ws/data.txt');
+      await files.snapshot(path.join(root, 'data.txt'));
     }
     directSamples.push((performance.now() - directStart) / rounds);
     dispose();
   }
+  rmSync(root, { recursive: true, force: true });
   const looped = median(loopSamples.slice(1));
   const direct = median(directSamples.slice(1));
   return [

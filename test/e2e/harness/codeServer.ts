@@ -24,6 +24,11 @@ export interface CodeServerOptions {
   /** Files of the VS Code profile (relative to User/), for example `mcp.json`. */
   userFiles?: Record<string, string>;
   /**
+   * Folders copied into the profile before it starts (relative path under User/ -> folder), for example what an earlier
+   * start left in an extension's global storage.
+   */
+  userFolders?: Record<string, string>;
+  /**
    * Settings of the machine code-server runs on (Machine/settings.json, "Remote" in the Settings editor). A setting of
    * scope `machine-overridable`, such as `toolgate.model.baseUrl`, is read from here and not from the user settings.
    */
@@ -171,6 +176,9 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
 
   for (const [relative, text] of Object.entries(options.userFiles ?? {})) {
     writeFileSync(path.join(userDataDir, 'User', relative), text);
+  }
+  for (const [relative, folder] of Object.entries(options.userFolders ?? {})) {
+    cpSync(folder, path.join(userDataDir, 'User', relative), { recursive: true });
   }
 
   if (options.machineSettings) {
