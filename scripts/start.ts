@@ -26,7 +26,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseJsonc } from '../src/core/mcp/config';
+import { parseJsonc } from '../src/core/files/jsonc';
 import { ChatDriver } from '../test/e2e/harness/chat';
 import { ensureCodeServer, freePort, killTree, packagedVsix, repoRoot, waitForHealth, type CodeServer } from '../test/e2e/harness/codeServer';
 import { closeBrowser, Workbench } from '../test/e2e/harness/workbench';

@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { userPlace, type ModelSettingKey, type SettingPlace } from '../core/llm/setup';
-import { parseJsonc } from '../core/mcp/config';
+import { parseJsonc } from '../core/files/jsonc';
 import { workspaceValuesOf, type IgnoredSetting, type RestrictedSetting, type WorkspaceSettingsFile } from '../core/settings';
 
 async function readJsonc(uri: vscode.Uri): Promise<unknown> {

@@ -1,13 +1,13 @@
 import * as assert from 'node:assert/strict';
 import {
   mergeMcpConfigs,
-  parseJsonc,
   parseMcpConfig,
   toolRequiresApproval,
   toolVisible,
   type McpServerConfig,
   type McpStdioServerConfig,
 } from '../../src/core/mcp/config';
+import { parseJsonc } from '../../src/core/files/jsonc';
 import type { McpServerStatus, McpToolInfo } from '../../src/core/mcp/manager';
 import { definitionHash, McpToolNameMap, MODEL_TOOL_NAME } from '../../src/core/mcp/names';
 import { mcpModelTools } from '../../src/core/mcp/tools';

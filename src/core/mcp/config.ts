@@ -3,7 +3,6 @@
  * shape plus `requireApproval` and `tools`). Each bad server yields one error naming the source, the server and the
  * field; the other servers still parse. Each server is validated by a zod schema, like the other settings.
  */
-import * as jsonc from 'jsonc-parser';
 import * as z from 'zod';
 
 /** Who defined a server: the workspace, the user's settings, or the user's VS Code profile (its `mcp.json`). */
@@ -247,16 +246,3 @@ export function sameLaunch(a: McpServerConfig, b: McpServerConfig): boolean {
   return JSON.stringify(launch(a)) === JSON.stringify(launch(b)) && a.origin === b.origin;
 }
 
-/**
- * JSON with comments and trailing commas (as in `.vscode/mcp.json`) to a value, with `jsonc-parser`, the parser VS Code
- * itself reads its settings files with. Anything else that is not JSON throws a SyntaxError naming what and where.
- */
-export function parseJsonc(text: string): unknown {
-  const errors: jsonc.ParseError[] = [];
-  const value = jsonc.parse(text, errors, { allowTrailingComma: true, disallowComments: false }) as unknown;
-  const first = errors[0];
-  if (first) {
-    throw new SyntaxError(`${jsonc.printParseErrorCode(first.error)} at offset ${String(first.offset)}`);
-  }
-  return value;
-}

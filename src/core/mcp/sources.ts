@@ -7,7 +7,8 @@
  * exact launch (the profile's file is written by other tools too).
  */
 import { canonicalJson, sha256 } from '../approval/hash';
-import { mergeMcpConfigs, parseJsonc, parseMcpConfig, type McpServerConfig } from './config';
+import { parseJsonc } from '../files/jsonc';
+import { mergeMcpConfigs, parseMcpConfig, type McpServerConfig } from './config';
 
 export interface McpSources {
   /** The text of the VS Code profile's `mcp.json`, if there is one. */
