@@ -17,9 +17,10 @@ import path from 'node:path';
 const user = 'toolgate-sandbox-test';
 /**
  * A spec that starts the real sandbox (it builds bwrap's arguments, probes, or launches through CommandSandbox or the
- * staged-run fixture) or lands what a command wrote (by descriptor, where a user's permissions decide what it may do).
+ * staged-run fixture) or lands what a command wrote (by descriptor, where a user's permissions decide what it may do), or
+ * reads the managed settings file (honoured only when the user running it cannot change it).
  */
-const startsTheSandbox = /probeSandbox|probeStaging|stagedLaunch|bwrapArgs\(|new CommandSandbox\(|runStaged\(|landChanges\(|new Beneath|applyWrite\(/;
+const startsTheSandbox = /probeSandbox|probeStaging|stagedLaunch|bwrapArgs\(|new CommandSandbox\(|runStaged\(|landChanges\(|new Beneath|applyWrite\(|readManagedFile\(/;
 
 if (process.getuid?.() !== 0) {
   process.exit(0);

@@ -4,9 +4,11 @@
  * ports (VS Code's models, the key store, the workspace's ignored settings).
  */
 import { modelFailureActions, type NoticeActions } from './agent/chats';
-import { OpenAICompatibleModel, type ChatModel, type ModelErrorKind } from './llm/client';
+import { ModelError, OpenAICompatibleModel, type ChatModel, type ModelErrorKind } from './llm/client';
 import type { ApiKeysPort, EditorModelsPort, ModelSettingsPort } from './llm/modelSetupFlow';
 import { ignoredSettingNote, type IgnoredSetting } from './settings';
+import { baseUrlRefusal } from './managed/managedCeilings';
+import type { ManagedPolicy } from './managed/managedSettings';
 
 export interface ModelChoicePorts {
   settings: Pick<ModelSettingsPort, 'get'>;
@@ -16,14 +18,29 @@ export interface ModelChoicePorts {
   ignoredBaseUrls: () => Promise<IgnoredSetting[]>;
   /** Whether the window's extensions run on another machine: its user settings are then the Remote settings. */
   remote: () => boolean;
+  /** The managed settings file in force: which model endpoints may be used. */
+  managed?: () => ManagedPolicy | undefined;
 }
 
-export async function createModel({ settings, apiKeys, editorModels }: ModelChoicePorts): Promise<ChatModel> {
+/** A model the managed settings file does not allow: nothing is ever sent to it; each turn fails with why. */
+function refusedModel(why: string): ChatModel {
+  return { complete: () => Promise.reject(new ModelError('refused', why)) };
+}
+
+export async function createModel({ settings, apiKeys, editorModels, managed }: ModelChoicePorts): Promise<ChatModel> {
+  const policy = managed?.();
   if (settings.get('model.provider') === 'vscode-lm') {
+    if (policy?.model.allowedBaseUrls !== undefined) {
+      return refusedModel(`the managed policy (${policy.file}) allows only the model endpoints it lists, so VS Code's own language models are not used: set toolgate.model.provider to openai-compatible and toolgate.model.baseUrl to one of ${policy.model.allowedBaseUrls.join(', ') || '(none)'}`);
+    }
     return editorModels.model(settings.get('model.name'));
   }
   // The key comes from SecretStorage only, and only when it was set for this address; a loopback endpoint works without one.
   const baseUrl = settings.get('model.baseUrl');
+  const refused = baseUrlRefusal(baseUrl, policy);
+  if (refused !== undefined) {
+    return refusedModel(`${refused}: set toolgate.model.baseUrl to one it allows`);
+  }
   const apiKey = await apiKeys.keyFor(baseUrl, baseUrl);
   return new OpenAICompatibleModel({
     baseUrl,

@@ -124,6 +124,11 @@ export const PendingCallView = z.strictObject({
   /** Whom a grant of this call covers, when not Toolgate's own agent: the card says grants cover it only. */
   grantsCover: z.string().optional(),
   /**
+   * A managed settings file narrows grants here: whether workspace grants exist at all (when not, the card draws no
+   * "Always allow in workspace", not even turned off), the longest a timed grant may last, and the file, for the note.
+   */
+  grantLimits: z.strictObject({ workspace: z.boolean(), longestMinutes: z.number().int().min(1).max(1440), file: z.string() }).optional(),
+  /**
    * A command that would run without the sandbox: its card offers "Run without sandbox" (`allow-unconfined`) in place
    * of Allow once, which the host refuses for it.
    */

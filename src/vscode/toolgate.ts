@@ -52,6 +52,7 @@ import { ViewRefresh } from '../core/views/viewRefresh';
 import { WorkspacePaths } from './workspacePaths';
 import { addAllowedDomains, addWorkspaceRule, ignoredWorkspaceValues, writeModelSettings } from './workspaceSettings';
 import { approvalsState, chatCalls, chatState } from '../core/views/viewStates';
+import { createManagedSettings } from './managedWarnings';
 
 /** Workspace state: the person's last choice of unified or side-by-side diffs in the panel. */
 const diffModeKey = 'toolgate.view.diffMode';
@@ -83,13 +84,18 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   const warmUp = setTimeout(() => void shellParserReady(), 1_000);
   store.add({ dispose: () => clearTimeout(warmUp) });
   const settings = store.add(new Settings(log));
+  // The team's managed settings file, read before anything is judged and again whenever it changes.
+  const managed = createManagedSettings(settings, log, store);
+  const managedPolicy = managed.policy.bind(managed);
   const apiKeys = store.add(new ApiKeyStore(context.secrets));
   const paths = store.add(new WorkspacePaths());
-  const sandbox = createCommandSandbox(context, settings, log, paths);
-  const { gate, grants, audit, auditFile, state, policy } = createGateParts(context, settings, log, paths, sandbox);
+  const sandbox = createCommandSandbox(context, settings, log, paths, managedPolicy);
+  const { gate, grants, audit, auditFile, state, policy } = createGateParts(context, settings, log, paths, sandbox, managedPolicy);
   store.add(gate);
   // The profile's mcp.json sits two folders above this extension's global storage (User/globalStorage/<id>).
-  const mcp = new McpServers(context.workspaceState, log, path.join(context.extensionPath, 'dist'), sandbox, vscode.Uri.joinPath(context.globalStorageUri, '..', '..', 'mcp.json'));
+  const mcp = new McpServers(context.workspaceState, log, path.join(context.extensionPath, 'dist'), sandbox, vscode.Uri.joinPath(context.globalStorageUri, '..', '..', 'mcp.json'), managedPolicy);
+  // A changed managed file: the MCP servers are checked again (and the views redraw, below).
+  store.add(managed.onDidChange(() => void mcp.reload().catch((error: unknown) => log.error(`MCP: ${String(error)}`))));
   const chats = store.add(new ChatBook(state, log));
   // Whether commands' changes are reviewed here, said on the status bar from the start, not only on the first card.
   store.add(new UnreviewedStatus(sandbox, settings, log));
@@ -127,7 +133,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   const focus = new FocusedCalls();
   // Whether the person closed the Approvals panel during the running task: then no new call of it reopens the panel.
   const hold = new PanelHold();
-  const modelPorts: ModelChoicePorts = { settings, apiKeys, editorModels, ignoredBaseUrls: () => ignoredWorkspaceValues('toolgate.model.baseUrl'), remote: isRemoteWindow };
+  const modelPorts: ModelChoicePorts = { settings, apiKeys, editorModels, ignoredBaseUrls: () => ignoredWorkspaceValues('toolgate.model.baseUrl'), remote: isRemoteWindow, managed: managedPolicy };
   const agent = new AgentSession({
     chats,
     tools,
@@ -202,7 +208,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   const views = store.add(new ViewRefresh({
     gate, log, chat, approvals, chatPending, attention, diffTabs: new DiffTabs(proposed, log), hold,
     revealSetting: () => settings.get('approvals.revealPanel'),
-    changes: [(listener) => settings.onDidChange(listener), (listener) => vscode.workspace.onDidGrantWorkspaceTrust(listener)],
+    changes: [(listener) => settings.onDidChange(listener), (listener) => vscode.workspace.onDidGrantWorkspaceTrust(listener), (listener) => managed.onDidChange(listener)],
   }));
   store.add(
     chats.onDidChange(() => {

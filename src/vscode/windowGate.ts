@@ -12,6 +12,7 @@ import type { PolicyContext } from '../core/approval/policy';
 import { AuditLog } from '../core/audit/auditLog';
 import { closeLeftWaiting } from '../core/audit/leftWaiting';
 import type { CommandSandbox } from '../core/sandbox/commandSandbox';
+import type { ManagedPolicy } from '../core/managed/managedSettings';
 import { protectedPathsWith } from '../core/settings';
 import { MirroredWorkspaceState } from '../core/storage/mirroredState';
 import type { Log } from './log';
@@ -34,7 +35,7 @@ function storageFolder(context: vscode.ExtensionContext): string {
   return (context.storageUri ?? context.globalStorageUri).fsPath;
 }
 
-export function createGateParts(context: vscode.ExtensionContext, settings: Settings, log: Log, paths: WorkspacePaths, sandbox: CommandSandbox): GateParts {
+export function createGateParts(context: vscode.ExtensionContext, settings: Settings, log: Log, paths: WorkspacePaths, sandbox: CommandSandbox, managed: () => ManagedPolicy | undefined): GateParts {
   const storage = storageFolder(context);
   const auditFile = path.join(storage, 'audit.jsonl');
   const audit = new AuditLog(
@@ -62,6 +63,7 @@ export function createGateParts(context: vscode.ExtensionContext, settings: Sett
     forbiddenRoots: forbidden,
     sandbox: sandbox.status(),
     locate: (absolute) => paths.locate(absolute),
+    managed: managed(),
   });
   const gate = new Gate({
     grants,

@@ -313,6 +313,7 @@ export function modelFailureActions(kind: ModelErrorKind | undefined): NonNullab
     case 'unreachable':
     case 'model-not-found':
     case 'no-tool-support':
+    case 'refused':
       return [setup, settings];
     case 'rate-limited':
     case 'server':

@@ -1,11 +1,13 @@
 /** What the gate writes to the audit log: a call that starts waiting, and every outcome with who decided and why. */
 import type { AuditEntry } from '../audit/auditLog';
 import type { GrantScope } from './grants';
+import type { Judgement } from './policy';
 import type { GateInput, GateResult } from './waitingCall';
 
 /** A call that asks: it starts waiting, for the reason the policy gave. */
-export function askEntry(callId: string, input: GateInput, reason: string, time: Date): AuditEntry {
-  return { time: time.toISOString(), callId, tool: input.call.tool, argsHash: input.call.argsHash, verdict: 'ask', decidedBy: 'policy', reason, source: input.source, ...auditTarget(input) };
+export function askEntry(callId: string, input: GateInput, judgement: Pick<Judgement, 'reason' | 'decidedBy'>, time: Date): AuditEntry {
+  const decidedBy = judgement.decidedBy === 'managed' ? 'managed' : 'policy';
+  return { time: time.toISOString(), callId, tool: input.call.tool, argsHash: input.call.argsHash, verdict: 'ask', decidedBy, reason: judgement.reason, source: input.source, ...auditTarget(input) };
 }
 
 /** A call decided: `shutdown`, the gate was closing, so a cancelled call never ran because the window went away. */

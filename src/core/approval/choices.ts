@@ -98,6 +98,18 @@ export function actionsOff(facts: ChoiceFacts): ActionsOff | undefined {
   return Object.keys(off).length === 0 ? undefined : off;
 }
 
+/**
+ * Which grants may be made at all: a managed settings file can take away the workspace's and shorten how long any
+ * lasts. Absent: every kind, timed ones up to `grantMinutes.max`.
+ */
+export interface GrantLimits {
+  workspace: boolean;
+  /** The longest a grant is in force: timed grants up to it; session and task grants end at it too. */
+  maxMinutes?: number;
+  /** The managed file that set these, for the reasons a refusal gives. */
+  file?: string;
+}
+
 /** What the rules read of a waiting call besides its live facts: what it offers and what it is. */
 export interface ChoiceSubject {
   callId: string;
@@ -114,14 +126,21 @@ export interface ChoiceSubject {
   editable?: 'content' | 'command';
   /** A diff that can be decided hunk by hunk: how many hunks it has. */
   reviewableHunks?: number;
+  grantLimits?: GrantLimits;
 }
 
 /** The grants a card offers for a call, in the order shown: none when no grant can cover it; a task's only in a task. */
-export function grantsOffered(subject: Pick<ChoiceSubject, 'inTask'> & { facts: Pick<ChoiceFacts, 'grantable'> }): GrantAction[] {
+export function grantsOffered(subject: Pick<ChoiceSubject, 'inTask' | 'grantLimits'> & { facts: Pick<ChoiceFacts, 'grantable'> }): GrantAction[] {
   if (!subject.facts.grantable) {
     return [];
   }
-  return subject.inTask ? ['allow-session', 'allow-task', 'allow-minutes', 'allow-workspace'] : ['allow-session', 'allow-minutes', 'allow-workspace'];
+  const offered: GrantAction[] = subject.inTask ? ['allow-session', 'allow-task', 'allow-minutes', 'allow-workspace'] : ['allow-session', 'allow-minutes', 'allow-workspace'];
+  return subject.grantLimits?.workspace === false ? offered.filter((action) => action !== 'allow-workspace') : offered;
+}
+
+/** The longest a timed grant may last for a call with these limits. */
+export function longestMinutes(limits: GrantLimits | undefined): number {
+  return Math.min(grantMinutes.max, limits?.maxMinutes ?? grantMinutes.max);
 }
 
 /** Why the gate refuses this choice on this call, as the caller logs it; undefined when it may be taken. */
@@ -145,8 +164,17 @@ function refusalReason(subject: ChoiceSubject, choice: PersonChoice): string | u
   if (choice.action === 'allow-task' && !subject.inTask) {
     return "it is not part of an agent's task; allow it for the session instead";
   }
-  if (choice.action === 'allow-minutes' && choice.minutes !== undefined && !(Number.isInteger(choice.minutes) && choice.minutes >= grantMinutes.min && choice.minutes <= grantMinutes.max)) {
-    return `a timed grant lasts ${grantMinutes.min} to ${grantMinutes.max} minutes, not ${choice.minutes}`;
+  const longest = longestMinutes(subject.grantLimits);
+  if (choice.action === 'allow-minutes' && choice.minutes !== undefined && !(Number.isInteger(choice.minutes) && choice.minutes >= grantMinutes.min && choice.minutes <= longest)) {
+    return `a timed grant lasts ${grantMinutes.min} to ${longest} minutes${longest < grantMinutes.max ? ` (the managed policy's longest)` : ''}, not ${choice.minutes}`;
+  }
+  if (choice.action === 'allow-minutes' && choice.minutes === undefined && grantMinutes.default > longest) {
+    return `a timed grant lasts at most ${longest} minutes here (the managed policy's longest): choose how long`;
+  }
+  if (isGrantAction(choice.action) && !grantsOffered({ inTask: subject.inTask, facts: subject.facts, ...(subject.grantLimits !== undefined ? { grantLimits: subject.grantLimits } : {}) }).includes(choice.action) && subject.facts.grantable) {
+    return choice.action === 'allow-workspace'
+      ? `the managed policy${subject.grantLimits?.file !== undefined ? ` (${subject.grantLimits.file})` : ''} allows no grants for the whole workspace; allow it for the session instead`
+      : `'${choice.action}' is not offered for this call`;
   }
   if (isGrantAction(choice.action)) {
     const off = whyOff(subject.facts, 'grant');

@@ -9,6 +9,7 @@ import { DisposableStore, Emitter, type Disposable } from '../disposable';
 import { Broker, newCallId, type Resolution, type Waiting } from './broker';
 import { TaskCaps } from './caps';
 import { editAction, refusal, type ChoiceSubject, type PersonChoice } from './choices';
+import { grantLimitsUnder, grantsInForceUnder } from './managedRules';
 import { decisionCount, groupPlans, oncePerGroup } from './groups';
 import { grantOptions } from './grantOptions';
 import { grantInForce, type Grant, type GrantScope, type GrantStore } from './grants';
@@ -70,13 +71,16 @@ export class Gate implements Disposable {
    * the grants given to that caller alone; nothing is asked, run or logged.
    */
   evaluate(call: GateCall, at: CallPlace): Judgement {
-    return judge(call, { ...this.deps.policy(), grants: this.activeGrants(at) });
+    const policy = this.deps.policy();
+    return judge(call, { ...policy, grants: this.activeGrants(at, policy.managed) });
   }
 
-  /** The grants in force now for a caller in a chat: expiry is checked here, against the gate's clock. */
-  private activeGrants(at: CallPlace): Grant[] {
-    return this.deps.grants.active(at.chatId, { now: this.now(), taskId: at.taskId }, at.source);
+  /** The grants in force now for a caller in a chat: expiry (and a managed file's limits) checked against the gate's clock. */
+  private activeGrants(at: CallPlace, managed = this.deps.policy().managed): Grant[] {
+    const now = this.now();
+    return grantsInForceUnder(this.deps.grants.active(at.chatId, { now, taskId: at.taskId }, at.source), managed, now);
   }
+
 
   /**
    * Decides a batch of calls (one model turn); those that ask wait together. One promise per input, in order.
@@ -94,6 +98,7 @@ export class Gate implements Disposable {
     const asking: PendingEntry[] = [];
     const askingIndex: number[] = [];
     const timeoutSeconds = this.deps.timeoutSeconds();
+    const limits = grantLimitsUnder(this.deps.policy().managed);
     inputs.forEach((input, index) => {
       const callId = input.callId ?? newCallId();
       const decision = this.caps.apply(capsTask, input.call.argsHash, this.evaluate(input.call, { chatId: options.chatId, source: input.source, taskId }), this.deps.maxConsecutive?.() ?? 0);
@@ -102,7 +107,7 @@ export class Gate implements Disposable {
         const result: GateResult =
           decision.verdict === 'allow'
             ? { verdict: 'allow', callId, decidedBy: decision.decidedBy, reason: decision.reason, ...(decision.allowedBy ? { allowedBy: decision.allowedBy } : {}) }
-            : { verdict: 'deny', callId, decidedBy: 'policy', reason: decision.reason };
+            : { verdict: 'deny', callId, decidedBy: decision.decidedBy === 'managed' ? 'managed' : 'policy', reason: decision.reason };
         this.record(input, result, decision.grant?.scope);
         results[index] = Promise.resolve(result);
         return;
@@ -120,8 +125,9 @@ export class Gate implements Disposable {
         waitingSince,
         timeoutSeconds,
         activeGrants: this.activeGrants({ chatId: options.chatId, source: input.source, taskId }),
+        ...(limits !== undefined ? { grantLimits: limits } : {}),
       };
-      this.deps.audit.record(askEntry(callId, input, decision.reason, waitingSince));
+      this.deps.audit.record(askEntry(callId, input, decision, waitingSince));
       this.review.open({ callId, argsHash: input.call.argsHash }, { editable: input.editable?.text, hunks: reviewableHunks(input) });
       asking.push(entry);
       askingIndex.push(index);
@@ -312,6 +318,7 @@ export class Gate implements Disposable {
       inTask: entry.taskId !== undefined,
       ...(input.editable !== undefined ? { editable: input.editable.kind } : {}),
       ...(hunks !== undefined ? { reviewableHunks: hunks } : {}),
+      ...(entry.grantLimits !== undefined ? { grantLimits: entry.grantLimits } : {}),
     };
   }
 

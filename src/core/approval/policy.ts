@@ -17,8 +17,13 @@
  *  9. a matching grant (session or workspace) -> allow
  * 10. a `true` rule -> allow
  * 11. otherwise -> ask, because the tool is gated
+ *
+ * A managed settings file (../managed/) comes before all of it: its deny rules deny, whatever else would allow; it
+ * requires the sandbox (a command that would run unconfined is denied, not asked); its ask rules make a call ask that
+ * would otherwise be allowed, and no grant may cover it; and it narrows the person's rules and grants first
+ * (managedRules.ts).
  */
-import type { RuleSetting } from '../settings';
+import { defaultGatedTools, type RuleSetting } from '../settings';
 import { builtinTools, isBuiltinTool } from '../toolDefinitions';
 import { firstMatchingGlob } from './glob';
 import type { CommandAnalysis } from '../shell/analysis';
@@ -27,11 +32,13 @@ import { grantMatches, type Grant, type GrantSubject } from './grants';
 import type { ResolvedPath } from './paths';
 import { isInside } from './paths';
 import { cardSentence, reasonSentence, writeClause, type Because, type JudgementKind, type Verdict } from './verdictSentences';
+import type { ManagedPolicy } from '../managed/managedSettings';
+import { managedVerdict, narrowedInputs } from './managedRules';
 
 export type { Because, JudgementKind, Verdict } from './verdictSentences';
 
 /** Who or what produced a verdict, for the audit log and the panel. */
-export type DecidedBy = 'policy' | 'rule' | 'grant' | 'setting';
+export type DecidedBy = 'policy' | 'rule' | 'grant' | 'setting' | 'managed';
 
 /** What let a call run without asking: `true` keys of a setting, or a grant the person made. */
 export type AllowedBy = { kind: 'rule'; setting: RuleSetting; keys: string[] } | { kind: 'grant'; grant: Grant };
@@ -116,6 +123,8 @@ export interface PolicyContext {
    * `..`, as the kernel does): inside which root, and relative to it.
    */
   locate(absolute: string): ResolvedPath;
+  /** The managed settings file, when one is honoured: it narrows everything above (managedRules.ts). */
+  managed?: ManagedPolicy | undefined;
 }
 
 /**
@@ -163,6 +172,36 @@ const commandOf = (judgement: Judgement): Extras => ({
 });
 
 export function judge(call: GateCall, context: PolicyContext): Judgement {
+  const managed = context.managed;
+  if (managed === undefined) {
+    return judgeUnmanaged(call, context);
+  }
+  const narrowed = narrowedInputs(context, managed, defaultGatedTools);
+  const rules = managedVerdict(managed, {
+    tool: call.tool,
+    builtin: isBuiltinTool(call.tool),
+    target: call.target,
+    commandAnalysis: call.commandAnalysis,
+    locate: (absolute) => context.locate(absolute),
+  });
+  if (rules?.verdict === 'deny') {
+    return judged('deny', rules.because, 'managed', [], false);
+  }
+  const judgement = judgeUnmanaged(call, narrowed);
+  if (call.tool === 'run_in_terminal' && managed.sandbox.required && judgement.runsUnconfined === true) {
+    const why = call.unconfined !== undefined ? `it failed in the sandbox (${call.unconfined.failure})` : context.sandbox.available ? 'it would run unconfined' : `there is no sandbox here (${context.sandbox.reason})`;
+    return judged('deny', { kind: 'managed', file: managed.file, sandboxRequired: why }, 'managed', judgement.warnings, false, commandOf(judgement));
+  }
+  if (rules?.verdict === 'ask' && judgement.verdict !== 'deny') {
+    return ask(rules.because, 'managed', judgement.warnings, false, {
+      ...(judgement.runsUnconfined === true ? { runsUnconfined: true } : {}),
+      ...commandOf(judgement),
+    });
+  }
+  return judgement;
+}
+
+function judgeUnmanaged(call: GateCall, context: PolicyContext): Judgement {
   if (call.tool !== 'run_in_terminal') {
     return judgeCall(call, context);
   }
@@ -228,7 +267,9 @@ function judgeCall(call: GateCall, context: PolicyContext): Judgement {
   if (writes && relative !== undefined) {
     const hit = firstMatchingGlob(context.protectedPaths, relative);
     if (hit !== undefined) {
-      return ask({ kind: 'protected', path: relative, glob: hit }, 'setting', warnings, false);
+      // A managed file's protected path names the file it comes from, not the person's setting.
+      const managedFile = context.managed?.protectedPaths.includes(hit) === true ? context.managed.file : undefined;
+      return ask({ kind: 'protected', path: relative, glob: hit, ...(managedFile !== undefined ? { managedFile } : {}) }, managedFile !== undefined ? 'managed' : 'setting', warnings, false);
     }
     // Another name of the same file (a hard link) is judged as that file: writing one writes the other.
     for (const other of target?.sameFile?.others ?? []) {
@@ -249,7 +290,8 @@ function judgeCall(call: GateCall, context: PolicyContext): Judgement {
     }
   }
 
-  const gated = builtin ? context.gatedTools[call.tool] !== false : call.external?.gated !== false;
+  // Without the managed file's autoApproveRules, a server's `requireApproval: never` is a setting that cannot un-gate.
+  const gated = builtin ? context.gatedTools[call.tool] !== false : call.external?.gated !== false || context.managed?.grants.autoApproveRules === false;
   if (call.tool === 'run_in_terminal') {
     return judgeCommand(call, context, gated, warnings);
   }

@@ -6,6 +6,7 @@
  */
 import type { CommandVerdict } from '../shell/rules';
 import { describeGrant, describeMatcher, type Grant } from './grants';
+import type { ManagedBecause } from './managedRules';
 
 export type Verdict = 'allow' | 'ask' | 'deny';
 
@@ -20,7 +21,7 @@ export type Because =
    * `sameFileAs`: the path is not protected itself but is another name (a hard link) of a file that is, or has names
    * the search for them could not all reach (`unfound`: fail closed).
    */
-  | { kind: 'protected'; path: string; glob: string; sameFileAs?: string; unfound?: number }
+  | { kind: 'protected'; path: string; glob: string; sameFileAs?: string; unfound?: number; managedFile?: string }
   | { kind: 'changed-meanwhile'; path: string; how: string }
   | { kind: 'false-rule'; setting: 'toolgate.autoApprove.edits'; path: string; key: string }
   /** A command line the shell rules make ask (the verdict holds the rules' own clause and the sub-command). */
@@ -35,7 +36,9 @@ export type Because =
   | { kind: 'gated'; label: string; builtin?: string; server?: string }
   | { kind: 'unconfined'; failure: string; narrowFixes?: boolean }
   /** No sandbox here: what the policy would otherwise have said, and why there is none. */
-  | { kind: 'unconfined'; noSandbox: string; otherwise: Because };
+  | { kind: 'unconfined'; noSandbox: string; otherwise: Because }
+  /** The managed settings file decided (managedRules.ts). */
+  | ManagedBecause;
 
 export type JudgementKind = Because['kind'];
 
@@ -90,7 +93,7 @@ function reasonClause(because: Because): string {
       if (because.unfound !== undefined) {
         return `${because.path} has ${because.unfound} other names (hard links) that could not all be found; one may be protected, which always asks`;
       }
-      return `${because.path} is a protected path (\`${because.glob}\`), which always asks`;
+      return `${because.path} is a protected path (\`${because.glob}\`${because.managedFile !== undefined ? ` in the managed policy ${because.managedFile}` : ''}), which always asks`;
     case 'changed-meanwhile':
       return `a command changed ${because.path}, and ${because.how}`;
     case 'false-rule':
@@ -111,7 +114,22 @@ function reasonClause(because: Because): string {
       return 'failure' in because
         ? `run again without the sandbox, after it failed in it (${because.failure})`
         : `no sandbox here (${because.noSandbox}), so no rule or grant allows a command`;
+    case 'managed':
+      return `managed policy: ${managedClause(because)} (${because.file})`;
   }
+}
+
+/** What a managed rule is about, and what it does to it: "`curl` is denied", "writes to secrets/a.txt always ask". */
+function managedClause(because: ManagedBecause): string {
+  if ('sandboxRequired' in because) {
+    return `commands never run without the sandbox, and ${because.sandboxRequired}`;
+  }
+  if ('unchecked' in because) {
+    return `${code(because.unchecked)} depends on an expansion or cannot be parsed, so it cannot be checked against the managed deny rules, and is denied`;
+  }
+  const does = because.list === 'deny' ? 'is denied' : 'always asks';
+  const what = because.entry === 'paths' ? `${code(because.subject)} (${code(because.key)})` : `${code(because.subject)}${because.key !== because.subject ? ` (${code(because.key)})` : ''}`;
+  return `${what} ${does}`;
 }
 
 /** For the person's card, one plain sentence: "Writes a file; writes always ask (toolgate.gatedTools)." */
@@ -136,7 +154,7 @@ export function cardSentence(because: Because): string {
       if (because.unfound !== undefined) {
         return `Writes ${code(because.path)}, a file with ${because.unfound} other names (hard links) not all found, so it may be a protected file; that always asks.`;
       }
-      return `Writes ${code(because.path)}, a protected path (${code(because.glob)} in toolgate.protectedPaths); that always asks.`;
+      return `Writes ${code(because.path)}, a protected path (${code(because.glob)} in ${because.managedFile !== undefined ? `the managed policy ${because.managedFile}` : 'toolgate.protectedPaths'}); that always asks.`;
     case 'changed-meanwhile':
       return `A command changed ${code(because.path)}, and ${because.how}; that always asks.`;
     case 'false-rule':
@@ -171,6 +189,8 @@ export function cardSentence(because: Because): string {
       return 'failure' in because
         ? `Runs WITHOUT the sandbox, with all your access to files and the network: it failed in the sandbox because ${because.failure}.`
         : `${cardSentence(because.otherwise)} But there is no sandbox here, so it would run unconfined; that always asks.`;
+    case 'managed':
+      return `Managed policy: ${managedClause(because)}; your organisation set this in ${because.file}.`;
   }
 }
 

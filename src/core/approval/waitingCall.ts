@@ -10,7 +10,7 @@ import type { HunkDecision } from '../review/hunks';
 import type { ReviewState } from '../review/liveReview';
 import type { Preview } from '../review/preview';
 import type { StagingStatus } from '../sandbox/commandSandbox';
-import type { ChoiceFacts } from './choices';
+import type { ChoiceFacts, GrantLimits } from './choices';
 
 /**
  * A narrow fix offered on the card of a command the sandbox made fail, before the wide "Run without sandbox": allow the
@@ -59,7 +59,7 @@ export type GateResult =
   | {
       verdict: 'allow';
       callId: string;
-      decidedBy: 'person' | 'grant' | 'rule' | 'setting' | 'policy';
+      decidedBy: 'person' | 'grant' | 'rule' | 'setting' | 'policy' | 'managed';
       scope?: 'once' | GrantScope;
       reason: string;
       /** Set when the person edited the content or command before allowing: this is what must run. */
@@ -76,7 +76,7 @@ export type GateResult =
   | {
       verdict: 'deny';
       callId: string;
-      decidedBy: 'person' | 'timeout' | 'cancel' | 'policy';
+      decidedBy: 'person' | 'timeout' | 'cancel' | 'policy' | 'managed';
       reason: string;
       /** The person's own words, for the model. */
       personReason?: string;
@@ -101,6 +101,8 @@ export interface WaitingCall {
   readonly timeoutSeconds: number;
   /** Grants active for the call's chat when it started waiting: a grant of this tool pinned to another definition means it was redefined. */
   readonly activeGrants: readonly Grant[];
+  /** Which grants may be made at all (a managed settings file narrows them); absent: every kind, up to a day. */
+  readonly grantLimits?: GrantLimits;
 }
 
 /** What changes while a call waits, from any surface: its hunk choices, the person's edit, and what the choice rules read. */

@@ -12,7 +12,7 @@ export const AuditEntry = z.strictObject({
   tool: z.string(),
   argsHash: z.string(),
   verdict: z.enum(['allow', 'deny', 'ask']),
-  decidedBy: z.enum(['person', 'rule', 'grant', 'setting', 'policy', 'timeout', 'cancel']),
+  decidedBy: z.enum(['person', 'rule', 'grant', 'setting', 'policy', 'managed', 'timeout', 'cancel']),
   scope: z.enum(['once', 'session', 'workspace', 'task', 'timed']).optional(),
   reason: z.string(),
   source: z.string(),

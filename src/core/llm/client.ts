@@ -79,7 +79,9 @@ export type ModelErrorKind =
   | 'rate-limited'
   | 'server'
   | 'cancelled'
-  | 'bad-response';
+  | 'bad-response'
+  /** Not asked at all: the managed settings file does not allow this model endpoint. */
+  | 'refused';
 
 export class ModelError extends Error {
   override readonly name = 'ModelError';

@@ -12,6 +12,8 @@ import { DisposableStore, Emitter, type Disposable } from '../disposable';
 import type { LogPort } from '../logPort';
 import type { CommandSandbox } from '../sandbox/commandSandbox';
 import type { KeyValueStore } from '../storage/keyValueStore';
+import { serverRefusal } from '../managed/managedCeilings';
+import type { ManagedPolicy } from '../managed/managedSettings';
 import type { McpServerConfig } from './config';
 import { McpManager, type McpServerStatus } from './manager';
 import { launchDecision, readMcpSources } from './sources';
@@ -41,6 +43,27 @@ export interface McpWindow {
   sandbox: Pick<CommandSandbox, 'passEnvironment' | 'launch'>;
   /** The extension's `dist` folder, which holds the stdio servers' watchdog. */
   dist: string;
+  /** The managed settings file in force: which servers may start, and whether any may run unconfined. */
+  managed?: () => ManagedPolicy | undefined;
+}
+
+/**
+ * The servers as the managed file lets them run: where it requires the sandbox, a server from the user's settings that
+ * asked to run unconfined runs in the sandbox all the same (without the network), and says so.
+ */
+export function serversUnderManaged(servers: McpServerConfig[], policy: ManagedPolicy | undefined): { servers: McpServerConfig[]; notes: string[] } {
+  if (policy?.sandbox.required !== true) {
+    return { servers, notes: [] };
+  }
+  const notes: string[] = [];
+  const confined = servers.map((config): McpServerConfig => {
+    if (config.type !== 'stdio' || config.sandbox !== false) {
+      return config;
+    }
+    notes.push(`server "${config.name}" runs in the sandbox, without the network: the managed policy (${policy.file}) lets nothing run unconfined`);
+    return { ...config, sandbox: { network: false } };
+  });
+  return { servers: confined, notes };
 }
 
 export class WindowMcpServers implements Disposable {
@@ -136,10 +159,19 @@ export class WindowMcpServers implements Disposable {
     for (const note of list.notes) {
       this.report(note, 'info');
     }
-    return list.servers;
+    const managed = serversUnderManaged(list.servers, this.window.managed?.());
+    for (const note of managed.notes) {
+      this.report(note, 'info');
+    }
+    return managed.servers;
   }
 
   private async startAllowed(config: McpServerConfig): Promise<boolean> {
+    const refused = serverRefusal(config.name, this.window.managed?.());
+    if (refused !== undefined) {
+      this.report(`server "${config.name}" was not started: ${refused}`);
+      return false;
+    }
     const stored = this.window.state.get(launchApprovalsKey);
     const approved = Array.isArray(stored) ? stored.filter((hash): hash is string => typeof hash === 'string') : [];
     const decision = launchDecision(config, this.window.trusted(), approved);

@@ -189,6 +189,24 @@ function denyCandidates(command: SimpleCommand): Candidate[] {
   return candidates;
 }
 
+/**
+ * The first of `keys` (terminal rule keys: word prefixes or `/regex/`) that one sub-command matches, in any form a
+ * `false` rule is checked against (its words, its name without the folder, each wrapper it was reached through), and
+ * the command name it matched in; undefined when none does. For the managed policy's deny and ask lists.
+ */
+export function firstMatchingKey(command: SimpleCommand, keys: readonly string[]): { key: string; name: string } | undefined {
+  if (keys.length === 0) {
+    return undefined;
+  }
+  for (const candidate of denyCandidates(command)) {
+    const key = keys.find((rule) => ruleMatches(rule, candidate, false) !== undefined);
+    if (key !== undefined) {
+      return { key, name: candidate.words[0] ?? command.text };
+    }
+  }
+  return undefined;
+}
+
 const quote = (text: string): string => `\`${text.length > 80 ? `${text.slice(0, 80)}…` : text}\``;
 
 /** One sub-command's verdict (a plain function, not a closure: it is made for every sub-command of every call). */

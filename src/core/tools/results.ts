@@ -15,6 +15,8 @@ export function deniedMessage(decision: Extract<GateResult, { verdict: 'deny' }>
       return `The call was not run: ${decision.cancelReason ?? 'it was cancelled'}. Nothing was changed.`;
     case 'policy':
       return `The call was refused by policy (${decision.reason}). Nothing was changed.`;
+    case 'managed':
+      return `The call was refused by the organisation's managed policy (${decision.reason}). Nothing was changed; the person cannot allow it either, so do not ask them to.`;
   }
 }
 

@@ -7,7 +7,7 @@ import type { CommandPreview, PendingCallView } from '../../shared/approvals';
 import type { Gate, WaitingCall } from '../approval/gate';
 import { writtenOrder } from '../approval/hash';
 import type { GateCall, Judgement } from '../approval/policy';
-import { actionsOff, grantsOffered, type ActionsOff } from '../approval/choices';
+import { actionsOff, grantsOffered, longestMinutes, type ActionsOff } from '../approval/choices';
 import { grantable } from '../approval/waitingCall';
 import { agentCaller, callerLabel, grantCaller } from '../callers';
 import { grantOptionViews } from './grantOptionLabels';
@@ -187,8 +187,11 @@ export function pendingCallView(waiting: WaitingCall): PendingCallView {
     ...shownArgs(input.call.args),
     preview,
     grantable: grantable(waiting),
-    grantsOffered: grantsOffered({ facts: { grantable: grantable(waiting) }, inTask: waiting.taskId !== undefined }),
+    grantsOffered: grantsOffered({ facts: { grantable: grantable(waiting) }, inTask: waiting.taskId !== undefined, ...(waiting.grantLimits !== undefined ? { grantLimits: waiting.grantLimits } : {}) }),
     ...(input.source !== agentCaller ? { grantsCover: callerLabel(grantCaller(input.source)) } : {}),
+    ...(waiting.grantLimits !== undefined
+      ? { grantLimits: { workspace: waiting.grantLimits.workspace, longestMinutes: longestMinutes(waiting.grantLimits), file: waiting.grantLimits.file ?? 'the managed settings file' } }
+      : {}),
     ...(judgement.runsUnconfined === true ? { unconfined: true } : {}),
     ...(input.remedies !== undefined && input.remedies.length > 0 ? { remedies: input.remedies.map(({ id, label, title }) => ({ id, label, title })) } : {}),
     ...(sandbox !== undefined ? { sandbox } : {}),

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { CommandSandbox } from '../../core/sandbox/commandSandbox';
 import { WindowMcpServers } from '../../core/mcp/windowServers';
 import type { Log } from '../log';
+import type { ManagedPolicy } from '../../core/managed/managedSettings';
 
 export class McpServers extends WindowMcpServers implements vscode.Disposable {
   constructor(
@@ -16,7 +17,9 @@ export class McpServers extends WindowMcpServers implements vscode.Disposable {
     /** The commands' sandbox: stdio servers from the workspace (and any whose config asks) run in it. */
     sandbox: CommandSandbox,
     /** The `mcp.json` of the VS Code profile (User/mcp.json): the servers VS Code users already have. */
-    profileFile?: vscode.Uri,
+    profileFile: vscode.Uri | undefined,
+    /** The managed settings file in force. */
+    managed: () => ManagedPolicy | undefined,
   ) {
     const output = vscode.window.createOutputChannel('Toolgate MCP');
     super({
@@ -34,6 +37,7 @@ export class McpServers extends WindowMcpServers implements vscode.Disposable {
       },
       sandbox,
       dist,
+      managed,
     });
     this.store.add(output);
     for (const subscription of [

@@ -10,11 +10,13 @@ import { CommandSandbox } from '../../core/sandbox/commandSandbox';
 import { probeSandbox } from '../../core/sandbox/sandbox';
 import { findUnshare, probeStaging, sweepStages } from '../../core/sandbox/stage';
 import { protectedPathsWith } from '../../core/settings';
+import { sandboxInputsUnder } from '../../core/managed/managedCeilings';
+import type { ManagedPolicy } from '../../core/managed/managedSettings';
 import type { Log } from '../log';
 import type { Settings } from '../settings';
 import type { WorkspacePaths } from '../workspacePaths';
 
-export function createCommandSandbox(context: vscode.ExtensionContext, settings: Settings, log: Log, paths: WorkspacePaths): CommandSandbox {
+export function createCommandSandbox(context: vscode.ExtensionContext, settings: Settings, log: Log, paths: WorkspacePaths, managed: () => ManagedPolicy | undefined): CommandSandbox {
   // globalStorageUri is <user data>/User/globalStorage/<extension>: the user data folder holds VS Code's state and
   // secrets store of every extension.
   const userData = path.dirname(path.dirname(path.dirname(context.globalStorageUri.fsPath)));
@@ -37,15 +39,20 @@ export function createCommandSandbox(context: vscode.ExtensionContext, settings:
         return await probeStaging(findUnshare(), stages);
       },
     },
-    inputs: () => ({
-      workspaceFolders: paths.resolver.realRoots,
-      protectedGlobs: protectedPathsWith(settings.get('protectedPaths')),
-      extraHidden: settings.get('sandbox.hiddenPaths'),
-      extraWritable: settings.get('sandbox.writablePaths'),
-      allowedDomains: settings.get('sandbox.allowedDomains'),
-      ownStorage,
-      network: 'none',
-    }),
+    inputs: () =>
+      sandboxInputsUnder(
+        {
+          workspaceFolders: paths.resolver.realRoots,
+          protectedGlobs: protectedPathsWith(settings.get('protectedPaths')),
+          extraHidden: settings.get('sandbox.hiddenPaths'),
+          extraWritable: settings.get('sandbox.writablePaths'),
+          allowedDomains: settings.get('sandbox.allowedDomains'),
+          ownStorage,
+          network: 'none',
+        },
+        managed(),
+        os.homedir(),
+      ),
     log: (message) => log.info(message),
     passEnvironment: () => settings.get('sandbox.passEnvironment'),
   });

@@ -1,0 +1,124 @@
+/**
+ * The managed settings file's ceilings over the person's settings: the sandbox's allowed domains and writable folders
+ * cut to those it covers, the MCP servers and model endpoints it lets be used. Each says what it cut, for the warning
+ * that shows the person the managed value.
+ */
+import path from 'node:path';
+import { parseDomainEntry, type DomainRule } from '../sandbox/domains';
+import type { SandboxInputs } from '../sandbox/gather';
+import type { ManagedPolicy } from './managedSettings';
+
+/** What is left of a person's list under a ceiling, and what was cut. */
+export interface UnderCeiling {
+  kept: readonly string[];
+  cut: readonly string[];
+}
+
+/** Whether the managed entry `ceiling` covers every destination the person's `entry` reaches. */
+function domainCovered(entry: DomainRule, ceiling: DomainRule): boolean {
+  const ports = ceiling.port === undefined ? entry.port === undefined || entry.port === 80 || entry.port === 443 : entry.port === ceiling.port;
+  if (!ports) {
+    return false;
+  }
+  if (!ceiling.subdomains) {
+    return !entry.subdomains && entry.host === ceiling.host;
+  }
+  return entry.host.endsWith(`.${ceiling.host}`);
+}
+
+/** `toolgate.sandbox.allowedDomains` under the managed ceiling: a person's entry stays only if a managed one covers it. */
+export function domainsUnder(person: readonly string[], policy: ManagedPolicy | undefined): UnderCeiling {
+  const ceiling = policy?.sandbox.allowedDomains;
+  if (ceiling === undefined) {
+    return { kept: person, cut: [] };
+  }
+  const rules = ceiling.map((entry) => parseDomainEntry(entry)).filter((rule): rule is DomainRule => !('problem' in rule));
+  const kept: string[] = [];
+  const cut: string[] = [];
+  for (const entry of person) {
+    const rule = parseDomainEntry(entry);
+    ('problem' in rule || !rules.some((managed) => domainCovered(rule, managed)) ? cut : kept).push(entry);
+  }
+  return { kept, cut };
+}
+
+/** An absolute folder as written in a setting: `~/` is the home folder. */
+function absoluteFolder(entry: string, home: string): string {
+  return path.resolve(entry.startsWith('~/') ? path.join(home, entry.slice(2)) : entry);
+}
+
+/** `toolgate.sandbox.writablePaths` under the managed ceiling: a folder stays only inside one the managed file lists. */
+export function writableUnder(person: readonly string[], policy: ManagedPolicy | undefined, home: string): UnderCeiling {
+  const ceiling = policy?.sandbox.writablePaths;
+  if (ceiling === undefined) {
+    return { kept: person, cut: [] };
+  }
+  const roots = ceiling.map((entry) => absoluteFolder(entry, home));
+  const kept: string[] = [];
+  const cut: string[] = [];
+  for (const entry of person) {
+    const folder = absoluteFolder(entry, home);
+    const inside = roots.some((root) => {
+      const relative = path.relative(root, folder);
+      return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+    });
+    (inside ? kept : cut).push(entry);
+  }
+  return { kept, cut };
+}
+
+/** Why an MCP server may not start under the managed file, or undefined when it may. */
+export function serverRefusal(name: string, policy: ManagedPolicy | undefined): string | undefined {
+  const allowed = policy?.mcp.allowedServers;
+  if (allowed === undefined || allowed.includes(name)) {
+    return undefined;
+  }
+  return `the managed policy (${policy?.file ?? ''}) lets only ${allowed.length === 0 ? 'no MCP server' : allowed.map((server) => `"${server}"`).join(', ')} start`;
+}
+
+/** A base URL in one spelling, for comparing: no trailing slash, the scheme and host in lower case (as URL writes them). */
+function canonicalUrl(url: string): string | undefined {
+  try {
+    return new URL(url).href.replace(/\/+$/, '');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why a model endpoint may not be used under the managed file, or undefined when it may. */
+export function baseUrlRefusal(baseUrl: string, policy: ManagedPolicy | undefined): string | undefined {
+  const allowed = policy?.model.allowedBaseUrls;
+  if (allowed === undefined) {
+    return undefined;
+  }
+  const wanted = canonicalUrl(baseUrl);
+  if (wanted !== undefined && allowed.some((entry) => canonicalUrl(entry) === wanted)) {
+    return undefined;
+  }
+  return `the managed policy (${policy?.file ?? ''}) allows ${allowed.length === 0 ? 'no model endpoint' : `only the model endpoints ${allowed.join(', ')}`}, not ${baseUrl}`;
+}
+
+/**
+ * The sandbox's inputs under the managed file: its protected paths read-only too, the person's writable folders and
+ * allowed domains cut to its ceilings, and the audit export's headers file (the collector's credentials) hidden. The
+ * managed file itself lies outside every writable folder, so no command can change it.
+ */
+export function sandboxInputsUnder(inputs: SandboxInputs, policy: ManagedPolicy | undefined, home: string): SandboxInputs {
+  if (policy === undefined) {
+    return inputs;
+  }
+  return {
+    ...inputs,
+    protectedGlobs: [...new Set([...inputs.protectedGlobs, ...policy.protectedPaths])],
+    extraWritable: writableUnder(inputs.extraWritable, policy, home).kept,
+    extraHidden: [...inputs.extraHidden, ...exportHeadersFile(policy)],
+    ...(inputs.allowedDomains !== undefined ? { allowedDomains: domainsUnder(inputs.allowedDomains, policy).kept } : {}),
+  };
+}
+
+/** The audit export's headers file, which holds the collector's credentials, if the managed file names one. */
+function exportHeadersFile(policy: ManagedPolicy): string[] {
+  const otlp = policy.audit.otlp;
+  const file = typeof otlp === 'object' && otlp !== null ? (otlp as Record<string, unknown>)['headersFile'] : undefined;
+  return typeof file === 'string' && path.isAbsolute(file) ? [file] : [];
+}

@@ -1,0 +1,51 @@
+/**
+ * The managed settings file in this window (src/core/managed/managedState.ts), its problems shown as notifications,
+ * and the person's settings that it overrides (src/core/managed/managedOverrides.ts), each said once in the log and
+ * together in one notification, when the window starts and whenever the file or the settings change.
+ */
+import os from 'node:os';
+import * as vscode from 'vscode';
+import { managedOverrides } from '../core/managed/managedOverrides';
+import type { DisposableStore } from '../core/disposable';
+import { ManagedState } from '../core/managed/managedState';
+import { defaultGatedTools } from '../core/settings';
+import type { Log } from './log';
+import type { Settings } from './settings';
+
+/** The window's managed settings, read now (before anything is judged); disposing it stops the watching. */
+export function createManagedSettings(settings: Settings, log: Log, disposables: DisposableStore): ManagedState {
+  const managed = disposables.add(new ManagedState({ log, warn: (message) => void vscode.window.showWarningMessage(message) }));
+  disposables.add(watchManagedOverrides(managed, settings, log));
+  return managed;
+}
+
+function watchManagedOverrides(managed: ManagedState, settings: Settings, log: Log): vscode.Disposable {
+  const said = new Set<string>();
+  const check = (): void => {
+    const notes = managedOverrides(
+      managed.policy(),
+      {
+        terminalRules: settings.get('autoApprove.terminal'),
+        editRules: settings.get('autoApprove.edits'),
+        gatedTools: settings.get('gatedTools'),
+        gatedByDefault: defaultGatedTools,
+        allowedDomains: settings.get('sandbox.allowedDomains'),
+        writablePaths: settings.get('sandbox.writablePaths'),
+        provider: settings.get('model.provider'),
+        baseUrl: settings.get('model.baseUrl'),
+      },
+      os.homedir(),
+    );
+    const fresh = notes.filter((note) => !said.has(note));
+    for (const note of fresh) {
+      said.add(note);
+      log.warn(`managed settings override ${note}`);
+    }
+    if (fresh.length > 0) {
+      void vscode.window.showWarningMessage(`Toolgate: your organisation's managed settings override ${fresh.length === 1 ? 'a setting of yours' : `${fresh.length} settings of yours`}: ${fresh.join(' · ')}`);
+    }
+  };
+  check();
+  const subscriptions = [managed.onDidChange(check), settings.onDidChange(check)];
+  return new vscode.Disposable(() => subscriptions.forEach((subscription) => subscription.dispose()));
+}
