@@ -109,7 +109,7 @@ export class CallCard {
       // Shown off, with why, so the person learns that no grant can cover such a call.
       this.grantButtons.push(
         actionButton('allow-session', 'Allow for session', 'history', { secondary: true }),
-        actionButton('allow-workspace', 'Always allow in workspace', 'workspace-trusted', { secondary: true }),
+        ...(call.grantLimits?.workspace === false ? [] : [actionButton('allow-workspace', 'Always allow in workspace', 'workspace-trusted', { secondary: true })]),
       );
       grants = h('div', { class: 'grant-group' }, ...this.grantButtons);
     }

@@ -188,7 +188,7 @@ export function denyWithReason(which: string, send: (reason: string | undefined)
  * end by themselves (for the agent's current task, for the next N minutes): those the view model offers.
  */
 export function grantControls(
-  call: Pick<PendingCallView, 'grantOptions' | 'grantsOffered' | 'grantsCover'>,
+  call: Pick<PendingCallView, 'grantOptions' | 'grantsOffered' | 'grantsCover' | 'grantLimits'>,
   which: string,
   grant: (action: GrantAction, grantOption: string, minutes?: number) => void,
 ): { element: HTMLElement; buttons: HTMLElement[] } {
@@ -206,21 +206,34 @@ export function grantControls(
     timed.push(task);
   }
   if (offered.has('allow-minutes')) {
-    const minutes = h('input', { type: 'number', min: '1', max: '1440', value: '15', 'data-field': 'grant-minutes', 'aria-label': `Minutes the timed grant for ${which} lasts`, class: 'minutes' });
+    const longest = call.grantLimits?.longestMinutes ?? 1440;
+    const minutes = h('input', { type: 'number', min: '1', max: String(longest), value: String(Math.min(15, longest)), 'data-field': 'grant-minutes', 'aria-label': `Minutes the timed grant for ${which} lasts (at most ${longest})`, class: 'minutes' });
     const forMinutes = actionButton('allow-minutes', 'Allow for these minutes', 'watch', { secondary: true, 'aria-label': `Allow for the minutes set beside it: ${which}` });
     forMinutes.addEventListener('click', () => {
       const value = Number.parseInt(minutes.value, 10);
-      if (Number.isInteger(value) && value >= 1 && value <= 1440) {
+      if (Number.isInteger(value) && value >= 1 && value <= longest) {
         grant('allow-minutes', scope.value, value);
       }
     });
     timed.push(minutes, forMinutes);
   }
+  // Only what the view model offers is drawn: a managed settings file may take the workspace's grants away.
+  const shown = [...(offered.has('allow-session') ? [session] : []), ...timed, ...(offered.has('allow-workspace') ? [workspace] : [])];
   const element = h('div', { class: 'grant-group', role: 'group', 'aria-label': `Grant for ${which}` },
-    h('label', { class: 'scope-label' }, 'Allow for: ', scope), session, ...timed, workspace,
+    h('label', { class: 'scope-label' }, 'Allow for: ', scope), ...shown,
+    call.grantLimits === undefined ? '' : h('span', { class: 'muted', 'data-field': 'grant-limits' }, managedGrantNote(call.grantLimits)),
     // A grant covers the caller it is given to (an MCP client in any version), and no other agent: said where it is given.
     call.grantsCover === undefined ? '' : h('span', { class: 'muted', 'data-field': 'grant-caller' }, `Grants cover ${call.grantsCover} only.`));
-  return { element, buttons: [session, ...timed, workspace] };
+  return { element, buttons: shown };
+}
+
+/** What the managed policy leaves of the grants, said beside them. */
+export function managedGrantNote(limits: NonNullable<PendingCallView['grantLimits']>): string {
+  const parts = [
+    ...(limits.workspace ? [] : ['no grants for the whole workspace']),
+    ...(limits.longestMinutes < 1440 ? [`grants end after ${limits.longestMinutes} minutes at most`] : []),
+  ];
+  return parts.length === 0 ? '' : `Managed policy (${limits.file}): ${parts.join('; ')}.`;
 }
 
 /** A reason line: the host's plain sentence, with its `quoted` names shown as code (as text, never markup). */
