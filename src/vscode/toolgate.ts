@@ -37,6 +37,7 @@ import { createOtherAgents, outsideChats, type OtherAgents } from './otherAgents
 import { Settings } from './settings';
 import { SuggestionsPanel } from './webviews/suggestionsPanel';
 import { createCommandSandbox } from './terminal/sandbox';
+import { SandboxPolicyDocument } from './terminal/sandboxPolicyDocument';
 import { GitCli } from '../core/checkpoints/gitCli';
 import { RunningCommandChanges } from './terminal/runningCommandChanges';
 import { showCreatedProtected, TerminalRunner } from './terminal/terminalRunner';
@@ -86,6 +87,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   const apiKeys = store.add(new ApiKeyStore(context.secrets));
   const paths = store.add(new WorkspacePaths());
   const sandbox = createCommandSandbox(context, settings, log, paths);
+  const policyDocument = store.add(new SandboxPolicyDocument(sandbox));
   const { gate, grants, audit, auditFile, state, policy } = createGateParts(context, settings, log, paths, sandbox);
   store.add(gate);
   // The profile's mcp.json sits two folders above this extension's global storage (User/globalStorage/<id>).
@@ -227,6 +229,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
       ...createDiffCommands({ gate, proposed }),
       'toolgate.showStagedChanges': () => runningChanges.show(),
       'toolgate.showTaskChanges': () => taskChanges.show(agent.chatId),
+      'toolgate.showSandboxPolicy': (arg?: unknown) => policyDocument.show(arg),
     },
     chat,
     approvals,

@@ -90,6 +90,11 @@ export class CommandSandbox {
     return this.deps.passEnvironment?.() ?? [];
   }
 
+  /** The policy's inputs as the settings and folders are now (what Show Sandbox Policy reports). */
+  policyInputs(): SandboxInputs {
+    return this.deps.inputs();
+  }
+
   /** For the gate: unknown until probed counts as unavailable (fail closed). */
   status(): SandboxStatus {
     const state = this.state;
