@@ -31,6 +31,8 @@ const base = {
  *                             MCP endpoint starts
  *   dist/lazy/tree-sitter.js  tree-sitter's runtime, when the first terminal command is analysed
  *   dist/lazy/iconv.js        iconv-lite's encodings, when the first file that is not UTF-8 is read or written
+ *   dist/lazy/seatbelt.js     @anthropic-ai/sandbox-runtime's Seatbelt profile builder (src/core/sandbox/seatbelt.ts),
+ *                             when the macOS sandbox is first probed or the sandbox policy is shown
  */
 const splitPoints = [
   { out: 'toolgate', specifier: './vscode/toolgate', importer: /src[\\/]extension\.ts$/, entry: 'src/vscode/toolgate.ts' },
@@ -38,6 +40,7 @@ const splitPoints = [
   { out: 'lazy/mcp-sdk', specifier: /^(\.\/|\.\.\/mcp\/)sdk$/, importer: /src[\\/]core[\\/](mcp[\\/]connection|endpoint[\\/]mcpEndpoint)\.ts$/, entry: 'src/core/mcp/sdk.ts' },
   { out: 'lazy/tree-sitter', specifier: '@vscode/tree-sitter-wasm', entry: '@vscode/tree-sitter-wasm' },
   { out: 'lazy/iconv', specifier: 'iconv-lite', entry: 'iconv-lite' },
+  { out: 'lazy/seatbelt', specifier: '@anthropic-ai/sandbox-runtime/dist/sandbox/macos-sandbox-utils.js', entry: '@anthropic-ai/sandbox-runtime/dist/sandbox/macos-sandbox-utils.js' },
 ];
 // Only the bundles directly in dist/ import others, so every path is relative to dist/.
 const splitPath = (point) => `./${point.out}.js`;

@@ -126,7 +126,7 @@ async function stagingRows(bwrap: string, workspace: string, inputs: SandboxInpu
   }
   writeFileSync(path.join(workspace, '.gitignore'), 'node_modules*/\n');
   const sandbox = new CommandSandbox({
-    probe: () => Promise.resolve({ available: true, program: bwrap }),
+    probe: () => Promise.resolve({ available: true, engine: 'bwrap', program: bwrap }),
     inputs: () => inputs,
     log: () => undefined,
     staging: { parent, unshare, probe: () => Promise.resolve({ available: true }), enabled: () => true },

@@ -16,6 +16,8 @@ const ServerArg = z
   .union([z.string().min(1), z.looseObject({ server: z.string().min(1) }).transform((node) => node.server)], { error: got('takes an MCP server (its name, or a node of the MCP Servers view)') })
   .optional();
 
+const platformArg = 'takes { "platform": "linux" | "darwin" } or nothing';
+
 export const commandArgs = {
   /** The task's prompt; absent, the person is asked for it. */
   'toolgate.runTask': z.string({ error: got('takes a prompt (a string)') }).optional(),
@@ -25,6 +27,10 @@ export const commandArgs = {
   'toolgate.deny': z.string({ error: got('takes a reason (a string)') }).max(maxReasonChars, `takes a reason of at most ${maxReasonChars} characters`).optional(),
   /** `true` removes the grants without asking first. */
   'toolgate.resetWorkspaceApprovals': z.boolean({ error: got('takes true (remove without asking) or nothing') }).optional(),
+  /** Whose form of the policy to show: `{ platform: 'linux' | 'darwin' }`; absent, this machine's. */
+  'toolgate.showSandboxPolicy': z
+    .strictObject({ platform: z.enum(['linux', 'darwin'], { error: got(platformArg) }).optional() }, { error: got(platformArg) })
+    .optional(),
   'toolgate.mcp.restart': ServerArg,
   'toolgate.mcp.stop': ServerArg,
 } as const;

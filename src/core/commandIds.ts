@@ -28,6 +28,7 @@ export const commandIds = [
   'toolgate.openSettings',
   'toolgate.showStagedChanges',
   'toolgate.showTaskChanges',
+  'toolgate.showSandboxPolicy',
   ...undoCommandIds,
   ...diffCommandIds,
 ] as const;

@@ -37,6 +37,7 @@ import { createOtherAgents, outsideChats, type OtherAgents } from './otherAgents
 import { Settings } from './settings';
 import { SuggestionsPanel } from './webviews/suggestionsPanel';
 import { createCommandSandbox } from './terminal/sandbox';
+import { SandboxPolicyDocument } from './terminal/sandboxPolicyDocument';
 import { GitCli } from '../core/checkpoints/gitCli';
 import { RunningCommandChanges } from './terminal/runningCommandChanges';
 import { showCreatedProtected, TerminalRunner } from './terminal/terminalRunner';
@@ -84,18 +85,16 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   const warmUp = setTimeout(() => void shellParserReady(), 1_000);
   store.add({ dispose: () => clearTimeout(warmUp) });
   const settings = store.add(new Settings(log));
-  // The team's managed settings file, read before anything is judged and again whenever it changes.
+  // The team's managed settings file: read before anything is judged, and again whenever it changes.
   const managed = createManagedSettings(settings, log, store);
   const managedPolicy = managed.policy.bind(managed);
   const apiKeys = store.add(new ApiKeyStore(context.secrets));
   const paths = store.add(new WorkspacePaths());
   const sandbox = createCommandSandbox(context, settings, log, paths, managedPolicy);
-  const { gate, grants, audit, auditFile, state, policy } = createGateParts(context, settings, log, paths, sandbox, managedPolicy);
-  store.add(gate);
+  const policyDocument = store.add(new SandboxPolicyDocument(sandbox));
+  const { gate, grants, audit, auditFile, state, policy } = createGateParts(context, settings, log, paths, sandbox, managedPolicy, store);
   // The profile's mcp.json sits two folders above this extension's global storage (User/globalStorage/<id>).
-  const mcp = new McpServers(context.workspaceState, log, path.join(context.extensionPath, 'dist'), sandbox, vscode.Uri.joinPath(context.globalStorageUri, '..', '..', 'mcp.json'), managedPolicy);
-  // A changed managed file: the MCP servers are checked again (and the views redraw, below).
-  store.add(managed.onDidChange(() => void mcp.reload().catch((error: unknown) => log.error(`MCP: ${String(error)}`))));
+  const mcp = new McpServers(context.workspaceState, log, path.join(context.extensionPath, 'dist'), sandbox, vscode.Uri.joinPath(context.globalStorageUri, '..', '..', 'mcp.json'), managed);
   const chats = store.add(new ChatBook(state, log));
   // Whether commands' changes are reviewed here, said on the status bar from the start, not only on the first card.
   store.add(new UnreviewedStatus(sandbox, settings, log));
@@ -233,6 +232,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
       ...createDiffCommands({ gate, proposed }),
       'toolgate.showStagedChanges': () => runningChanges.show(),
       'toolgate.showTaskChanges': () => taskChanges.show(agent.chatId),
+      'toolgate.showSandboxPolicy': (arg?: unknown) => policyDocument.show(arg),
     },
     chat,
     approvals,

@@ -13,6 +13,7 @@ import { AuditLog } from '../core/audit/auditLog';
 import { closeLeftWaiting } from '../core/audit/leftWaiting';
 import type { CommandSandbox } from '../core/sandbox/commandSandbox';
 import type { ManagedPolicy } from '../core/managed/managedSettings';
+import type { DisposableStore } from '../core/disposable';
 import { protectedPathsWith } from '../core/settings';
 import { MirroredWorkspaceState } from '../core/storage/mirroredState';
 import type { Log } from './log';
@@ -35,7 +36,16 @@ function storageFolder(context: vscode.ExtensionContext): string {
   return (context.storageUri ?? context.globalStorageUri).fsPath;
 }
 
-export function createGateParts(context: vscode.ExtensionContext, settings: Settings, log: Log, paths: WorkspacePaths, sandbox: CommandSandbox, managed: () => ManagedPolicy | undefined): GateParts {
+export function createGateParts(
+  context: vscode.ExtensionContext,
+  settings: Settings,
+  log: Log,
+  paths: WorkspacePaths,
+  sandbox: CommandSandbox,
+  managed: () => ManagedPolicy | undefined,
+  /** The window's store: the gate is disposed with it. */
+  disposables: DisposableStore,
+): GateParts {
   const storage = storageFolder(context);
   const auditFile = path.join(storage, 'audit.jsonl');
   const audit = new AuditLog(
@@ -65,12 +75,12 @@ export function createGateParts(context: vscode.ExtensionContext, settings: Sett
     locate: (absolute) => paths.locate(absolute),
     managed: managed(),
   });
-  const gate = new Gate({
+  const gate = disposables.add(new Gate({
     grants,
     audit,
     timeoutSeconds: () => settings.get('approval.timeoutSeconds'),
     maxConsecutive: () => settings.get('autoApprove.maxConsecutive'),
     policy,
-  });
+  }));
   return { gate, grants, audit, auditFile, state, policy };
 }

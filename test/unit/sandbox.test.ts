@@ -82,7 +82,7 @@ describe('the command sandbox (real bubblewrap)', function () {
   }
 
   it('starts here (bubblewrap is installed and may create namespaces)', async () => {
-    assert.deepEqual(await probeSandbox(), { available: true, program: findBwrap() });
+    assert.deepEqual(await probeSandbox(), { available: true, engine: 'bwrap', program: findBwrap() });
   });
 
   it('writes in the workspace land, the output comes back, the exit code is the command\'s', async () => {
@@ -269,7 +269,8 @@ describe('the sandbox policy, without starting it', () => {
 
   it('is unavailable where it cannot start, saying why in one line', async () => {
     assert.deepEqual(await probeSandbox('linux', () => undefined), { available: false, reason: 'bubblewrap is not installed (install the `bubblewrap` package: sudo apt install bubblewrap)' });
-    assert.match((await probeSandbox('darwin')).available ? '' : ((await probeSandbox('darwin')) as { reason: string }).reason, /no macOS sandbox/);
+    const darwin = await probeSandbox('darwin', () => undefined, { exists: () => false });
+    assert.match(darwin.available ? '' : darwin.reason, /sandbox-exec is missing/);
     assert.match((await probeSandbox('linux', () => '/bin/false')).available ? '' : 'unavailable', /unavailable/);
     assert.match(explainProbeFailure('bwrap: setting up uid map: Permission denied\n'), /user namespaces are off/);
     const sandbox = new CommandSandbox({ probe: () => probeSandbox('linux', () => undefined), inputs: () => { throw new Error('not asked'); }, log: () => undefined });

@@ -149,7 +149,7 @@ describe(`the sandbox holds as ${process.getuid?.() === 0 ? 'root' : 'an ordinar
   });
 
   it('the launch probe passes here, plain and staged', async () => {
-    assert.deepEqual(await probeSandbox(), { available: true, program: bwrap });
+    assert.deepEqual(await probeSandbox(), { available: true, engine: 'bwrap', program: bwrap });
     assert.deepEqual(await probeStaging(unshare, stages, () => bwrap), { available: true });
   });
 

@@ -35,7 +35,10 @@ export interface CommandSandboxDeps {
  * Why a command's changes would land in the workspace without review: staging turned off, or unavailable here. Typed,
  * so the views say what fixes each (src/core/views/unreviewed.ts); `reason` is the probe's one line.
  */
-export type UnstagedWhy = 'setting-off' | 'no-sandbox' | 'not-built' | 'folder-path' | 'probe-failed' | Extract<StagingProbe, { available: false }>['why'];
+export type UnstagedWhy = 'setting-off' | 'no-sandbox' | 'not-built' | 'folder-path' | 'probe-failed' | 'no-overlay' | Extract<StagingProbe, { available: false }>['why'];
+
+/** What macOS's sandbox has instead of a stage, said on the card, the status item and to the model. */
+export const noOverlayReason = "macOS has no overlay to stage a command on: what git saw it change is told to the model and undone where its text before is known";
 
 /** Whether a confined command's changes are reviewed before they land (staged), decided before its card is shown. */
 export type StagingStatus = { staged: true } | { staged: false; why: UnstagedWhy; reason: string };
@@ -87,6 +90,11 @@ export class CommandSandbox {
     return this.deps.passEnvironment?.() ?? [];
   }
 
+  /** The policy's inputs as the settings and folders are now (what Show Sandbox Policy reports). */
+  policyInputs(): SandboxInputs {
+    return this.deps.inputs();
+  }
+
   /** For the gate: unknown until probed counts as unavailable (fail closed). */
   status(): SandboxStatus {
     const state = this.state;
@@ -132,6 +140,9 @@ export class CommandSandbox {
     if (!sandbox.available) {
       return { staged: false, why: 'no-sandbox', reason: sandbox.reason };
     }
+    if (sandbox.engine === 'seatbelt') {
+      return { staged: false, why: 'no-overlay', reason: noOverlayReason };
+    }
     const refused = this.deps.inputs().workspaceFolders.map(unstageable).find((reason) => reason !== undefined);
     if (refused !== undefined) {
       return { staged: false, why: 'folder-path', reason: refused };
@@ -168,7 +179,8 @@ export class CommandSandbox {
     // known (and named on the card, with the entry that would allow it), never guessed from the command's output.
     const filtered = network === undefined && inputs.network === 'none';
     const rules = filtered ? parseAllowedDomains([...(inputs.allowedDomains ?? []), ...(options.allowDomains ?? [])]).rules : [];
-    const proxy = filtered ? await DomainProxy.start({ ...this.deps.proxyOptions, rules }) : undefined;
+    // Seatbelt lets a command reach one loopback port: the proxy listens there, not on a socket bound into a namespace.
+    const proxy = filtered ? await DomainProxy.start({ ...this.deps.proxyOptions, rules, ...(state.engine === 'seatbelt' ? { loopback: true } : {}) }) : undefined;
     let stage: Stage | undefined;
     let opened: SandboxLaunch['opened'];
     try {
@@ -176,12 +188,15 @@ export class CommandSandbox {
       // workspace, the file is opened before the policy is gathered, so a folder made for it is read-only like the rest.
       stage = staging === undefined ? undefined : await createStage(staging.parent, inputs.workspaceFolders);
       const open = options.open ?? [];
-      if (open.length > 0) {
+      if (open.length > 0 && state.engine === 'seatbelt') {
+        // No descriptor binds in Seatbelt: the protected file stays read-only, and the card of its failure says why.
+        opened = { files: [], refused: open.map((file) => ({ path: file, kind: 'seatbelt' as const })) };
+      } else if (open.length > 0) {
         const result = stage === undefined ? await openInWorkspace(open, inputs.workspaceFolders) : await openInStage(open, stage);
         opened = { files: result.opened, refused: result.refused };
-        for (const refused of result.refused) {
-          this.deps.log(`sandbox: ${refused.path} stays read-only for this command: ${openRefusalWords[refused.kind]}`);
-        }
+      }
+      for (const refused of opened?.refused ?? []) {
+        this.deps.log(`sandbox: ${refused.path} stays read-only for this command: ${openRefusalWords[refused.kind]}`);
       }
       const files = opened?.files ?? [];
       const writableOnce = files.map((file, index) => ({ path: file.path, ...(file.handle === undefined ? {} : { fd: 3 + index }) }));

@@ -65,6 +65,11 @@ export interface DomainProxyOptions {
    * interface addresses as they are when the proxy starts); tests stand in a test network.
    */
   addressKind?: (address: string) => AddressKind | undefined;
+  /**
+   * Listen on a port of the loopback (127.0.0.1) rather than a Unix socket: for Seatbelt (macOS), whose profile lets a
+   * command connect to one loopback port and nothing else, there being no network namespace to bind a socket into.
+   */
+  loopback?: boolean;
 }
 
 const systemLookup: Lookup = (host) => dnsLookup(host, { all: true, verbatim: true });
@@ -95,10 +100,15 @@ export class DomainProxy {
     try {
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
-        server.listen(socketPath, () => {
+        const done = (): void => {
           server.off('error', reject);
           resolve();
-        });
+        };
+        if (options.loopback === true) {
+          server.listen(0, '127.0.0.1', done);
+        } else {
+          server.listen(socketPath, done);
+        }
       });
     } catch (error) {
       await fs.rm(folder, { recursive: true, force: true });
@@ -110,6 +120,12 @@ export class DomainProxy {
   /** What was refused so far, oldest first. */
   get refusals(): readonly Refusal[] {
     return this.refusalList;
+  }
+
+  /** The loopback port it listens on (a proxy started with `loopback`), else undefined. */
+  get port(): number | undefined {
+    const address = this.server.address();
+    return typeof address === 'object' && address !== null ? address.port : undefined;
   }
 
   /** How many connections were let through. */

@@ -40,6 +40,12 @@ export interface SandboxInputs {
   staged?: boolean;
   /** Protected files opened for this one run (./openOnce): read-write over the read-only entries. */
   writableOnce?: readonly WritableOnce[];
+  /**
+   * The engine the policy is for. `seatbelt` (macOS) denies by path, not by mount: protected paths and credentials
+   * that do not exist yet are in the policy too (as paths, and protected globs outside `.git` as patterns), git's
+   * missing control entries are not made first, and TMPDIR is a folder of the cache (there is no private /tmp).
+   */
+  engine?: 'bwrap' | 'seatbelt';
 }
 
 export interface GatheredPolicy {
@@ -68,11 +74,19 @@ export async function gatherSandboxPolicy(inputs: SandboxInputs): Promise<Gather
   const notes: string[] = [];
   const cacheDir = inputs.workspaceFolders.length > 0 ? await ensureCache(inputs, home) : undefined;
   const extraWritable = (await Promise.all(inputs.extraWritable.map((entry) => existingReal(expandHome(entry, home))))).flatMap((entry) => (entry?.kind === 'dir' ? [entry.path] : []));
+  const seatbelt = inputs.engine === 'seatbelt';
   const readOnly: string[] = [];
+  const readOnlyPatterns: string[] = [];
   for (const folder of inputs.workspaceFolders) {
     const walked = await protectedIn(folder, inputs.protectedGlobs);
     readOnly.push(...walked.paths);
-    if (inputs.staged !== true) {
+    if (seatbelt) {
+      const candidates = protectedCandidates(folder, inputs.protectedGlobs);
+      // Git's control entries of the folder's own repository, made yet or not (a planted `commondir` included).
+      const gitEntries = picomatch([...inputs.protectedGlobs], { dot: true })('.git/config') ? gitControlEntries.map((entry) => path.join(folder, '.git', entry)) : [];
+      readOnly.push(...candidates.paths, ...walked.missing.map((entry) => entry.path), ...gitEntries);
+      readOnlyPatterns.push(...candidates.patterns);
+    } else if (inputs.staged !== true) {
       const made = await makeEmpty(walked.missing);
       readOnly.push(...made.paths);
       notes.push(...made.notes);
@@ -87,14 +101,19 @@ export async function gatherSandboxPolicy(inputs: SandboxInputs): Promise<Gather
     ...inputs.extraHidden.map((entry) => expandHome(entry, home)),
     ...inputs.ownStorage,
   ].filter((entry) => path.isAbsolute(entry));
-  const hidden = (await Promise.all(hiddenCandidates.map(existingReal))).filter((entry): entry is HiddenPath => entry !== undefined);
+  // Seatbelt denies a path whether or not it exists: one made later (a first `~/.aws`) is hidden too.
+  const hidden = (await Promise.all(hiddenCandidates.map(async (entry) => (await existingReal(entry)) ?? (seatbelt ? { path: entry, kind: 'dir' as const } : undefined)))).filter(
+    (entry): entry is HiddenPath => entry !== undefined,
+  );
+  const tmpDir = seatbelt && cacheDir !== undefined ? await ensureFolder(path.join(cacheDir, 'tmp')) : undefined;
   const normalised = normalisePolicy({
     writable: [...inputs.workspaceFolders, ...(cacheDir === undefined ? [] : [cacheDir]), ...extraWritable],
     readOnly,
+    ...(readOnlyPatterns.length > 0 ? { readOnlyPatterns } : {}),
     hidden,
     ...(inputs.writableOnce !== undefined && inputs.writableOnce.length > 0 ? { writableOnce: [...inputs.writableOnce] } : {}),
     network: inputs.network,
-    env: sandboxEnvironment(cacheDir),
+    env: sandboxEnvironment(cacheDir, tmpDir),
   });
   return { policy: normalised.policy, notes: [...notes, ...normalised.conflicts] };
 }
@@ -109,6 +128,43 @@ async function ensureCache(inputs: SandboxInputs, home: string): Promise<string 
   } catch {
     return undefined;
   }
+}
+
+async function ensureFolder(folder: string): Promise<string | undefined> {
+  try {
+    await fs.mkdir(folder, { recursive: true, mode: 0o700 });
+    return folder;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Characters that make a protected entry a pattern. */
+const globCharacters = /[*?[\]{}!()+@]/;
+
+/**
+ * For an engine that denies by path (Seatbelt): what the protected globs name in one workspace folder whether or not
+ * it exists yet. A glob that is a path once its trailing `/**` is dropped (`.vscode/**`, `.github/workflows/**`,
+ * `.gitlab-ci.yml`) is that path; another (`**\/.env*`, `**\/.vscode/**`) is a pattern anchored at the folder, its
+ * trailing `/**` dropped (a deny covers what is below). Nothing inside `.git`: there only git's control entries are
+ * protected (`protectedIn`), since git writes the rest on every commit; and no pattern with braces or negations,
+ * which the library does not read as picomatch does (those are guarded where they exist, as on Linux).
+ */
+export function protectedCandidates(folder: string, globs: readonly string[]): { paths: string[]; patterns: string[] } {
+  const paths: string[] = [];
+  const patterns: string[] = [];
+  for (const glob of globs) {
+    const trimmed = glob.replace(/^\.\//, '').replace(/(\/\*\*)+$/, '');
+    if (trimmed === '' || trimmed === '**' || trimmed.startsWith('/') || trimmed.split('/').some((segment) => segment === '.git' || segment === '..')) {
+      continue;
+    }
+    if (!globCharacters.test(trimmed)) {
+      paths.push(path.join(folder, trimmed));
+    } else if (!/[{}!()+@]/.test(trimmed)) {
+      patterns.push(`${folder}/${trimmed}`);
+    }
+  }
+  return { paths, patterns };
 }
 
 async function existingReal(entry: string): Promise<HiddenPath | undefined> {

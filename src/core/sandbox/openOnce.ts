@@ -19,7 +19,7 @@ import { Beneath, BeneathRefusal } from './beneath';
 import type { Stage } from './stage';
 
 /** Why a protected path the card allowed was not opened. */
-export type OpenRefusalKind = 'git' | 'outside' | 'link' | 'not-a-file' | 'hard-link' | 'failed';
+export type OpenRefusalKind = 'git' | 'outside' | 'link' | 'not-a-file' | 'hard-link' | 'failed' | 'seatbelt';
 
 export interface OpenRefusal {
   path: string;
@@ -46,6 +46,7 @@ export const openRefusalWords: Record<OpenRefusalKind, string> = {
   'not-a-file': 'it is not a regular file',
   'hard-link': 'it has another name (a hard link), which writing it would write too',
   failed: 'it could not be opened',
+  seatbelt: "macOS's sandbox cannot open one protected file for one run",
 };
 
 /** Where `absolute` is in the workspace folders (innermost), or why it cannot be opened whatever is on disk. */

@@ -24,6 +24,12 @@ export interface SandboxPolicy {
   /** Inside those, what stays read-only: the protected paths that exist when the command starts. */
   readOnly: string[];
   /**
+   * Protected globs (absolute: each anchored at a workspace folder, none inside `.git`) for an engine that denies by
+   * pattern (Seatbelt): a protected file made after the command starts is read-only too. Bubblewrap can mount only
+   * over what exists, so its policies have none.
+   */
+  readOnlyPatterns?: string[];
+  /**
    * Folders bound onto themselves (computed by `pinnedFolders`): every folder between a read-only entry and its
    * writable folder, so that none can be renamed or removed to put a planted one in its place.
    */
@@ -110,9 +116,12 @@ export const gitPlaceholders: readonly { entry: string; kind: HiddenPath['kind']
   { entry: 'objects/info/alternates', kind: 'file' },
 ];
 
-/** The writable-folder environment: a private /tmp and tool caches kept per workspace. */
-export function sandboxEnvironment(cacheDir: string | undefined): Record<string, string> {
-  const env: Record<string, string> = { TMPDIR: '/tmp', TMP: '/tmp', TEMP: '/tmp' };
+/**
+ * The writable-folder environment: a private /tmp (bubblewrap's own; on macOS, which has none, `tmpDir`, a folder of
+ * the per-workspace cache) and tool caches kept per workspace.
+ */
+export function sandboxEnvironment(cacheDir: string | undefined, tmpDir = '/tmp'): Record<string, string> {
+  const env: Record<string, string> = { TMPDIR: tmpDir, TMP: tmpDir, TEMP: tmpDir };
   if (cacheDir !== undefined) {
     Object.assign(env, {
       XDG_CACHE_HOME: cacheDir,
@@ -163,6 +172,10 @@ export function normalisePolicy(policy: Omit<SandboxPolicy, 'pinned'>): { policy
   const pinned = pinnedFolders([...readOnly, ...once.map((entry) => entry.path)], writable);
   // Built field by field: an opened file the checks above refused must not come back with the rest of the input.
   const normalised: SandboxPolicy = { writable, readOnly, pinned, hidden: outermost, network: policy.network, env: policy.env };
+  const patterns = [...new Set(policy.readOnlyPatterns ?? [])].filter((pattern) => writableInside(pattern)).sort();
+  if (patterns.length > 0) {
+    normalised.readOnlyPatterns = patterns;
+  }
   if (once.length > 0) {
     normalised.writableOnce = once;
   }

@@ -7,6 +7,7 @@
  */
 import { execFile } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { bridgeCommand, type BridgeRuntime } from './networkBridge';
 import { bwrapArgs, nodeInSandbox } from './bwrap';
@@ -15,10 +16,17 @@ import type { LocalForward } from './domains';
 import { gatherSandboxPolicy, type SandboxInputs } from './gather';
 import type { SandboxPolicy } from './policy';
 import type { OpenedOnce, OpenRefusal } from './openOnce';
+import { loadSeatbelt, sandboxExec, type SeatbeltBuilder } from './seatbelt';
+import { seatbeltConfig } from './seatbeltConfig';
 import type { Stage } from './stage';
 
+/**
+ * `bwrap`: our bubblewrap wrapper (Linux), `program` bwrap's path. `seatbelt`: macOS's sandbox-exec with the profile
+ * @anthropic-ai/sandbox-runtime builds from Toolgate's policy (./seatbelt), `program` sandbox-exec's path.
+ */
 export type SandboxState =
-  | { available: true; program: string }
+  | { available: true; engine: 'bwrap'; program: string }
+  | { available: true; engine: 'seatbelt'; program: string; seatbelt: SeatbeltBuilder }
   | {
       available: false;
       /** One line for the person: why commands cannot be confined here. */
@@ -135,21 +143,72 @@ export function confinementProblem(program: string, args: readonly string[]): Pr
 /** The probe's sandbox: nothing writable, nothing hidden; every command's sandbox adds to this, never takes away. */
 export const probePolicy: SandboxPolicy = { writable: [], readOnly: [], pinned: [], hidden: [], network: 'none', env: {} };
 
-export function probeSandbox(platform: NodeJS.Platform = process.platform, locate: () => string | undefined = () => findBwrap()): Promise<SandboxState> {
-  if (platform !== 'linux') {
-    return Promise.resolve({
-      available: false,
-      reason: platform === 'darwin'
-        ? 'Toolgate has no macOS sandbox yet (Seatbelt is planned)'
-        : `Toolgate has no sandbox for ${platform === 'win32' ? 'Windows' : platform}`,
+/** How macOS's sandbox is found and checked; each part can be stood in for (tests fake the platform on Linux). */
+export interface SeatbeltProbe {
+  exists?: (file: string) => boolean;
+  load?: () => Promise<SeatbeltBuilder>;
+  /** Runs `sandbox-exec …args` and resolves with what it printed (rejects when it did not start). */
+  run?: (program: string, args: readonly string[]) => Promise<string>;
+}
+
+/**
+ * Run in the probe's Seatbelt sandbox (nothing writable), it tries to write a file where the person can and prints
+ * what held and `end`: a profile sandbox-exec refused prints nothing.
+ */
+export const seatbeltCheck = `if : > "$1" 2>/dev/null; then rm -f "$1"; echo 'write could write outside the workspace'; fi; echo end`;
+
+export async function probeSeatbelt(deps: SeatbeltProbe = {}): Promise<SandboxState> {
+  const exists = deps.exists ?? isExecutable;
+  if (!exists(sandboxExec)) {
+    return { available: false, reason: `macOS's ${sandboxExec} is missing, so commands cannot be confined` };
+  }
+  let seatbelt: SeatbeltBuilder;
+  let profile: string;
+  try {
+    seatbelt = await (deps.load ?? (() => loadSeatbelt()))();
+    profile = seatbelt.profile(seatbeltConfig(probePolicy), os.tmpdir());
+  } catch (error) {
+    return { available: false, reason: `the Seatbelt sandbox cannot start: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  const target = path.join(os.tmpdir(), `toolgate-seatbelt-probe-${process.pid}`);
+  try {
+    const output = await (deps.run ?? runChecked)(sandboxExec, ['-p', profile, '--', '/bin/sh', '-c', seatbeltCheck, 'sh', target]);
+    const lines = output.split('\n').filter((line) => line !== '');
+    if (lines.at(-1) !== 'end') {
+      return { available: false, reason: `the Seatbelt sandbox did not run its check (${lines[0] ?? 'no output'})` };
+    }
+    const held = lines.slice(0, -1).map((line) => line.slice(line.indexOf(' ') + 1));
+    return held.length === 0 ? { available: true, engine: 'seatbelt', program: sandboxExec, seatbelt } : { available: false, reason: `the Seatbelt sandbox does not hold here: a sandboxed process ${held.join(', ')}` };
+  } catch (error) {
+    return { available: false, reason: `sandbox-exec failed to start a sandbox: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
+function runChecked(program: string, args: readonly string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(program, [...args], { timeout: 10_000, env: { PATH: systemPath } }, (error, stdout, stderr) => {
+      if (error && stdout === '') {
+        reject(new Error(stderr.trim().split('\n')[0] || error.message));
+        return;
+      }
+      resolve(stdout);
     });
+  });
+}
+
+export function probeSandbox(platform: NodeJS.Platform = process.platform, locate: () => string | undefined = () => findBwrap(), seatbelt: SeatbeltProbe = {}): Promise<SandboxState> {
+  if (platform === 'darwin') {
+    return probeSeatbelt(seatbelt);
+  }
+  if (platform !== 'linux') {
+    return Promise.resolve({ available: false, reason: `Toolgate has no sandbox for ${platform === 'win32' ? 'Windows (run VS Code in WSL for one)' : platform}` });
   }
   const program = locate();
   if (program === undefined) {
     return Promise.resolve({ available: false, reason: 'bubblewrap is not installed (install the `bubblewrap` package: sudo apt install bubblewrap)' });
   }
   return confinementProblem(program, bwrapArgs(probePolicy, '/')).then(
-    (problem): SandboxState => (problem === undefined ? { available: true, program } : { available: false, reason: `bubblewrap's sandbox does not hold here: ${problem}` }),
+    (problem): SandboxState => (problem === undefined ? { available: true, engine: 'bwrap', program } : { available: false, reason: `bubblewrap's sandbox does not hold here: ${problem}` }),
     (error: unknown): SandboxState => ({ available: false, reason: explainProbeFailure(error instanceof Error ? error.message : String(error)) }),
   );
 }
@@ -164,6 +223,9 @@ export async function prepareLaunch(
   cwd: string,
   network?: { proxy: DomainProxy; runtime: BridgeRuntime; forwards: readonly LocalForward[] },
 ): Promise<{ launch: SandboxLaunch; notes: string[] }> {
+  if (state.engine === 'seatbelt') {
+    return seatbeltLaunch(state, inputs, cwd, network?.proxy);
+  }
   const { policy, notes } = await gatherSandboxPolicy(inputs);
   if (network === undefined) {
     return { launch: { program: state.program, args: bwrapArgs(policy, cwd), env: policy.env, policy }, notes };
@@ -174,4 +236,30 @@ export async function prepareLaunch(
   const mounts = { proxySocket: network.proxy.socketPath, ...(unseen ? { node: runtime.path } : {}) };
   const args = [...bwrapArgs(policy, cwd, mounts), '--', ...bridgeCommand(runtime, unseen ? nodeInSandbox : runtime.path, network.forwards)];
   return { launch: { program: state.program, args, env: { ...policy.env, ...runtime.env }, policy, proxy: network.proxy }, notes };
+}
+
+/** The variables that send a command's connections to its filtering proxy on the loopback (macOS: no bridge). */
+export function proxyVariables(port: number): Record<string, string> {
+  const url = `http://127.0.0.1:${port}`;
+  return { HTTP_PROXY: url, HTTPS_PROXY: url, ALL_PROXY: url, http_proxy: url, https_proxy: url, all_proxy: url, NODE_USE_ENV_PROXY: '1' };
+}
+
+/**
+ * macOS: `sandbox-exec -p <profile> -- <bash> …`, the profile built by the library from this command's policy
+ * (./seatbeltConfig), and the command's connections sent to its proxy's loopback port, the one the profile allows.
+ */
+async function seatbeltLaunch(
+  state: Extract<SandboxState, { engine: 'seatbelt' }>,
+  inputs: SandboxInputs,
+  cwd: string,
+  proxy: DomainProxy | undefined,
+): Promise<{ launch: SandboxLaunch; notes: string[] }> {
+  const { policy, notes } = await gatherSandboxPolicy({ ...inputs, engine: 'seatbelt' });
+  const port = proxy?.port;
+  if (proxy !== undefined && port === undefined) {
+    throw new Error('the filtering proxy listens on no loopback port');
+  }
+  const profile = state.seatbelt.profile(seatbeltConfig(policy, port), cwd);
+  const env = { ...policy.env, ...(port === undefined ? {} : proxyVariables(port)) };
+  return { launch: { program: state.program, args: ['-p', profile], env, policy, ...(proxy === undefined ? {} : { proxy }) }, notes };
 }

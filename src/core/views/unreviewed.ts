@@ -22,6 +22,8 @@ const fixes: Readonly<Record<UnstagedWhy, string | undefined>> = {
   'no-sandbox': undefined,
   'not-built': undefined,
   'probe-failed': undefined,
+  // macOS: nothing to turn on; the reason says what Toolgate does instead.
+  'no-overlay': undefined,
 };
 
 type Unstaged = Extract<StagingStatus, { staged: false }>;

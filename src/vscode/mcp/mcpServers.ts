@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { CommandSandbox } from '../../core/sandbox/commandSandbox';
 import { WindowMcpServers } from '../../core/mcp/windowServers';
 import type { Log } from '../log';
-import type { ManagedPolicy } from '../../core/managed/managedSettings';
+import type { ManagedState } from '../../core/managed/managedState';
 
 export class McpServers extends WindowMcpServers implements vscode.Disposable {
   constructor(
@@ -18,8 +18,8 @@ export class McpServers extends WindowMcpServers implements vscode.Disposable {
     sandbox: CommandSandbox,
     /** The `mcp.json` of the VS Code profile (User/mcp.json): the servers VS Code users already have. */
     profileFile: vscode.Uri | undefined,
-    /** The managed settings file in force. */
-    managed: () => ManagedPolicy | undefined,
+    /** The managed settings file in force: the servers are checked again when it changes. */
+    managed: Pick<ManagedState, 'policy' | 'onDidChange'>,
   ) {
     const output = vscode.window.createOutputChannel('Toolgate MCP');
     super({
@@ -37,7 +37,7 @@ export class McpServers extends WindowMcpServers implements vscode.Disposable {
       },
       sandbox,
       dist,
-      managed,
+      managed: () => managed.policy(),
     });
     this.store.add(output);
     for (const subscription of [
@@ -47,6 +47,7 @@ export class McpServers extends WindowMcpServers implements vscode.Disposable {
         }
       }),
       vscode.workspace.onDidGrantWorkspaceTrust(() => void this.reload()),
+      managed.onDidChange(() => void this.reload().catch((error: unknown) => log.error(`MCP: ${String(error)}`))),
     ]) {
       this.store.add(subscription);
     }
