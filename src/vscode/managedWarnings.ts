@@ -6,6 +6,7 @@
 import os from 'node:os';
 import * as vscode from 'vscode';
 import { managedOverrides } from '../core/managed/managedOverrides';
+import { managedReportSection, type ReportSection } from '../core/managed/managedReport';
 import type { DisposableStore } from '../core/disposable';
 import { ManagedState } from '../core/managed/managedState';
 import { defaultGatedTools } from '../core/settings';
@@ -19,23 +20,33 @@ export function createManagedSettings(settings: Settings, log: Log, disposables:
   return managed;
 }
 
+/** The person's settings the managed file overrides now, each with the managed value. */
+export function currentOverrides(managed: Pick<ManagedState, 'policy'>, settings: Settings): string[] {
+  return managedOverrides(
+    managed.policy(),
+    {
+      terminalRules: settings.get('autoApprove.terminal'),
+      editRules: settings.get('autoApprove.edits'),
+      gatedTools: settings.get('gatedTools'),
+      gatedByDefault: defaultGatedTools,
+      allowedDomains: settings.get('sandbox.allowedDomains'),
+      writablePaths: settings.get('sandbox.writablePaths'),
+      provider: settings.get('model.provider'),
+      baseUrl: settings.get('model.baseUrl'),
+    },
+    os.homedir(),
+  );
+}
+
+/** The managed file's section of the sandbox policy report, as things are now. */
+export function managedReport(managed: ManagedState, settings: Settings): ReportSection {
+  return managedReportSection(managed.state(), currentOverrides(managed, settings));
+}
+
 function watchManagedOverrides(managed: ManagedState, settings: Settings, log: Log): vscode.Disposable {
   const said = new Set<string>();
   const check = (): void => {
-    const notes = managedOverrides(
-      managed.policy(),
-      {
-        terminalRules: settings.get('autoApprove.terminal'),
-        editRules: settings.get('autoApprove.edits'),
-        gatedTools: settings.get('gatedTools'),
-        gatedByDefault: defaultGatedTools,
-        allowedDomains: settings.get('sandbox.allowedDomains'),
-        writablePaths: settings.get('sandbox.writablePaths'),
-        provider: settings.get('model.provider'),
-        baseUrl: settings.get('model.baseUrl'),
-      },
-      os.homedir(),
-    );
+    const notes = currentOverrides(managed, settings);
     const fresh = notes.filter((note) => !said.has(note));
     for (const note of fresh) {
       said.add(note);

@@ -53,7 +53,7 @@ import { ViewRefresh } from '../core/views/viewRefresh';
 import { WorkspacePaths } from './workspacePaths';
 import { addAllowedDomains, addWorkspaceRule, ignoredWorkspaceValues, writeModelSettings } from './workspaceSettings';
 import { approvalsState, chatCalls, chatState } from '../core/views/viewStates';
-import { createManagedSettings } from './managedWarnings';
+import { createManagedSettings, managedReport } from './managedWarnings';
 
 /** Workspace state: the person's last choice of unified or side-by-side diffs in the panel. */
 const diffModeKey = 'toolgate.view.diffMode';
@@ -91,7 +91,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   const apiKeys = store.add(new ApiKeyStore(context.secrets));
   const paths = store.add(new WorkspacePaths());
   const sandbox = createCommandSandbox(context, settings, log, paths, managedPolicy);
-  const policyDocument = store.add(new SandboxPolicyDocument(sandbox));
+  const policyDocument = store.add(new SandboxPolicyDocument(sandbox, () => managedReport(managed, settings)));
   const { gate, grants, audit, auditFile, state, policy } = createGateParts(context, settings, log, paths, sandbox, managedPolicy, store);
   // The profile's mcp.json sits two folders above this extension's global storage (User/globalStorage/<id>).
   const mcp = new McpServers(context.workspaceState, log, path.join(context.extensionPath, 'dist'), sandbox, vscode.Uri.joinPath(context.globalStorageUri, '..', '..', 'mcp.json'), managed);

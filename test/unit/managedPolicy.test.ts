@@ -15,6 +15,8 @@ import { judge, type GateCall, type PolicyContext } from '../../src/core/approva
 import { baseUrlRefusal, domainsUnder, sandboxInputsUnder, serverRefusal, writableUnder } from '../../src/core/managed/managedCeilings';
 import { managedFileVariable, ownershipProblem, readManagedFile, systemManagedFile, type ManagedFileState, type PathFacts } from '../../src/core/managed/managedFile';
 import { managedOverrides } from '../../src/core/managed/managedOverrides';
+import { managedReportSection } from '../../src/core/managed/managedReport';
+import { domainsUnderCeiling } from '../../src/core/sandbox/domains';
 import { emptyManagedPolicy, parseManagedSettings, type ManagedPolicy } from '../../src/core/managed/managedSettings';
 import { serversUnderManaged } from '../../src/core/mcp/windowServers';
 import { createModel } from '../../src/core/modelChoice';
@@ -396,5 +398,37 @@ describe('the managed settings file: ceilings over the person\'s settings', () =
       'toolgate.model.baseUrl: http://127.0.0.1:11434/v1 is not used: the managed policy sets model.allowedBaseUrls to ["https://llm.example.com/v1"] (/etc/toolgate/managed-settings.json)',
     ]);
     assert.deepEqual(managedOverrides(undefined, { terminalRules: { ls: true }, editRules: {}, gatedTools: {}, gatedByDefault: defaultGatedTools, allowedDomains: [], writablePaths: [], provider: 'openai-compatible', baseUrl: 'x' }, '/'), []);
+  });
+});
+
+describe('the managed settings file in the sandbox policy report', () => {
+  it('says whether it is in force, each entry, its problems and what it overrides', () => {
+    const honoured = managedReportSection({ state: 'honoured', file, policy: managed(example), problems: ['x is odd'] }, ['toolgate.sandbox.allowedDomains: `evil.example.net` are not reachable']);
+    assert.match(honoured.title, /^Managed settings, in force from \/etc\/toolgate\/managed-settings\.json/);
+    assert.deepEqual(honoured.lines, [
+      'deny.terminal: curl, /^git push/',
+      'deny.paths: secrets/**',
+      'deny.mcpTools: mcp__deploy__*',
+      'ask.terminal: npm publish',
+      'protectedPaths: infra/**',
+      'sandbox.required: true (no command or MCP server runs unconfined; no Run without sandbox)',
+      'sandbox.allowedDomains (a ceiling): packages.example.com',
+      'sandbox.writablePaths (a ceiling): (none)',
+      'grants.workspace: false (no Always allow in this workspace; those made before are set aside)',
+      'grants.autoApproveRules: false (only false rules apply; every tool gated by default stays gated)',
+      'grants.maxMinutes: 60 (every grant ends by then)',
+      'mcp.allowedServers: fs',
+      'model.allowedBaseUrls: https://llm.example.com/v1',
+      'audit.otlp: every decision is also sent to the collector it names (the person cannot turn this off)',
+      'problem: x is odd',
+      'overrides toolgate.sandbox.allowedDomains: `evil.example.net` are not reachable',
+    ]);
+    assert.deepEqual(managedReportSection({ state: 'ignored', file, why: 'the file is owned by user 1000' }, []).lines, [`${file} is IGNORED: the file is owned by user 1000`]);
+    assert.match(managedReportSection({ state: 'absent', file }, []).lines[0] ?? '', /does not exist/);
+  });
+
+  it('a one-run allowance of a refused host never goes past the ceiling', () => {
+    assert.deepEqual(domainsUnderCeiling(['packages.example.com', 'evil.example.net'], ['packages.example.com']), { kept: ['packages.example.com'], cut: ['evil.example.net'] });
+    assert.deepEqual(domainsUnderCeiling(['evil.example.net'], undefined), { kept: ['evil.example.net'], cut: [] });
   });
 });

@@ -4,7 +4,7 @@
  * that shows the person the managed value.
  */
 import path from 'node:path';
-import { parseDomainEntry, type DomainRule } from '../sandbox/domains';
+import { domainsUnderCeiling } from '../sandbox/domains';
 import type { SandboxInputs } from '../sandbox/gather';
 import type { ManagedPolicy } from './managedSettings';
 
@@ -14,32 +14,9 @@ export interface UnderCeiling {
   cut: readonly string[];
 }
 
-/** Whether the managed entry `ceiling` covers every destination the person's `entry` reaches. */
-function domainCovered(entry: DomainRule, ceiling: DomainRule): boolean {
-  const ports = ceiling.port === undefined ? entry.port === undefined || entry.port === 80 || entry.port === 443 : entry.port === ceiling.port;
-  if (!ports) {
-    return false;
-  }
-  if (!ceiling.subdomains) {
-    return !entry.subdomains && entry.host === ceiling.host;
-  }
-  return entry.host.endsWith(`.${ceiling.host}`);
-}
-
 /** `toolgate.sandbox.allowedDomains` under the managed ceiling: a person's entry stays only if a managed one covers it. */
 export function domainsUnder(person: readonly string[], policy: ManagedPolicy | undefined): UnderCeiling {
-  const ceiling = policy?.sandbox.allowedDomains;
-  if (ceiling === undefined) {
-    return { kept: person, cut: [] };
-  }
-  const rules = ceiling.map((entry) => parseDomainEntry(entry)).filter((rule): rule is DomainRule => !('problem' in rule));
-  const kept: string[] = [];
-  const cut: string[] = [];
-  for (const entry of person) {
-    const rule = parseDomainEntry(entry);
-    ('problem' in rule || !rules.some((managed) => domainCovered(rule, managed)) ? cut : kept).push(entry);
-  }
-  return { kept, cut };
+  return domainsUnderCeiling(person, policy?.sandbox.allowedDomains);
 }
 
 /** An absolute folder as written in a setting: `~/` is the home folder. */
@@ -113,6 +90,7 @@ export function sandboxInputsUnder(inputs: SandboxInputs, policy: ManagedPolicy 
     extraWritable: writableUnder(inputs.extraWritable, policy, home).kept,
     extraHidden: [...inputs.extraHidden, ...exportHeadersFile(policy)],
     ...(inputs.allowedDomains !== undefined ? { allowedDomains: domainsUnder(inputs.allowedDomains, policy).kept } : {}),
+    ...(policy.sandbox.allowedDomains !== undefined ? { allowedDomainsCeiling: policy.sandbox.allowedDomains } : {}),
   };
 }
 

@@ -3,7 +3,7 @@
  * command or, where it cannot start, the one-line reason the gate shows while it asks for every command.
  */
 import { DomainProxy, type DomainProxyOptions } from './domainProxy';
-import { localForwards, parseAllowedDomains } from './domains';
+import { domainsUnderCeiling, localForwards, parseAllowedDomains } from './domains';
 import { protectedIn, type SandboxInputs } from './gather';
 import type { BridgeRuntime } from './networkBridge';
 import { bridgeRuntime, prepareLaunch, type SandboxLaunch, type SandboxState } from './sandbox';
@@ -178,7 +178,8 @@ export class CommandSandbox {
     // Every command without a network of its own goes through a proxy, an empty list included: what it refused is then
     // known (and named on the card, with the entry that would allow it), never guessed from the command's output.
     const filtered = network === undefined && inputs.network === 'none';
-    const rules = filtered ? parseAllowedDomains([...(inputs.allowedDomains ?? []), ...(options.allowDomains ?? [])]).rules : [];
+    const reachable = domainsUnderCeiling([...(inputs.allowedDomains ?? []), ...(options.allowDomains ?? [])], inputs.allowedDomainsCeiling).kept;
+    const rules = filtered ? parseAllowedDomains(reachable).rules : [];
     // Seatbelt lets a command reach one loopback port: the proxy listens there, not on a socket bound into a namespace.
     const proxy = filtered ? await DomainProxy.start({ ...this.deps.proxyOptions, rules, ...(state.engine === 'seatbelt' ? { loopback: true } : {}) }) : undefined;
     let stage: Stage | undefined;

@@ -300,3 +300,33 @@ export function entryFor(address: string, port: number): string | undefined {
   const candidates = defaultPorts.includes(port) ? [canonical, `${host}:${port}`] : [`${host}:${port}`];
   return candidates.find((candidate) => !('problem' in parseDomainEntry(candidate)));
 }
+
+/** Whether the entry `ceiling` covers every destination `entry` reaches (the same host and ports, or a subdomain of a wildcard). */
+function domainCovered(entry: DomainRule, ceiling: DomainRule): boolean {
+  const ports = ceiling.port === undefined ? entry.port === undefined || defaultPorts.includes(entry.port) : entry.port === ceiling.port;
+  if (!ports) {
+    return false;
+  }
+  if (!ceiling.subdomains) {
+    return !entry.subdomains && entry.host === ceiling.host;
+  }
+  return entry.host.endsWith(`.${ceiling.host}`);
+}
+
+/**
+ * Allowed-domain entries under a ceiling (a managed settings file's `sandbox.allowedDomains`): an entry stays only if an
+ * entry of the ceiling covers it; one that does not parse is cut. No ceiling: all stay.
+ */
+export function domainsUnderCeiling(entries: readonly string[], ceiling: readonly string[] | undefined): { kept: string[]; cut: string[] } {
+  if (ceiling === undefined) {
+    return { kept: [...entries], cut: [] };
+  }
+  const rules = ceiling.map((entry) => parseDomainEntry(entry)).filter((rule): rule is DomainRule => !('problem' in rule));
+  const kept: string[] = [];
+  const cut: string[] = [];
+  for (const entry of entries) {
+    const rule = parseDomainEntry(entry);
+    ('problem' in rule || !rules.some((limit) => domainCovered(rule, limit)) ? cut : kept).push(entry);
+  }
+  return { kept, cut };
+}

@@ -27,6 +27,11 @@ export interface SandboxInputs {
    * proxy (./domainProxy). Entries that do not parse are left out (the setting's schema refuses them first).
    */
   allowedDomains?: readonly string[];
+  /**
+   * A managed settings file's ceiling: what a command may reach never goes past it, whatever is added for one run (the
+   * "Allow once for this command" of a refused host).
+   */
+  allowedDomainsCeiling?: readonly string[];
   home?: string;
   /** The account's home in the password database, when HOME names another folder: its credentials are hidden too. */
   accountHome?: string;

@@ -33,6 +33,8 @@ export interface PolicyReportFacts {
   /** The platform's own form: bubblewrap's arguments, or the Seatbelt profile. */
   form: string;
   notes: readonly string[];
+  /** The managed settings file's section (src/core/managed/managedReport.ts), when the report has one. */
+  managed?: { title: string; lines: readonly string[] };
 }
 
 /** Where one path of the policy comes from, in the words of its setting. */
@@ -75,6 +77,9 @@ export function policyReportText(facts: PolicyReportFacts): string {
       : "Engine: bubblewrap (bwrap) with Toolgate's own arguments",
     `What a command writes: ${darwin ? `not staged (${noOverlayReason})` : 'staged on an overlay and reviewed before it lands, while toolgate.sandbox.reviewCommandChanges is on'}`,
   );
+  if (facts.managed !== undefined) {
+    section(facts.managed.title, facts.managed.lines);
+  }
   section('Writable', policy.writable.map((entry) => `${entry}  (${sourceOf(entry, 'writable', inputs)})`));
   section('Read-only inside them (protected paths; no folder above one can be renamed or removed)', policy.readOnly.map((entry) => `${entry}  (${sourceOf(entry, 'readOnly', inputs)})`));
   if (darwin) {
@@ -95,7 +100,7 @@ export function policyReportText(facts: PolicyReportFacts): string {
       ? '  the whole network'
       : `  none but the domains below, through a filtering proxy of each command's own (${darwin ? 'on a loopback port, the only place the profile lets it connect to' : 'through a Unix socket; its own empty network namespace'})`,
   );
-  section('Allowed domains (toolgate.sandbox.allowedDomains)', inputs.allowedDomains ?? []);
+  section(`Allowed domains (toolgate.sandbox.allowedDomains${facts.managed !== undefined && facts.managed.lines.some((line) => line.startsWith('sandbox.allowedDomains')) ? ', cut to the managed ceiling' : ''})`, inputs.allowedDomains ?? []);
   section('Environment names a command gets from VS Code', [
     `${[...inheritedVariables, 'LC_*'].join(' ')}  (the allow-list)`,
     ...(facts.passEnvironment.length === 0 ? [] : [`${facts.passEnvironment.join(' ')}  (toolgate.sandbox.passEnvironment)`]),
@@ -124,6 +129,7 @@ export async function sandboxPolicyReport(options: {
   inputs: SandboxInputs;
   passEnvironment: readonly string[];
   seatbelt: () => Promise<SeatbeltBuilder>;
+  managed?: { title: string; lines: readonly string[] };
 }): Promise<string> {
   const darwin = options.platform === 'darwin';
   const { policy, notes } = await gatherSandboxPolicy({ ...options.inputs, engine: darwin ? 'seatbelt' : 'bwrap', staged: !darwin });
@@ -131,5 +137,5 @@ export async function sandboxPolicyReport(options: {
   const form = darwin
     ? (await options.seatbelt()).profile(seatbeltConfig(policy, reportProxyPort), cwd)
     : ['bwrap', ...bwrapArgs(policy, cwd, { proxySocket: reportProxySocket })].map((arg) => (/^[\w./:=@+,-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'"'"'`)}'`)).join(' ');
-  return policyReportText({ platform: options.platform, hostPlatform: options.hostPlatform, inputs: options.inputs, policy, passEnvironment: options.passEnvironment, form, notes });
+  return policyReportText({ platform: options.platform, hostPlatform: options.hostPlatform, inputs: options.inputs, policy, passEnvironment: options.passEnvironment, form, notes, ...(options.managed !== undefined ? { managed: options.managed } : {}) });
 }
