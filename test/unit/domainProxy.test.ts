@@ -16,7 +16,7 @@ import type { SandboxInputs } from '../../src/core/sandbox/gather';
 import type { BridgeRuntime } from '../../src/core/sandbox/networkBridge';
 import { bridgeRuntime, probeSandbox } from '../../src/core/sandbox/sandbox';
 import { parseSetting } from '../../src/core/settings';
-import { pgrep } from '../fixtures/processes';
+import { goneWithin } from '../fixtures/processes';
 import { runBash, type CommandResult } from '../../src/core/terminal/bashRunner';
 import { scratchFolder } from '../fixtures/scratch';
 
@@ -543,7 +543,7 @@ for i in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/${port}) 2>/dev/null && break
     const tag = `toolgate-net-timeout-${process.pid}`;
     const result = await run(`(exec -a ${tag} sleep 60 &); exec -a ${tag} sleep 60`, ['registry.test'], 500);
     assert.equal(result.timedOut, true);
-    assert.equal(pgrep(tag), '');
+    assert.equal(await goneWithin(tag), '');
     assert.ok(result.proxyFolder !== undefined && !existsSync(result.proxyFolder));
   });
 });}

@@ -14,7 +14,7 @@ import { sandboxFailure } from '../../src/core/sandbox/failures';
 import { gatherSandboxPolicy, protectedIn, type SandboxInputs } from '../../src/core/sandbox/gather';
 import { normalisePolicy } from '../../src/core/sandbox/policy';
 import { explainProbeFailure, findBwrap, probeSandbox } from '../../src/core/sandbox/sandbox';
-import { pgrep } from '../fixtures/processes';
+import { goneWithin } from '../fixtures/processes';
 import type { CommandResult } from '../../src/core/terminal/bashRunner';
 import { runLaunched } from '../fixtures/launchedRun';
 import { defaultProtectedPaths } from '../../src/core/settings';
@@ -181,14 +181,14 @@ describe('the command sandbox (real bubblewrap)', function () {
   it('leaves nothing running: background and setsid processes end with the command', async () => {
     const tag = `toolgate-leftover-${process.pid}`;
     await run(`(exec -a ${tag} sleep 60 &); setsid bash -c 'exec -a ${tag} sleep 60' & nohup bash -c 'exec -a ${tag} sleep 60' >/dev/null 2>&1 & echo started`);
-    assert.equal(pgrep(tag), '');
+    assert.equal(await goneWithin(tag), '');
   });
 
   it('a timeout ends everything it started', async () => {
     const tag = `toolgate-timeout-${process.pid}`;
     const result = await run(`(exec -a ${tag} sleep 60 &); exec -a ${tag} sleep 60`, workspace, 500);
     assert.equal(result.timedOut, true);
-    assert.equal(pgrep(tag), '');
+    assert.equal(await goneWithin(tag), '');
   });
 
   it('/proc and /dev/fd are the command\'s own', async () => {
