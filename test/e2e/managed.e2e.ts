@@ -1,0 +1,98 @@
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { until } from './harness/until';
+import { useSession } from './harness/session';
+
+/** The issue's managed settings file (without a model ceiling: this window asks no model). */
+const managedSettings = {
+  deny: { terminal: ['curl', '/^git push/'], paths: ['secrets/**'], mcpTools: ['mcp__deploy__*'] },
+  ask: { terminal: ['npm publish'] },
+  protectedPaths: ['infra/**'],
+  sandbox: { required: true, allowedDomains: ['packages.example.com'], writablePaths: [] },
+  grants: { workspace: false, autoApproveRules: false, maxMinutes: 60 },
+  mcp: { allowedServers: ['fs'] },
+};
+
+/** Whether the file can be honoured here: only a file that only root can change is, so only root can write one. */
+const asRoot = process.getuid?.() === 0;
+
+/**
+ * A managed settings file in place, in the real VS Code, against a person whose own settings allow everything: a
+ * workspace rule that auto-approves every command, and machine settings that list a domain the file does not. The
+ * file is named by TOOLGATE_MANAGED_SETTINGS_FILE (read while the system's own file does not exist), root-owned, 644.
+ */
+describe('a managed settings file in the real VS Code: nothing the person set loosens it', function () {
+  this.timeout(240_000);
+  const folder = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolgate-managed-e2e-')));
+  const file = path.join(folder, 'managed-settings.json');
+  writeFileSync(file, JSON.stringify(managedSettings, null, 2));
+  chmodSync(file, 0o644);
+  after(() => rmSync(folder, { recursive: true, force: true }));
+
+  const session = useSession({
+    control: true,
+    env: { TOOLGATE_MANAGED_SETTINGS_FILE: file },
+    settings: { 'toolgate.autoApprove.terminal': { '/.*/': true } },
+    machineSettings: { 'toolgate.sandbox.allowedDomains': ['packages.example.com', 'evil.example.net'] },
+    files: { 'src/a.txt': 'a\n' },
+  });
+  const { control } = session;
+  const auditLines = (): { callId: string; verdict: string; decidedBy: string; reason: string; tool: string }[] => {
+    const storage = path.join(session.server.userDataDir, 'User', 'workspaceStorage');
+    const [log] = execFileSync('find', [storage, '-name', 'audit.jsonl'], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+    return log === undefined ? [] : readFileSync(log, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { callId: string; verdict: string; decidedBy: string; reason: string; tool: string });
+  };
+
+  it(asRoot ? 'a command the file denies is denied, though a workspace rule allows every command; the audit log says the managed policy decided' : 'a file an ordinary user owns is ignored, and the report says why', async () => {
+    const report = await control.call<string>('/command', { command: 'toolgate.showSandboxPolicy', args: [{ platform: 'linux' }] });
+    if (!asRoot) {
+      assert.match(report, new RegExp(`${file.replaceAll('.', '\\.')} is IGNORED: the file .* is owned by user \\d+, not root`));
+      return;
+    }
+    const curl = await control.call<{ verdict: string; reason: string }>('/evaluate', { tool: 'run_in_terminal', args: { command: 'curl https://example.com' } });
+    assert.deepEqual(curl, { verdict: 'deny', reason: `denied: managed policy: \`curl\` is denied (${file})`, warnings: [] });
+    // What the file says nothing of is still the person's to decide, but no setting of theirs auto-approves it.
+    const ls = await control.call<{ verdict: string }>('/evaluate', { tool: 'run_in_terminal', args: { command: 'ls' } });
+    assert.equal(ls.verdict, 'ask');
+    // Run for real through the API: denied, never run, recorded as the managed policy's decision.
+    const run = await control.invoke('run_in_terminal', { command: 'curl -s https://example.com > fetched.txt' });
+    assert.equal(run.ok, false);
+    assert.match(run.output, /refused by the organisation's managed policy/);
+    await until(() => auditLines().some((line) => line.tool === 'run_in_terminal' && line.verdict === 'deny' && line.decidedBy === 'managed'), 'the managed denial in the audit log');
+  });
+
+  it('the card of a write offers no Always allow in this workspace, and says why', async function () {
+    if (!asRoot) {
+      const state = await control.call<{ verdict: string }>('/evaluate', { tool: 'write_file', args: { path: 'src/a.txt', content: 'b\n' } });
+      assert.equal(state.verdict, 'ask', 'the person\'s own policy, the file ignored');
+      return;
+    }
+    const approval = control.call<{ approved: boolean; reason: string }>('/approval', { tool: 'write_file', args: { path: 'src/a.txt', content: 'b\n' } });
+    const card = await session.panel().waitForCall('write_file');
+    assert.equal(await card.locator('[data-action="allow-workspace"]').count(), 0, 'no Always allow in this workspace, not even turned off');
+    assert.equal(await card.locator('[data-action="allow-session"]').count(), 1);
+    assert.match((await card.locator('[data-field="grant-limits"]').textContent()) ?? '', new RegExp(`Managed policy \\(${file.replaceAll('.', '\\.')}\\): no grants for the whole workspace; grants end after 60 minutes at most\\.`));
+    assert.equal(await card.locator('[data-field="grant-minutes"]').getAttribute('max'), '60');
+    await session.workbench.screenshot('managed-write-card');
+    await session.panel().deny(card, 'checked the card');
+    assert.equal((await approval).approved, false);
+  });
+
+  it('the sandbox policy report lists the managed entries and their file, and the person\'s domains cut to the ceiling', async () => {
+    const report = await control.call<string>('/command', { command: 'toolgate.showSandboxPolicy', args: [{ platform: 'linux' }] });
+    if (!asRoot) {
+      assert.match(report, /is IGNORED/);
+      return;
+    }
+    assert.match(report, new RegExp(`Managed settings, in force from ${file.replaceAll('.', '\\.')}`));
+    assert.match(report, /\n {2}deny\.terminal: curl, \/\^git push\/\n/);
+    assert.match(report, /\n {2}sandbox\.required: true/);
+    const domains = /Allowed domains \(toolgate\.sandbox\.allowedDomains, cut to the managed ceiling\)\n((?: {2}.*\n)+)/.exec(report);
+    assert.equal(domains?.[1], '  packages.example.com\n');
+    assert.match(report, /overrides toolgate\.sandbox\.allowedDomains: `evil\.example\.net` are not reachable/);
+    assert.match(report, /overrides toolgate\.autoApprove\.terminal: .*`\/\.\*\/` do not auto-approve anything: the managed policy sets grants\.autoApproveRules to false/);
+  });
+});
