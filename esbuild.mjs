@@ -31,6 +31,8 @@ const base = {
  *                             MCP endpoint starts
  *   dist/lazy/tree-sitter.js  tree-sitter's runtime, when the first terminal command is analysed
  *   dist/lazy/iconv.js        iconv-lite's encodings, when the first file that is not UTF-8 is read or written
+ *   dist/lazy/otlp.js         the OpenTelemetry SDK and OTLP exporters (src/core/audit/export/otlpSdk.ts), only once an
+ *                             audit export is configured
  */
 const splitPoints = [
   { out: 'toolgate', specifier: './vscode/toolgate', importer: /src[\\/]extension\.ts$/, entry: 'src/vscode/toolgate.ts' },
@@ -38,6 +40,7 @@ const splitPoints = [
   { out: 'lazy/mcp-sdk', specifier: /^(\.\/|\.\.\/mcp\/)sdk$/, importer: /src[\\/]core[\\/](mcp[\\/]connection|endpoint[\\/]mcpEndpoint)\.ts$/, entry: 'src/core/mcp/sdk.ts' },
   { out: 'lazy/tree-sitter', specifier: '@vscode/tree-sitter-wasm', entry: '@vscode/tree-sitter-wasm' },
   { out: 'lazy/iconv', specifier: 'iconv-lite', entry: 'iconv-lite' },
+  { out: 'lazy/otlp', specifier: './otlpSdk', importer: /src[\\/]core[\\/]audit[\\/]export[\\/]auditExport\.ts$/, entry: 'src/core/audit/export/otlpSdk.ts' },
 ];
 // Only the bundles directly in dist/ import others, so every path is relative to dist/.
 const splitPath = (point) => `./${point.out}.js`;
