@@ -35,6 +35,7 @@ import { ModelSetup } from '../core/llm/modelSetupFlow';
 import { editorModels } from './model/vscodeLmModel';
 import { createOtherAgents, outsideChats, type OtherAgents } from './otherAgents/otherAgents';
 import { Settings } from './settings';
+import { WindowAuditExport } from './auditExport';
 import { SuggestionsPanel } from './webviews/suggestionsPanel';
 import { createCommandSandbox } from './terminal/sandbox';
 import { GitCli } from '../core/checkpoints/gitCli';
@@ -216,6 +217,8 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   views.refresh();
   void mcp.reload().catch((error: unknown) => log.error(`MCP: ${String(error)}`));
   const version = String((context.extension.packageJSON as { version?: unknown }).version);
+  const auditExport = store.add(new WindowAuditExport(context, settings, log, version)).exporter;
+  store.add(audit.onDidRecord((entry) => auditExport.record(entry))); // only enqueues: a decision never waits for it
   log.info(`Toolgate ${version} started`);
   const others = createOtherAgents(tools, log, version, { state, secrets: context.secrets }, store);
 
@@ -235,7 +238,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
       store.dispose();
       // The calls the gate closed as not run are written before the host goes (a reload does not wait long).
       await new Promise((resolve) => setImmediate(resolve));
-      await audit.flush();
+      await Promise.all([audit.flush(), auditExport.flush()]);
       // Last, and awaited: the servers' processes must be gone before the extension host exits.
       mcp.dispose();
       await mcp.manager.close();
