@@ -60,7 +60,12 @@ export async function exportBench(): Promise<Row[]> {
       audit.onDidRecord((recorded) => exporter.record(recorded));
       exporter.configure({ endpoint, protocol: 'http/protobuf' }, 'setting');
       await new Promise<void>((resolve) => {
-        const subscription = exporter.onDidChangeStatus((status) => status.health !== 'starting' && (subscription.dispose(), resolve()));
+        const subscription = exporter.onDidChangeStatus((status) => {
+          if (status.health !== 'starting') {
+            subscription.dispose();
+            resolve();
+          }
+        });
       });
       return { audit, exporter };
     };
