@@ -33,6 +33,8 @@ const base = {
  *   dist/lazy/iconv.js        iconv-lite's encodings, when the first file that is not UTF-8 is read or written
  *   dist/lazy/seatbelt.js     @anthropic-ai/sandbox-runtime's Seatbelt profile builder (src/core/sandbox/seatbelt.ts),
  *                             when the macOS sandbox is first probed or the sandbox policy is shown
+ *   dist/lazy/otlp.js         the OpenTelemetry SDK and OTLP exporters (src/core/audit/export/otlpSdk.ts), only once an
+ *                             audit export is configured
  */
 const splitPoints = [
   { out: 'toolgate', specifier: './vscode/toolgate', importer: /src[\\/]extension\.ts$/, entry: 'src/vscode/toolgate.ts' },
@@ -41,6 +43,7 @@ const splitPoints = [
   { out: 'lazy/tree-sitter', specifier: '@vscode/tree-sitter-wasm', entry: '@vscode/tree-sitter-wasm' },
   { out: 'lazy/iconv', specifier: 'iconv-lite', entry: 'iconv-lite' },
   { out: 'lazy/seatbelt', specifier: '@anthropic-ai/sandbox-runtime/dist/sandbox/macos-sandbox-utils.js', entry: '@anthropic-ai/sandbox-runtime/dist/sandbox/macos-sandbox-utils.js' },
+  { out: 'lazy/otlp', specifier: './otlpSdk', importer: /src[\\/]core[\\/]audit[\\/]export[\\/]auditExport\.ts$/, entry: 'src/core/audit/export/otlpSdk.ts' },
 ];
 // Only the bundles directly in dist/ import others, so every path is relative to dist/.
 const splitPath = (point) => `./${point.out}.js`;

@@ -23,6 +23,11 @@ const lazyPackages = {
       allowTypeImports: true,
       message: `${lazyMessage} The MCP SDK's values come from src/core/mcp/sdk.ts.`,
     },
+    {
+      group: ['@opentelemetry/*'],
+      allowTypeImports: true,
+      message: `${lazyMessage} The OpenTelemetry packages' values come from src/core/audit/export/otlpSdk.ts.`,
+    },
   ],
 };
 const coreImports = {
@@ -110,12 +115,12 @@ export default tseslint.config(
   },
   {
     // The one place the MCP SDK's values are imported statically; connection.ts imports this module with import().
-    files: ['src/core/mcp/sdk.ts'],
+    files: ['src/core/mcp/sdk.ts', 'src/core/audit/export/otlpSdk.ts'],
     rules: { 'no-restricted-imports': ['error', coreImports] },
   },
   {
     files: ['src/core/**/*.ts'],
-    ignores: [...contractSpeakers, 'src/core/mcp/sdk.ts'],
+    ignores: [...contractSpeakers, 'src/core/mcp/sdk.ts', 'src/core/audit/export/otlpSdk.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

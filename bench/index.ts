@@ -3,6 +3,7 @@ import { agentBench } from './agent';
 import { burstBench } from './burst';
 import { callersBench } from './callers';
 import { diffBench } from './diff';
+import { exportBench } from './export';
 import { foundationBench } from './foundation';
 import { gateBench } from './gate';
 import { mcpBench } from './mcp';
@@ -24,6 +25,7 @@ const tables: { name: string; title: string; run: () => Promise<Row[]> }[] = [
   { name: 'mcp', title: 'MCP: calls through the manager and the gate', run: mcpBench },
   { name: 'callers', title: 'Other agents: a gated call allowed by a grant, per caller', run: callersBench },
   { name: 'foundation', title: 'Foundation: activation and sizes', run: foundationBench },
+  { name: 'export', title: 'Audit export: cost per decision on the host against the audit record alone', run: exportBench },
 ];
 
 async function main(): Promise<void> {

@@ -43,9 +43,14 @@ export function chatShowsCall(call: { source: string }): boolean {
   return call.source === agentCaller;
 }
 
+/** Whether the caller is a client of Toolgate's MCP endpoint. */
+export function isMcpClientSource(source: string): boolean {
+  return source.startsWith(mcpClientPrefix);
+}
+
 /** Whether the caller is outside Toolgate and its API: another agent through the language-model tools or MCP. */
 export function isOutsideCaller(source: string): boolean {
-  return source === lmToolCaller || source.startsWith(mcpClientPrefix);
+  return source === lmToolCaller || isMcpClientSource(source);
 }
 
 /**

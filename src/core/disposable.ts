@@ -59,3 +59,9 @@ export class Emitter<T> implements Disposable {
     this.listeners.clear();
   }
 }
+
+/** `run` after `ms`, unless disposed first: a timer an owner's store ends with it. */
+export function disposableTimeout(run: () => void, ms: number): Disposable {
+  const timer = setTimeout(run, ms);
+  return { dispose: () => clearTimeout(timer) };
+}

@@ -3,6 +3,7 @@
  * value falls back to its default with a warning instead of loosening anything.
  */
 import * as z from 'zod';
+import { OtlpExportConfig } from './audit/export/otlpConfig';
 import type { Disposable } from './disposable';
 import { parseDomainEntry } from './sandbox/domains';
 import { EnvironmentName } from './sandbox/environment';
@@ -88,6 +89,8 @@ export const settingSchemas = {
   'sandbox.writablePaths': z.array(z.string().min(1)),
   'sandbox.reviewCommandChanges': z.boolean(),
   'sandbox.landIgnoredFiles': z.boolean(),
+  // Machine-scoped (package.json): a workspace cannot send the audit elsewhere. `null`: no export from the setting.
+  'audit.otlp': z.union([z.null(), OtlpExportConfig]),
   // One name that is not a variable name makes the whole list fall back to none: nothing passed rather than a guess.
   'sandbox.passEnvironment': z.array(EnvironmentName),
   // One entry that does not parse makes the whole list fall back to none: no network rather than a guess.
@@ -133,6 +136,7 @@ export const settingDefaults: { [K in SettingKey]: SettingValue<K> } = {
   'sandbox.reviewCommandChanges': true,
   'sandbox.landIgnoredFiles': true,
   'sandbox.passEnvironment': [],
+  'audit.otlp': null,
 };
 
 export interface ParsedSetting<T> {

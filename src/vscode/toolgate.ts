@@ -10,7 +10,7 @@ import { ChatBook } from '../core/agent/chats';
 import { AgentSession } from '../core/agent/session';
 import type { AuditEntry } from '../core/audit/auditLog';
 import { FocusedCalls } from '../core/views/focusedCall';
-import { DisposableStore } from '../core/disposable';
+import { DisposableStore, disposableTimeout } from '../core/disposable';
 import { initShellParser } from '../core/shell/analysis';
 import { ToolService } from '../core/tools/service';
 import { PanelHold } from '../core/views/panelReveal';
@@ -35,6 +35,7 @@ import { ModelSetup } from '../core/llm/modelSetupFlow';
 import { editorModels } from './model/vscodeLmModel';
 import { createOtherAgents, outsideChats, type OtherAgents } from './otherAgents/otherAgents';
 import { Settings } from './settings';
+import { WindowAuditExport } from './auditExport';
 import { SuggestionsPanel } from './webviews/suggestionsPanel';
 import { createCommandSandbox } from './terminal/sandbox';
 import { SandboxPolicyDocument } from './terminal/sandboxPolicyDocument';
@@ -82,8 +83,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     });
   // What judging a command needs: the parser, and whether the sandbox can start here (probed once, in parallel).
   const commandJudgeReady = (): Promise<void> => Promise.all([shellParserReady(), sandbox.ready()]).then(() => undefined);
-  const warmUp = setTimeout(() => void shellParserReady(), 1_000);
-  store.add({ dispose: () => clearTimeout(warmUp) });
+  store.add(disposableTimeout(() => void shellParserReady(), 1_000));
   const settings = store.add(new Settings(log));
   // The team's managed settings file: read before anything is judged, and again whenever it changes.
   const managed = createManagedSettings(settings, log, store);
@@ -92,7 +92,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   const paths = store.add(new WorkspacePaths());
   const sandbox = createCommandSandbox(context, settings, log, paths, managedPolicy);
   const policyDocument = store.add(new SandboxPolicyDocument(sandbox, () => managedReport(managed, settings)));
-  const { gate, grants, audit, auditFile, state, policy } = createGateParts(context, settings, log, paths, sandbox, managedPolicy, store);
+  const { gate, grants, audit, auditFile, state, policy } = createGateParts(context, settings, log, paths, sandbox, { managed: managedPolicy, onDecide }, store);
   // The profile's mcp.json sits two folders above this extension's global storage (User/globalStorage/<id>).
   const mcp = new McpServers(context.workspaceState, log, path.join(context.extensionPath, 'dist'), sandbox, vscode.Uri.joinPath(context.globalStorageUri, '..', '..', 'mcp.json'), managed);
   const chats = store.add(new ChatBook(state, log));
@@ -216,11 +216,11 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
       terminals.retainChats(new Set([...Object.keys(outsideChats), ...chats.list().map(({ id }) => id)]));
     }),
   );
-  store.add(audit.onDidRecord(onDecide));
   store.add(watchTerminalRules(settings, log, shellParserReady));
   views.refresh();
   void mcp.reload().catch((error: unknown) => log.error(`MCP: ${String(error)}`));
   const version = String((context.extension.packageJSON as { version?: unknown }).version);
+  const auditExport = store.add(new WindowAuditExport(context, settings, log, version, { audit, managed })).exporter;
   log.info(`Toolgate ${version} started`);
   const others = createOtherAgents(tools, log, version, { state, secrets: context.secrets }, store);
 
@@ -241,7 +241,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
       store.dispose();
       // The calls the gate closed as not run are written before the host goes (a reload does not wait long).
       await new Promise((resolve) => setImmediate(resolve));
-      await audit.flush();
+      await Promise.all([audit.flush(), auditExport.flush()]);
       // Last, and awaited: the servers' processes must be gone before the extension host exits.
       mcp.dispose();
       await mcp.manager.close();

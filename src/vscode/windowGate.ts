@@ -9,7 +9,7 @@ import { Gate } from '../core/approval/gate';
 import { GrantStore } from '../core/approval/grants';
 import { realpathOfNearest } from '../core/approval/paths';
 import type { PolicyContext } from '../core/approval/policy';
-import { AuditLog } from '../core/audit/auditLog';
+import { AuditLog, type AuditEntry } from '../core/audit/auditLog';
 import { closeLeftWaiting } from '../core/audit/leftWaiting';
 import type { CommandSandbox } from '../core/sandbox/commandSandbox';
 import type { ManagedPolicy } from '../core/managed/managedSettings';
@@ -42,7 +42,8 @@ export function createGateParts(
   log: Log,
   paths: WorkspacePaths,
   sandbox: CommandSandbox,
-  managed: () => ManagedPolicy | undefined,
+  /** The managed settings file in force, and who hears of every decision (the API's onDidDecide). */
+  { managed, onDecide }: { managed: () => ManagedPolicy | undefined; onDecide: (entry: AuditEntry) => void },
   /** The window's store: the gate is disposed with it. */
   disposables: DisposableStore,
 ): GateParts {
@@ -58,6 +59,7 @@ export function createGateParts(
     (line) => log.info(line),
     (error) => log.error(`could not write the audit log ${auditFile}: ${String(error)}`),
   );
+  disposables.add(audit.onDidRecord(onDecide));
   void closeLeftWaiting(auditFile, audit, log);
   const state = new MirroredWorkspaceState(context.workspaceState, storage, (message) => log.warn(message));
   const grants = new GrantStore(state, (message) => log.warn(message));

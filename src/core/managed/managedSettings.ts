@@ -10,6 +10,7 @@
  * file never leaves the person with more than a valid one would.
  */
 import * as z from 'zod';
+import { parseExportConfig } from '../audit/export/otlpConfig';
 import { parseJsonc } from '../files/jsonc';
 import { parseDomainEntry } from '../sandbox/domains';
 import { compileTerminalRule } from '../shell/rules';
@@ -196,6 +197,10 @@ export function parseManagedSettings(text: string, file: string): ParsedManagedS
   const audit = object('audit', raw['audit'], ['otlp']);
   if (audit?.['otlp'] !== undefined) {
     policy.audit = { otlp: audit['otlp'] };
+    const { problem } = parseExportConfig(audit['otlp']);
+    if (problem !== undefined) {
+      say('audit.otlp', `cannot be used (${problem}): nothing is exported until it is fixed`);
+    }
   }
   return { policy, problems };
 }
