@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { OtlpReceiver } from '../fixtures/otlpReceiver';
 import { until } from './harness/until';
 import { useSession } from './harness/session';
 
@@ -28,9 +29,18 @@ describe('a managed settings file in the real VS Code: nothing the person set lo
   this.timeout(240_000);
   const folder = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolgate-managed-e2e-')));
   const file = path.join(folder, 'managed-settings.json');
-  writeFileSync(file, JSON.stringify(managedSettings, null, 2));
-  chmodSync(file, 0o644);
-  after(() => rmSync(folder, { recursive: true, force: true }));
+  // The team's collector, on this machine's loopback: OTLP/HTTP with JSON, decoded as it arrives.
+  const collector = new OtlpReceiver();
+  // Registered before the VS Code session's own hook: the file names the collector's port before the window reads it.
+  before(async () => {
+    await collector.start();
+    writeFileSync(file, JSON.stringify({ ...managedSettings, audit: { otlp: { endpoint: collector.endpoint, protocol: 'http/json' } } }, null, 2));
+    chmodSync(file, 0o644);
+  });
+  after(async () => {
+    await collector.stop();
+    rmSync(folder, { recursive: true, force: true });
+  });
 
   const session = useSession({
     control: true,
@@ -94,5 +104,33 @@ describe('a managed settings file in the real VS Code: nothing the person set lo
     assert.equal(domains?.[1], '  packages.example.com\n');
     assert.match(report, /overrides toolgate\.sandbox\.allowedDomains: `evil\.example\.net` are not reachable/);
     assert.match(report, /overrides toolgate\.autoApprove\.terminal: .*`\/\.\*\/` do not auto-approve anything: the managed policy sets grants\.autoApproveRules to false/);
+  });
+
+  it('every decision reaches the team\'s collector as a log record; those made while it is down arrive once it is back', async () => {
+    if (!asRoot) {
+      assert.equal(collector.records.length, 0, 'an ignored file exports nothing');
+      return;
+    }
+    const decided = (callId: string) => collector.records.find((record) => record.attributes['toolgate.call.id'] === callId);
+    // The managed denial of the first test, as the collector got it.
+    const denial = auditLines().find((line) => line.tool === 'run_in_terminal' && line.decidedBy === 'managed');
+    assert.ok(denial !== undefined);
+    await collector.waitFor(() => decided(denial.callId) !== undefined, 'the managed denial at the collector', 30_000);
+    const sent = decided(denial.callId);
+    assert.deepEqual(
+      { encoding: sent?.encoding, path: sent?.path, tool: sent?.attributes['toolgate.tool'], verdict: sent?.attributes['toolgate.verdict'], decidedBy: sent?.attributes['toolgate.decided_by'] },
+      { encoding: 'json', path: '/v1/logs', tool: 'run_in_terminal', verdict: 'deny', decidedBy: 'managed' },
+    );
+    // The collector goes away; decisions go on, at once, and wait in the spool.
+    await collector.stop();
+    const whileDown = await Promise.all(['curl -I https://example.com', 'git push origin main'].map((command) => control.invoke('run_in_terminal', { command })));
+    assert.deepEqual(whileDown.map((result) => result.ok), [false, false]);
+    const downIds = await until(() => {
+      const ids = auditLines().filter((line) => line.verdict === 'deny' && line.tool === 'run_in_terminal').map((line) => line.callId).filter((id) => id !== denial.callId);
+      return ids.length >= 2 ? ids : undefined;
+    }, 'the decisions made while the collector was down, in the audit log');
+    assert.ok(downIds.every((id) => decided(id) === undefined), 'nothing reached a collector that was down');
+    await collector.start();
+    await collector.waitFor(() => downIds.every((id) => decided(id) !== undefined), 'the decisions made while it was down, once it is back', 90_000);
   });
 });
