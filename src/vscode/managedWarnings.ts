@@ -6,6 +6,7 @@
 import os from 'node:os';
 import * as vscode from 'vscode';
 import { managedOverrides } from '../core/managed/managedOverrides';
+import { baseUrlRefusal } from '../core/managed/managedCeilings';
 import { managedReportSection, type ReportSection } from '../core/managed/managedReport';
 import type { DisposableStore } from '../core/disposable';
 import { ManagedState } from '../core/managed/managedState';
@@ -36,6 +37,11 @@ export function currentOverrides(managed: Pick<ManagedState, 'policy'>, settings
     },
     os.homedir(),
   );
+}
+
+/** Why the managed file refuses a model endpoint the model setup would test (nothing is sent to it), or undefined. */
+export function modelRefusal(managed: Pick<ManagedState, 'policy'>): (baseUrl: string) => string | undefined {
+  return (baseUrl) => baseUrlRefusal(baseUrl, managed.policy());
 }
 
 /** The managed file's section of the sandbox policy report, as things are now. */

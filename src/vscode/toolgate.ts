@@ -54,7 +54,7 @@ import { ViewRefresh } from '../core/views/viewRefresh';
 import { WorkspacePaths } from './workspacePaths';
 import { addAllowedDomains, addWorkspaceRule, ignoredWorkspaceValues, writeModelSettings } from './workspaceSettings';
 import { approvalsState, chatCalls, chatState } from '../core/views/viewStates';
-import { createManagedSettings, managedReport } from './managedWarnings';
+import { createManagedSettings, managedReport, modelRefusal } from './managedWarnings';
 
 /** Workspace state: the person's last choice of unified or side-by-side diffs in the panel. */
 const diffModeKey = 'toolgate.view.diffMode';
@@ -161,7 +161,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
     onUndone: (result) => result.chatId === chats.current.id && (chats.notice(result.text, 'info'), void agent.refreshChanges(result.taskId)),
   });
   let refreshChat = (): void => undefined; // the chat, once it exists (the setup reports before it is made)
-  const modelSetup = store.add(new ModelSetup({ settings, apiKeys, editorModels, writeModelSettings, log, onDidChange: () => refreshChat() }));
+  const modelSetup = store.add(new ModelSetup({ settings, apiKeys, editorModels, writeModelSettings, log, onDidChange: () => refreshChat(), refused: modelRefusal(managed) }));
   const chatPending = (): PendingCallView[] => chatCalls(gate, agent.chatId);
   const trusted = (): boolean => vscode.workspace.isTrusted;
   const chat = store.add(

@@ -6,7 +6,7 @@ import { settingDefaults } from '../../src/core/settings';
 import type { ModelSetupMessage, ModelSetupView } from '../../src/shared/modelSetup';
 
 /** The setup over fakes of its ports: settings at their defaults, no stored key, two editor models. */
-function setupWith(): { setup: ModelSetup; prompted: string[]; written: (readonly (readonly [ModelSettingKey, string])[])[] } {
+function setupWith(refused?: ModelSetupDeps['refused']): { setup: ModelSetup; prompted: string[]; written: (readonly (readonly [ModelSettingKey, string])[])[] } {
   const prompted: string[] = [];
   const written: (readonly (readonly [ModelSettingKey, string])[])[] = [];
   const none = { dispose: () => undefined };
@@ -22,6 +22,7 @@ function setupWith(): { setup: ModelSetup; prompted: string[]; written: (readonl
     writeModelSettings: (values) => (written.push(values), Promise.resolve(values.map(([key]) => ({ key, place: 'user' as const })))),
     log: { info: () => undefined, warn: () => undefined, error: () => undefined },
     onDidChange: () => undefined,
+    ...(refused !== undefined ? { refused } : {}),
   };
   return { setup: new ModelSetup(deps), prompted, written };
 }
@@ -83,6 +84,17 @@ describe("the model setup's flow", () => {
       }
     });
   }
+
+  it('an address the managed settings file does not allow: its models are not listed, nothing is sent, and why is shown', async () => {
+    const { setup } = setupWith((baseUrl) => (baseUrl === 'https://llm.example.com/v1' ? undefined : `the managed policy allows only https://llm.example.com/v1, not ${baseUrl}`));
+    try {
+      // An unreachable address: were anything sent, the listing would fail as unreachable, not with the managed policy's words.
+      assert.deepEqual(await setup.handle(message('models', 'custom', 'http://127.0.0.1:9/v1', '')), { ok: true });
+      assert.deepEqual(setup.state.models, { baseUrl: 'http://127.0.0.1:9/v1', status: 'failed', ids: [], error: 'the managed policy allows only https://llm.example.com/v1, not http://127.0.0.1:9/v1' });
+    } finally {
+      setup.dispose();
+    }
+  });
 
   it('a key for an address that is not one is refused, and nothing is asked', async () => {
     const { setup, prompted } = setupWith();

@@ -49,6 +49,8 @@ export interface ModelSetupDeps {
   log: LogPort;
   /** The view changed: the chat sends its state again. */
   onDidChange(): void;
+  /** Why a managed settings file refuses this model endpoint (nothing is sent to it), or undefined. */
+  refused?: (baseUrl: string) => string | undefined;
 }
 
 /** The endpoint a form names, ready to be asked: its address, and whether the stored key goes with the requests. */
@@ -149,6 +151,10 @@ export class ModelSetup implements Disposable {
     const address = checkAddress(message.baseUrl);
     if (!address.ok) {
       return { problem: address.problem };
+    }
+    const refused = this.deps.refused?.(address.baseUrl);
+    if (refused !== undefined) {
+      return { problem: refused };
     }
     const configured = this.deps.settings.get('model.baseUrl');
     const apiKey = await this.deps.apiKeys.keyFor(address.baseUrl, configured);
