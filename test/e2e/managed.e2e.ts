@@ -3,19 +3,13 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { exampleManagedSettings } from '../fixtures/managedSettings';
 import { OtlpReceiver } from '../fixtures/otlpReceiver';
 import { until } from './harness/until';
 import { useSession } from './harness/session';
 
-/** The issue's managed settings file (without a model ceiling: this window asks no model). */
-const managedSettings = {
-  deny: { terminal: ['curl', '/^git push/'], paths: ['secrets/**'], mcpTools: ['mcp__deploy__*'] },
-  ask: { terminal: ['npm publish'] },
-  protectedPaths: ['infra/**'],
-  sandbox: { required: true, allowedDomains: ['packages.example.com'], writablePaths: [] },
-  grants: { workspace: false, autoApproveRules: false, maxMinutes: 60 },
-  mcp: { allowedServers: ['fs'] },
-};
+/** The contract's example (its model ceiling and export replaced: this window asks no model, and exports to a local collector). */
+const { model: _model, audit: _audit, ...managedSettings } = exampleManagedSettings;
 
 /** Whether the file can be honoured here: only a file that only root can change is, so only root can write one. */
 const asRoot = process.getuid?.() === 0;

@@ -24,21 +24,12 @@ import { ModelError } from '../../src/core/llm/client';
 import { defaultGatedTools, defaultProtectedPaths, settingDefaults, type SettingKey, type SettingValue } from '../../src/core/settings';
 import { initShellParser } from '../../src/core/shell/analysis';
 import { gateCall } from '../../src/core/tools/gateCall';
+import { exampleManagedSettings } from '../fixtures/managedSettings';
 import { mcpGateCall } from '../../src/core/tools/mcpCalls';
 
 const file = '/etc/toolgate/managed-settings.json';
 
-/** The issue's example file, as an administrator writes it. */
-const example = {
-  deny: { terminal: ['curl', '/^git push/'], paths: ['secrets/**'], mcpTools: ['mcp__deploy__*'] },
-  ask: { terminal: ['npm publish'] },
-  protectedPaths: ['infra/**'],
-  sandbox: { required: true, allowedDomains: ['packages.example.com'], writablePaths: [] },
-  grants: { workspace: false, autoApproveRules: false, maxMinutes: 60 },
-  mcp: { allowedServers: ['fs'] },
-  model: { allowedBaseUrls: ['https://llm.example.com/v1'] },
-  audit: { otlp: { endpoint: 'http://127.0.0.1:4318', protocol: 'http/protobuf', headersFile: '/etc/toolgate/otlp-headers' } },
-};
+const example = exampleManagedSettings;
 
 const managed = (text: unknown): ManagedPolicy => parseManagedSettings(JSON.stringify(text), file).policy;
 
