@@ -29,6 +29,7 @@ export const commandIds = [
   'toolgate.showStagedChanges',
   'toolgate.showTaskChanges',
   'toolgate.showSandboxPolicy',
+  'toolgate.setAuditExportHeaders',
   ...undoCommandIds,
   ...diffCommandIds,
 ] as const;

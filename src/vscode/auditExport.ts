@@ -7,6 +7,7 @@
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { AuditExport, spoolFile } from '../core/audit/export/auditExport';
+import { typedHeaders } from '../core/audit/export/collectorHeaders';
 import { exportStatusItem } from '../core/audit/export/exportStatusView';
 import { workspaceId } from '../core/audit/export/exportRecord';
 import { DisposableStore } from '../core/disposable';
@@ -21,6 +22,7 @@ export const exportHeadersSecret = 'toolgate.audit.otlp.headers';
 
 export class WindowAuditExport implements vscode.Disposable {
   readonly exporter: AuditExport;
+  private readonly secrets: vscode.SecretStorage;
   private readonly store = new DisposableStore();
   private readonly item = vscode.window.createStatusBarItem('toolgate.auditExport', vscode.StatusBarAlignment.Left, 998);
 
@@ -33,6 +35,7 @@ export class WindowAuditExport implements vscode.Disposable {
     { audit, managed }: { audit: Pick<AuditLog, 'onDidRecord'>; managed: Pick<ManagedState, 'policy' | 'onDidChange'> },
   ) {
     const secrets = context.secrets;
+    this.secrets = secrets;
     this.exporter = new AuditExport({
       spoolFile: spoolFile(path.join(context.globalStorageUri.fsPath, 'audit-export'), context.storageUri?.toString() ?? 'empty'),
       workspaceId: () => workspaceId((vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.toString())),
@@ -61,6 +64,29 @@ export class WindowAuditExport implements vscode.Disposable {
     // Only enqueued: a decision never waits for the export.
     this.store.add(audit.onDidRecord((entry) => this.exporter.record(entry)));
   }
+
+  /** The commands of the export: the collector's headers kept in the secret storage. */
+  readonly commands = {
+    'toolgate.setAuditExportHeaders': async (): Promise<void> => {
+      const text = await vscode.window.showInputBox({
+        title: 'Toolgate: Set Audit Export Headers',
+        prompt: 'The headers sent to the audit export\'s collector, as a JSON object (empty removes them). Kept in VS Code\'s secret storage; a headers file\'s names win.',
+        placeHolder: '{"Authorization": "Bearer …"}',
+        password: true,
+        ignoreFocusOut: true,
+      });
+      if (text === undefined) {
+        return;
+      }
+      const typed = typedHeaders(text);
+      if ('problem' in typed) {
+        void vscode.window.showErrorMessage(`Toolgate: ${typed.problem}`);
+        return;
+      }
+      await (typed.store === undefined ? this.secrets.delete(exportHeadersSecret) : this.secrets.store(exportHeadersSecret, typed.store));
+      void vscode.window.showInformationMessage(typed.store === undefined ? 'Toolgate: the audit export\'s headers were removed.' : 'Toolgate: the audit export\'s headers were stored.');
+    },
+  };
 
   private show(view: ReturnType<typeof exportStatusItem>): void {
     if (view === undefined) {

@@ -41,7 +41,7 @@ export interface CommandDeps {
 export type CommandHandlers = Record<CommandId, (...args: unknown[]) => unknown>;
 
 /** The commands handled here (the undo commands are in undoCommands.ts, the diff editor's in diffActions.ts). */
-type CoreCommandId = Exclude<CommandId, UndoCommandId | DiffCommandId | 'toolgate.showStagedChanges' | 'toolgate.showTaskChanges' | 'toolgate.showSandboxPolicy'>;
+type CoreCommandId = Exclude<CommandId, UndoCommandId | DiffCommandId | 'toolgate.showStagedChanges' | 'toolgate.showTaskChanges' | 'toolgate.showSandboxPolicy' | 'toolgate.setAuditExportHeaders'>;
 
 /** The audit log as a readable table (a Markdown preview of `audit.md` beside the log); resolves with its row count. */
 async function showAuditTable(audit: AuditLog, auditFile: string): Promise<number> {

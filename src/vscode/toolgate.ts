@@ -220,7 +220,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
   views.refresh();
   void mcp.reload().catch((error: unknown) => log.error(`MCP: ${String(error)}`));
   const version = String((context.extension.packageJSON as { version?: unknown }).version);
-  const auditExport = store.add(new WindowAuditExport(context, settings, log, version, { audit, managed })).exporter;
+  const auditExport = store.add(new WindowAuditExport(context, settings, log, version, { audit, managed }));
   log.info(`Toolgate ${version} started`);
   const others = createOtherAgents(tools, log, version, { state, secrets: context.secrets }, store);
 
@@ -233,15 +233,15 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
       'toolgate.showStagedChanges': () => runningChanges.show(),
       'toolgate.showTaskChanges': () => taskChanges.show(agent.chatId),
       'toolgate.showSandboxPolicy': (arg?: unknown) => policyDocument.show(arg),
+      ...auditExport.commands,
     },
-    chat,
-    approvals,
+    chat, approvals,
     mcpServers: store.add(new McpServersView(mcp)),
     dispose: async () => {
       store.dispose();
       // The calls the gate closed as not run are written before the host goes (a reload does not wait long).
       await new Promise((resolve) => setImmediate(resolve));
-      await Promise.all([audit.flush(), auditExport.flush()]);
+      await Promise.all([audit.flush(), auditExport.exporter.flush()]);
       // Last, and awaited: the servers' processes must be gone before the extension host exits.
       mcp.dispose();
       await mcp.manager.close();

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CollectorHeaders } from '../../src/core/audit/export/collectorHeaders';
+import { CollectorHeaders, typedHeaders } from '../../src/core/audit/export/collectorHeaders';
 import { Emitter } from '../../src/core/disposable';
 
 /** Resolves on the next read of the headers file, or fails after a bound. */
@@ -87,4 +87,25 @@ describe('audit export: the collector headers', () => {
       headers.dispose();
     }
   });
+});
+
+describe('audit export: the headers a person types (Toolgate: Set Audit Export Headers)', () => {
+  const rows: { name: string; text: string; expected: ReturnType<typeof typedHeaders> | 'problem' }[] = [
+    { name: 'a JSON object of names to values is stored as it is', text: ' {"Authorization": "Bearer t0k", "X-Team": "a"} ', expected: { store: '{"Authorization":"Bearer t0k","X-Team":"a"}' } },
+    { name: 'an empty input removes them', text: '  ', expected: { store: undefined } },
+    { name: 'not JSON', text: 'Authorization: Bearer x', expected: 'problem' },
+    { name: 'a value that is not a string', text: '{"X-N": 1}', expected: 'problem' },
+    { name: 'a name that is no header name', text: '{"bad name": "x"}', expected: 'problem' },
+    { name: 'a value with a line break (a second header smuggled in)', text: '{"A": "x\\r\\nB: y"}', expected: 'problem' },
+  ];
+  for (const row of rows) {
+    it(row.name, () => {
+      const typed = typedHeaders(row.text);
+      if (row.expected === 'problem') {
+        assert.ok('problem' in typed && !typed.problem.includes('Bearer x') && !typed.problem.includes('y"'), 'refused, without saying the value back');
+      } else {
+        assert.deepEqual(typed, row.expected);
+      }
+    });
+  }
 });

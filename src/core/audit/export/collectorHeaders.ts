@@ -19,6 +19,21 @@ export interface SecretHeadersPort {
 
 export const SecretHeaders = z.record(z.string().regex(headerName), z.string().regex(/^[^\r\n]*$/));
 
+/**
+ * What a person typed as the collector's headers (**Toolgate: Set Audit Export Headers**): a JSON object of header
+ * names to values, the text to store; an empty input removes them. Never says the values back.
+ */
+export function typedHeaders(text: string): { store: string | undefined } | { problem: string } {
+  if (text.trim() === '') {
+    return { store: undefined };
+  }
+  const parsed = SecretHeaders.safeParse(parseJson(text));
+  if (!parsed.success) {
+    return { problem: 'Write a JSON object of header names to values, such as {"Authorization": "Bearer …"}, on one line; nothing was stored.' };
+  }
+  return { store: JSON.stringify(parsed.data) };
+}
+
 /** How long a burst of change events for the file waits before it is read (an editor's save is several). */
 const rereadDelayMs = 50;
 
