@@ -274,6 +274,24 @@ describe('the managed settings file: nothing the person does loosens it', () => 
     });
   }
 
+  it('the managed file itself, where a workspace folder holds it, is never written: not by a tool, not by a command', () => {
+    const inside = { ...managed({ deny: { terminal: ['curl'] } }), file: path.join(root, 'etc', 'toolgate', 'managed-settings.json') };
+    mkdirSync(path.dirname(inside.file), { recursive: true });
+    writeFileSync(inside.file, '{}');
+    for (const call of [
+      builtin('write_file', { path: 'etc/toolgate/managed-settings.json', content: '{}' }),
+      builtin('edit_file', { path: 'etc/toolgate/managed-settings.json', edits: [{ old: '{}', new: '[]' }] }),
+      builtin('run_in_terminal', { command: 'echo {} > etc/toolgate/managed-settings.json' }),
+    ]) {
+      const judgement = judge(call, context(inside));
+      assert.deepEqual([judgement.verdict, judgement.decidedBy], ['deny', 'managed'], call.tool);
+      assert.match(judgement.reason, /\(`the managed settings file itself`\) is denied/);
+    }
+    assert.equal(judge(builtin('read_file', { path: 'etc/toolgate/managed-settings.json' }), context(inside)).verdict, 'allow', 'reading it is harmless');
+    const inputs = sandboxInputsUnder({ workspaceFolders: [root], protectedGlobs: [], extraHidden: [], extraWritable: [], ownStorage: [], network: 'none' }, inside, '/home/p');
+    assert.deepEqual(inputs.protectedGlobs, ['etc/toolgate/managed-settings.json'], 'read-only to every command in the sandbox');
+  });
+
   it('even with grants.workspace and autoApproveRules left on, a deny rule beats the person\'s grants and rules', () => {
     const only = managed({ deny: { terminal: ['curl'] } });
     const judgement = judge(builtin('run_in_terminal', { command: 'curl x' }), context(only));

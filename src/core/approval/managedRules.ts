@@ -3,6 +3,7 @@
  * checked before anything of the person's, the sandbox it requires, and the person's rules, grants and settings
  * narrowed to what it lets exist. Nothing here can widen what the person's own policy allows.
  */
+import { escapedGlob } from '../managed/managedCeilings';
 import type { ManagedPolicy, ManagedRuleLists } from '../managed/managedSettings';
 import type { CommandAnalysis } from '../shell/analysis';
 import { firstMatchingKey, splitRules } from '../shell/rules';
@@ -85,6 +86,12 @@ function matchList(lists: ManagedRuleLists, subject: ManagedSubject): { entry: '
  * must not run because it was spelled through an expansion.
  */
 export function managedVerdict(policy: ManagedPolicy, subject: ManagedSubject): { verdict: 'deny' | 'ask'; because: ManagedBecause } | undefined {
+  // The managed file itself, should a workspace folder hold it (a server's /etc opened as the workspace): never changed.
+  const own = { terminal: [], paths: [`/${escapedGlob(policy.file.replace(/^\/+/, ''))}`], mcpTools: [] };
+  const itself = subject.builtin && subject.tool !== 'read_file' && subject.tool !== 'list_files' && subject.tool !== 'search_text' ? matchList(own, subject) : undefined;
+  if (itself !== undefined) {
+    return { verdict: 'deny', because: { kind: 'managed', file: policy.file, list: 'deny', entry: 'paths', key: 'the managed settings file itself', subject: itself.subject } };
+  }
   const denied = matchList(policy.deny, subject);
   if (denied !== undefined) {
     return { verdict: 'deny', because: { kind: 'managed', file: policy.file, list: 'deny', ...denied } };

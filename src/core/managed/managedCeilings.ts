@@ -14,6 +14,11 @@ export interface UnderCeiling {
   cut: readonly string[];
 }
 
+/** A path as a glob that matches it alone (picomatch's special characters escaped). */
+export function escapedGlob(literal: string): string {
+  return literal.replace(/[\\*?[\]{}()!+@|]/g, (character) => `\\${character}`);
+}
+
 /** `toolgate.sandbox.allowedDomains` under the managed ceiling: a person's entry stays only if a managed one covers it. */
 export function domainsUnder(person: readonly string[], policy: ManagedPolicy | undefined): UnderCeiling {
   return domainsUnderCeiling(person, policy?.sandbox.allowedDomains);
@@ -86,7 +91,7 @@ export function sandboxInputsUnder(inputs: SandboxInputs, policy: ManagedPolicy 
   }
   return {
     ...inputs,
-    protectedGlobs: [...new Set([...inputs.protectedGlobs, ...policy.protectedPaths])],
+    protectedGlobs: [...new Set([...inputs.protectedGlobs, ...policy.protectedPaths, ...managedFileInside(inputs.workspaceFolders, policy.file)])],
     extraWritable: writableUnder(inputs.extraWritable, policy, home).kept,
     extraHidden: [...inputs.extraHidden, ...exportHeadersFile(policy)],
     ...(inputs.allowedDomains !== undefined ? { allowedDomains: domainsUnder(inputs.allowedDomains, policy).kept } : {}),
@@ -99,4 +104,12 @@ function exportHeadersFile(policy: ManagedPolicy): string[] {
   const otlp = policy.audit.otlp;
   const file = typeof otlp === 'object' && otlp !== null ? (otlp as Record<string, unknown>)['headersFile'] : undefined;
   return typeof file === 'string' && path.isAbsolute(file) ? [file] : [];
+}
+
+/** The managed file as a protected glob of each workspace folder that holds it (read-only to every command there). */
+function managedFileInside(folders: readonly string[], file: string): string[] {
+  return folders.flatMap((folder) => {
+    const relative = path.relative(folder, file);
+    return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative) ? [escapedGlob(relative.split(path.sep).join('/'))] : [];
+  });
 }
