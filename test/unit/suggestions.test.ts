@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { parseManagedSettings } from '../../src/core/managed/managedSettings';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -198,6 +199,14 @@ describe('suggestions from the audit log', () => {
       const untrusted = computeSuggestions(log, { policy: { ...policy, trusted: false }, resolver, minDecisions: 5 }, root);
       assert.deepEqual([untrusted.suggestions.length, untrusted.state.trusted, untrusted.state.groups.length], [0, false, 2]);
       assert.deepEqual(untrusted.state.groups.map((group) => group.why), ['the workspace is not trusted', 'the workspace is not trusted']);
+    });
+
+    it('under a managed file that turns off rules that auto-approve, no such rule is suggested, and the group says why', () => {
+      const log = logOf([...times(5, run('npm test')), ...times(5, run('make', 'deny'))]);
+      const managedPolicy = { ...parseManagedSettings(JSON.stringify({ grants: { autoApproveRules: false } }), '/etc/toolgate/managed-settings.json').policy };
+      const { suggestions, state } = computeSuggestions(log, { policy: { ...policy, managed: managedPolicy }, resolver, minDecisions: 5 }, root);
+      assert.deepEqual(suggestions.map((suggestion) => suggestion.proposal), [{ kind: 'rule', setting: 'autoApprove.terminal', key: 'make', value: false }], 'a false rule only asks more: still offered');
+      assert.match(state.groups.find((group) => group.matcher === 'npm test')?.why ?? '', /^the managed policy \(\/etc\/toolgate\/managed-settings\.json\) turns off rules that auto-approve$/);
     });
 
     // Each group without a suggestion says why, so "No suggestion yet" never stays unexplained.
