@@ -81,6 +81,16 @@ describe('a managed settings file in the real VS Code: nothing the person set lo
     assert.match((await card.locator('[data-field="grant-limits"]').textContent()) ?? '', new RegExp(`Managed policy \\(${file.replaceAll('.', '\\.')}\\): no grants for the whole workspace; grants end after 60 minutes at most\\.`));
     assert.equal(await card.locator('[data-field="grant-minutes"]').getAttribute('max'), '60');
     await session.workbench.screenshot('managed-write-card');
+    // What the person sees of it in a smaller window, in either theme: the note stays beside the grants it explains.
+    const page = session.workbench.page;
+    await page.setViewportSize({ width: 900, height: 700 });
+    for (const theme of ['Light Modern', 'Dark Modern'] as const) {
+      await session.workbench.setColorTheme(theme);
+      await card.locator('[data-field="grant-limits"]').scrollIntoViewIfNeeded();
+      assert.ok(await card.locator('[data-field="grant-limits"]').isVisible(), `the managed note is shown (${theme})`);
+      await session.workbench.screenshot(`managed-write-card-900-${theme === 'Light Modern' ? 'light' : 'dark'}`);
+    }
+    await page.setViewportSize({ width: 1400, height: 900 });
     await session.panel().deny(card, 'checked the card');
     assert.equal((await approval).approved, false);
   });
