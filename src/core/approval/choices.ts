@@ -107,7 +107,7 @@ export interface GrantLimits {
   /** The longest a grant is in force: timed grants up to it; session and task grants end at it too. */
   maxMinutes?: number;
   /** The managed file that set these, for the reasons a refusal gives. */
-  file?: string;
+  file: string;
 }
 
 /** What the rules read of a waiting call besides its live facts: what it offers and what it is. */
@@ -171,9 +171,9 @@ function refusalReason(subject: ChoiceSubject, choice: PersonChoice): string | u
   if (choice.action === 'allow-minutes' && choice.minutes === undefined && grantMinutes.default > longest) {
     return `a timed grant lasts at most ${longest} minutes here (the managed policy's longest): choose how long`;
   }
-  if (isGrantAction(choice.action) && !grantsOffered({ inTask: subject.inTask, facts: subject.facts, ...(subject.grantLimits !== undefined ? { grantLimits: subject.grantLimits } : {}) }).includes(choice.action) && subject.facts.grantable) {
+  if (isGrantAction(choice.action) && subject.facts.grantable && !grantsOffered(subject).includes(choice.action)) {
     return choice.action === 'allow-workspace'
-      ? `the managed policy${subject.grantLimits?.file !== undefined ? ` (${subject.grantLimits.file})` : ''} allows no grants for the whole workspace; allow it for the session instead`
+      ? `the managed policy (${subject.grantLimits?.file ?? ''}) allows no grants for the whole workspace; allow it for the session instead`
       : `'${choice.action}' is not offered for this call`;
   }
   if (isGrantAction(choice.action)) {

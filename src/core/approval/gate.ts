@@ -76,11 +76,10 @@ export class Gate implements Disposable {
   }
 
   /** The grants in force now for a caller in a chat: expiry (and a managed file's limits) checked against the gate's clock. */
-  private activeGrants(at: CallPlace, managed = this.deps.policy().managed): Grant[] {
+  private activeGrants(at: CallPlace, managed: PolicyContext['managed']): Grant[] {
     const now = this.now();
     return grantsInForceUnder(this.deps.grants.active(at.chatId, { now, taskId: at.taskId }, at.source), managed, now);
   }
-
 
   /**
    * Decides a batch of calls (one model turn); those that ask wait together. One promise per input, in order.
@@ -98,7 +97,8 @@ export class Gate implements Disposable {
     const asking: PendingEntry[] = [];
     const askingIndex: number[] = [];
     const timeoutSeconds = this.deps.timeoutSeconds();
-    const limits = grantLimitsUnder(this.deps.policy().managed);
+    const managed = this.deps.policy().managed;
+    const limits = grantLimitsUnder(managed);
     inputs.forEach((input, index) => {
       const callId = input.callId ?? newCallId();
       const decision = this.caps.apply(capsTask, input.call.argsHash, this.evaluate(input.call, { chatId: options.chatId, source: input.source, taskId }), this.deps.maxConsecutive?.() ?? 0);
@@ -124,7 +124,7 @@ export class Gate implements Disposable {
         options: decision.grantable ? grantOptions(input.call) : [],
         waitingSince,
         timeoutSeconds,
-        activeGrants: this.activeGrants({ chatId: options.chatId, source: input.source, taskId }),
+        activeGrants: this.activeGrants({ chatId: options.chatId, source: input.source, taskId }, managed),
         ...(limits !== undefined ? { grantLimits: limits } : {}),
       };
       this.deps.audit.record(askEntry(callId, input, decision, waitingSince));

@@ -7,6 +7,7 @@ import { escapedGlob } from '../managed/managedCeilings';
 import type { ManagedPolicy, ManagedRuleLists } from '../managed/managedSettings';
 import type { CommandAnalysis } from '../shell/analysis';
 import { firstMatchingKey, splitRules } from '../shell/rules';
+import { builtinTools, isBuiltinTool } from '../toolDefinitions';
 import { firstMatchingGlob } from './glob';
 import type { GrantLimits } from './choices';
 import type { Grant } from './grants';
@@ -30,18 +31,43 @@ export interface ManagedSubject {
   locate(absolute: string): ResolvedPath;
 }
 
+/** A list of path globs split once into the workspace-relative ones and those on the real path (starting with `/`). */
+const splitPaths = new WeakMap<readonly string[], { relative: readonly string[]; absolute: readonly string[] }>();
+function pathGlobs(keys: readonly string[]): { relative: readonly string[]; absolute: readonly string[] } {
+  let split = splitPaths.get(keys);
+  if (split === undefined) {
+    split = { relative: keys.filter((key) => !key.startsWith('/')), absolute: keys.filter((key) => key.startsWith('/')) };
+    splitPaths.set(keys, split);
+  }
+  return split;
+}
+
 /** Path globs are workspace-relative (as toolgate.protectedPaths); one starting with `/` is matched on the real path. */
 function pathKey(keys: readonly string[], target: ResolvedPath): string | undefined {
-  const relative = target.relative;
-  const names = relative !== undefined ? [relative, ...(target.sameFile?.others ?? [])] : [];
+  const { relative, absolute } = pathGlobs(keys);
+  const names = target.relative !== undefined ? [target.relative, ...(target.sameFile?.others ?? [])] : [];
   for (const name of names) {
-    const hit = firstMatchingGlob(keys.filter((key) => !key.startsWith('/')), name);
+    const hit = firstMatchingGlob(relative, name);
     if (hit !== undefined) {
       return hit;
     }
   }
-  return firstMatchingGlob(keys.filter((key) => key.startsWith('/')), target.real);
+  return firstMatchingGlob(absolute, target.real);
 }
+
+/** The managed file's own path as a deny list of one, made once per policy read. */
+const ownLists = new WeakMap<ManagedPolicy, ManagedRuleLists>();
+function ownPath(policy: ManagedPolicy): ManagedRuleLists {
+  let own = ownLists.get(policy);
+  if (own === undefined) {
+    own = { terminal: [], paths: [`/${escapedGlob(policy.file.replace(/^\/+/, ''))}`], mcpTools: [] };
+    ownLists.set(policy, own);
+  }
+  return own;
+}
+
+/** Whether a call may change files: a write tool or a command (reads never change the managed file). */
+const changes = (subject: ManagedSubject): boolean => subject.tool === 'run_in_terminal' || (isBuiltinTool(subject.tool) && builtinTools[subject.tool].risk === 'write');
 
 /** The first entry of one list the call matches. */
 function matchList(lists: ManagedRuleLists, subject: ManagedSubject): { entry: 'terminal' | 'paths' | 'mcpTools'; key: string; subject: string } | undefined {
@@ -87,8 +113,7 @@ function matchList(lists: ManagedRuleLists, subject: ManagedSubject): { entry: '
  */
 export function managedVerdict(policy: ManagedPolicy, subject: ManagedSubject): { verdict: 'deny' | 'ask'; because: ManagedBecause } | undefined {
   // The managed file itself, should a workspace folder hold it (a server's /etc opened as the workspace): never changed.
-  const own = { terminal: [], paths: [`/${escapedGlob(policy.file.replace(/^\/+/, ''))}`], mcpTools: [] };
-  const itself = subject.builtin && subject.tool !== 'read_file' && subject.tool !== 'list_files' && subject.tool !== 'search_text' ? matchList(own, subject) : undefined;
+  const itself = changes(subject) ? matchList(ownPath(policy), subject) : undefined;
   if (itself !== undefined) {
     return { verdict: 'deny', because: { kind: 'managed', file: policy.file, list: 'deny', entry: 'paths', key: 'the managed settings file itself', subject: itself.subject } };
   }

@@ -190,7 +190,7 @@ export function pendingCallView(waiting: WaitingCall): PendingCallView {
     grantsOffered: grantsOffered({ facts: { grantable: grantable(waiting) }, inTask: waiting.taskId !== undefined, ...(waiting.grantLimits !== undefined ? { grantLimits: waiting.grantLimits } : {}) }),
     ...(input.source !== agentCaller ? { grantsCover: callerLabel(grantCaller(input.source)) } : {}),
     ...(waiting.grantLimits !== undefined
-      ? { grantLimits: { workspace: waiting.grantLimits.workspace, longestMinutes: longestMinutes(waiting.grantLimits), file: waiting.grantLimits.file ?? 'the managed settings file' } }
+      ? { grantLimits: { workspace: waiting.grantLimits.workspace, longestMinutes: longestMinutes(waiting.grantLimits), file: waiting.grantLimits.file } }
       : {}),
     ...(judgement.runsUnconfined === true ? { unconfined: true } : {}),
     ...(input.remedies !== undefined && input.remedies.length > 0 ? { remedies: input.remedies.map(({ id, label, title }) => ({ id, label, title })) } : {}),
