@@ -241,6 +241,7 @@ describe('the managed settings file: nothing the person does loosens it', () => 
     { name: 'curl after another command', call: () => builtin('run_in_terminal', { command: 'echo hi && curl x' }), alone: 'allow', verdict: 'deny', reason: /`curl` is denied/ },
     { name: 'curl spelled through an expansion', call: () => builtin('run_in_terminal', { command: '$(printf cur)l x' }), alone: 'ask', verdict: 'deny', reason: /cannot be checked against the managed deny rules/ },
     { name: 'git push, by the managed regex', call: () => builtin('run_in_terminal', { command: 'git push origin main' }), alone: 'allow', verdict: 'deny', reason: /`git` \(`\/\^git push\/`\) is denied/ },
+    { name: 'git push with git\'s options before the subcommand', call: () => builtin('run_in_terminal', { command: 'git -C . push origin main' }), alone: 'allow', verdict: 'deny', reason: /`git` \(`\/\^git push\/`\) is denied/ },
     { name: 'a redirect into a denied path', call: () => builtin('run_in_terminal', { command: 'echo k > secrets/key' }), alone: 'allow', verdict: 'deny', reason: /`secrets\/key` \(`secrets\/\*\*`\) is denied/ },
     { name: 'npm publish, which the managed file makes ask, though a grant covers it', call: () => builtin('run_in_terminal', { command: 'npm publish' }), alone: 'allow', verdict: 'ask', reason: /^asks: managed policy: `npm` \(`npm publish`\) always asks/ },
     { name: 'a command the managed file says nothing of: its rules no longer auto-approve', call: () => builtin('run_in_terminal', { command: 'ls' }), alone: 'allow', verdict: 'ask' },

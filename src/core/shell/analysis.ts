@@ -23,6 +23,12 @@ export type { Form } from './commandReader';
 export interface SimpleCommand {
   /** Words after quote removal (`ec"h"o` -> `echo`); a dynamic word keeps its source text. */
   words: string[];
+  /**
+   * The words without the options before a subcommand that a rule would have to name (`git -C dir push` ->
+   * `git push`): another form a `false` rule is checked against, so it cannot be stepped round with one. Only set
+   * when there are such options.
+   */
+  withoutGlobals?: string[];
   /** The words joined by spaces: what a `/regex/` rule is matched against. */
   text: string;
   /** Whether any word (or the command name) depends on an expansion, so its real value is unknown. */

@@ -41,6 +41,11 @@ export interface CommandReading {
   paths: PathUse[];
   /** Indices of words that change nothing a rule cares about (`git --no-pager`): left out when rules match. */
   neutral: number[];
+  /**
+   * Indices of the options (and their values) before a subcommand that do change something (`git -C dir`): kept for
+   * the rules that allow, left out of the form a `false` rule is also checked against (`git push` catches them too).
+   */
+  globals: number[];
   anyArguments: boolean;
 }
 
@@ -75,7 +80,7 @@ function toolOf(command: string, words: readonly TableWord[]): { name: string; l
 
 /** Reads a sub-command's words (the first is the command name) against the table. */
 export function readCommand(words: readonly TableWord[]): CommandReading {
-  const reading: CommandReading = { forms: [], paths: [], neutral: [], anyArguments: false };
+  const reading: CommandReading = { forms: [], paths: [], neutral: [], globals: [], anyArguments: false };
   const first = words[0];
   if (!first) {
     return reading;
@@ -115,6 +120,7 @@ export function readCommand(words: readonly TableWord[]): CommandReading {
         reading.forms.push({ at: index, why: `\`${name} ${word.value}\` is an option Toolgate does not know to be harmless` });
         index++;
       } else {
+        reading.globals.push(...Array.from({ length: used }, (_unused, offset) => index + offset));
         index += used;
       }
     }

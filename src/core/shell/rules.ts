@@ -177,6 +177,9 @@ function ruleMatches(key: string, candidate: Candidate, allowing: boolean): numb
 function denyCandidates(command: SimpleCommand): Candidate[] {
   const base = { words: command.words, globs: command.globs, text: command.text };
   const candidates: Candidate[] = [base];
+  if (command.withoutGlobals !== undefined) {
+    candidates.push({ words: command.withoutGlobals, globs: command.withoutGlobals.map(() => false), text: command.withoutGlobals.join(' ') });
+  }
   const first = command.words[0] ?? '';
   if (first.includes('/')) {
     const words = [first.slice(first.lastIndexOf('/') + 1), ...command.words.slice(1)];

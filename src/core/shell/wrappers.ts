@@ -39,8 +39,10 @@ function recordCommand(words: FinishedWord[], assignments: string[], via: string
     }
   }
   const values = kept.map((word) => word.value);
+  const withoutGlobals = reading.globals.length === 0 ? undefined : words.filter((_word, index) => !reading.neutral.includes(index) && !reading.globals.includes(index)).map((word) => word.value);
   context.out.commands.push({
     words: values,
+    ...(withoutGlobals !== undefined ? { withoutGlobals } : {}),
     text: values.join(' '),
     dynamic: kept.some((word) => word.dynamic),
     globs: kept.map((word) => word.glob),
