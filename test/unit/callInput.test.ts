@@ -32,6 +32,11 @@ describe('what a call from outside is (core/tools/callInput)', () => {
     assert.ok(JSON.stringify(big).length <= maxArgsChars);
     assert.equal(checkJsonValue(big).ok, true);
     assert.equal(checkJsonValue({ ...big, content: `${big.content}${'y'.repeat(40)}` }).ok, false);
+    // To the character: a value whose JSON text is exactly the bound passes, one more character (an escape) does not.
+    const exact = { path: 'big.txt', list: [true, null, 1.5], content: 'x'.repeat(maxArgsChars - JSON.stringify({ path: 'big.txt', list: [true, null, 1.5], content: '' }).length) };
+    assert.equal(JSON.stringify(exact).length, maxArgsChars);
+    assert.equal(checkJsonValue(exact).ok, true);
+    assert.equal(checkJsonValue({ ...exact, content: `${exact.content.slice(1)}\n` }).ok, false);
   });
 
   for (const key of ['__proto__', 'constructor', 'prototype']) {
