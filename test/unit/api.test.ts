@@ -102,7 +102,11 @@ describe('the API for other extensions answers every input in-band, and what is 
 
   it('a failure inside Toolgate is answered in-band too, never thrown', async () => {
     const { api, gate, log } = setup();
+    // The policy failing, wherever the gate reads it: judging one call, and deciding a batch.
     gate.evaluate = () => {
+      throw new TypeError('the policy broke');
+    };
+    gate.request = () => {
       throw new TypeError('the policy broke');
     };
     const call = { tool: 'write_file', args: { path: 'a.txt', content: 'two\n' } };

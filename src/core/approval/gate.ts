@@ -71,13 +71,17 @@ export class Gate implements Disposable {
    * the grants given to that caller alone; nothing is asked, run or logged.
    */
   evaluate(call: GateCall, at: CallPlace): Judgement {
-    const policy = this.deps.policy();
-    return judge(call, { ...policy, grants: this.activeGrants(at, policy.managed) });
+    return this.judgeAt(call, at, this.deps.policy(), this.now());
   }
 
-  /** The grants in force now for a caller in a chat: expiry (and a managed file's limits) checked against the gate's clock. */
-  private activeGrants(at: CallPlace, managed: PolicyContext['managed']): Grant[] {
-    const now = this.now();
+  /** evaluate, with the policy and the moment a batch reads once for all its calls. */
+  private judgeAt(call: GateCall, at: CallPlace, policy: Omit<PolicyContext, 'grants'>, now: Date): Judgement {
+    const g = this.activeGrants(at, policy.managed, now);
+    return judge(call, { ...policy, grants: g });
+  }
+
+  /** The grants in force at `now` for a caller in a chat: expiry (and a managed file's limits) checked against it. */
+  private activeGrants(at: CallPlace, managed: PolicyContext['managed'], now = this.now()): Grant[] {
     return grantsInForceUnder(this.deps.grants.active(at.chatId, { now, taskId: at.taskId }, at.source), managed, now);
   }
 
@@ -92,27 +96,32 @@ export class Gate implements Disposable {
     if (taskId !== undefined) {
       this.currentTask.set(options.chatId, taskId);
     }
-    const batchId = newCallId();
+    /** Made only if a call of the batch asks (most batches of a task with grants ask nothing). */
+    let batchId: string | undefined;
     const results: (Promise<GateResult> | undefined)[] = [];
     const asking: PendingEntry[] = [];
     const askingIndex: number[] = [];
     const timeoutSeconds = this.deps.timeoutSeconds();
-    const managed = this.deps.policy().managed;
+    // One read of the policy and of the clock for the batch: its calls are judged by the same policy, at one moment.
+    const policy = this.deps.policy();
+    const now = this.now();
+    const managed = policy.managed;
     const limits = grantLimitsUnder(managed);
     inputs.forEach((input, index) => {
       const callId = input.callId ?? newCallId();
-      const decision = this.caps.apply(capsTask, input.call.argsHash, this.evaluate(input.call, { chatId: options.chatId, source: input.source, taskId }), this.deps.maxConsecutive?.() ?? 0);
+      const judged = this.judgeAt(input.call, { chatId: options.chatId, source: input.source, taskId }, policy, now);
+      const decision = this.caps.apply(capsTask, input.call.argsHash, judged, this.deps.maxConsecutive?.() ?? 0);
       this.caps.decided(capsTask, decision);
       if (decision.verdict !== 'ask') {
         const result: GateResult =
           decision.verdict === 'allow'
             ? { verdict: 'allow', callId, decidedBy: decision.decidedBy, reason: decision.reason, ...(decision.allowedBy ? { allowedBy: decision.allowedBy } : {}) }
             : { verdict: 'deny', callId, decidedBy: decision.decidedBy === 'managed' ? 'managed' : 'policy', reason: decision.reason };
-        this.record(input, result, decision.grant?.scope);
+        this.record(input, result, decision.grant?.scope, now);
         results[index] = Promise.resolve(result);
         return;
       }
-      const waitingSince = this.now();
+      batchId ??= newCallId();
       const entry: PendingEntry = {
         callId,
         batchId,
@@ -122,12 +131,12 @@ export class Gate implements Disposable {
         judgement: decision,
         ...(taskId !== undefined ? { taskId } : {}),
         options: decision.grantable ? grantOptions(input.call) : [],
-        waitingSince,
+        waitingSince: now,
         timeoutSeconds,
-        activeGrants: this.activeGrants({ chatId: options.chatId, source: input.source, taskId }, managed),
+        activeGrants: this.activeGrants({ chatId: options.chatId, source: input.source, taskId }, managed, now),
         ...(limits !== undefined ? { grantLimits: limits } : {}),
       };
-      this.deps.audit.record(askEntry(callId, input, decision, waitingSince));
+      this.deps.audit.record(askEntry(callId, input, decision, now));
       this.review.open({ callId, argsHash: input.call.argsHash }, { editable: input.editable?.text, hunks: reviewableHunks(input) });
       asking.push(entry);
       askingIndex.push(index);
@@ -198,8 +207,8 @@ export class Gate implements Disposable {
     }
   }
 
-  private record(input: GateInput, result: GateResult, scope: 'once' | GrantScope | undefined): void {
-    this.deps.audit.record(resultEntry(input, result, scope, this.now(), this.closing));
+  private record(input: GateInput, result: GateResult, scope: 'once' | GrantScope | undefined, at = this.now()): void {
+    this.deps.audit.record(resultEntry(input, result, scope, at, this.closing));
   }
 
   /**
