@@ -3,11 +3,11 @@
  * together, each run as soon as it is decided (./completeCall), results in the model's order. The proposals of waiting
  * writes and edits are kept here while they wait.
  */
-import pLimit from 'p-limit';
 import type { GateResult } from '../approval/gate';
 import { allowedNote } from '../views/grants';
 import { notRunOutput } from './callInput';
 import { completeCall } from './completeCall';
+import { Intake } from './intake';
 import type { Proposal } from './fileTools';
 import { prepareCall, type Prepared, type Ready } from './preparedCall';
 import type { RunOptions, ToolCallRequest, ToolCallResult, ToolServiceDeps } from './service';
@@ -19,10 +19,16 @@ import type { RunOptions, ToolCallRequest, ToolCallResult, ToolServiceDeps } fro
  */
 const preparedAtOnce = 4;
 
+/** Promise.all, without its extra turns for a batch of one call (what most model turns are). */
+function allOf<T>(promises: Promise<T>[]): Promise<T[]> {
+  const only = promises.length === 1 ? promises[0] : undefined;
+  return only !== undefined ? only.then((value) => [value]) : Promise.all(promises);
+}
+
 export class BatchRunner {
   /** Proposed contents of waiting edits, for "Open in diff editor"; an entry lives while its call waits. */
   readonly proposals = new Map<string, Proposal>();
-  private readonly intake = pLimit(preparedAtOnce);
+  private readonly intake = new Intake(preparedAtOnce);
 
   constructor(readonly deps: ToolServiceDeps) {}
 
@@ -32,7 +38,7 @@ export class BatchRunner {
    * language-model tools, the MCP endpoint) is only what Toolgate itself can run: anything else is an error.
    */
   prepare(request: ToolCallRequest, ownTool = false): Promise<Prepared> {
-    return this.intake(() => prepareCall(this.deps, request, ownTool));
+    return this.intake.run(() => prepareCall(this.deps, request, ownTool));
   }
 
   /** One call to the gate, its proposal kept for the diff editor while it waits. */
@@ -53,7 +59,7 @@ export class BatchRunner {
 
   /** One model turn: every call is prepared, the gated ones are shown together, results come back in order. */
   async runBatch(requests: ToolCallRequest[], options: RunOptions): Promise<ToolCallResult[]> {
-    const prepared = await Promise.all(requests.map((request) => this.prepare(request)));
+    const prepared = await allOf(requests.map((request) => this.prepare(request)));
     const ready = prepared.filter((item): item is Ready => item.kind === 'ready');
     for (const item of ready) {
       if (item.proposal) {
@@ -93,7 +99,7 @@ export class BatchRunner {
         builtins = next.catch(() => undefined);
         return next;
       });
-      return await Promise.all(results);
+      return await allOf(results);
     } finally {
       for (const item of ready) {
         this.proposals.delete(item.input.callId);

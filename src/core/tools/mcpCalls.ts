@@ -36,12 +36,24 @@ export function mcpArgs(tool: string, raw: unknown): McpArgs {
   return checked.ok ? { ok: true, args: checked.value as Record<string, unknown> } : { ok: false, error: `${tool}: invalid arguments: ${checked.error}` };
 }
 
+/** Each tool definition's annotations as the card lists them, made once per definition rather than once per call. */
+const annotationsOf = new WeakMap<McpModelTool['tool'], readonly string[]>();
+
+function annotationLines(tool: McpModelTool['tool']): string[] {
+  let lines = annotationsOf.get(tool);
+  if (lines === undefined) {
+    lines = Object.entries(tool.annotations ?? {})
+      .filter(([, value]) => value !== undefined)
+      .map(([key, value]) => `${key}: ${String(value)}`);
+    annotationsOf.set(tool, lines);
+  }
+  return [...lines];
+}
+
 /** What the gate judges for an MCP call: its hash covers the tool's definition, so a redefined tool asks again. */
 export function mcpGateCall(modelName: string, resolved: McpModelTool, args: Record<string, unknown>): GateCall {
   const { server, tool } = resolved;
-  const annotations = Object.entries(tool.annotations ?? {})
-    .filter(([, value]) => value !== undefined)
-    .map(([key, value]) => `${key}: ${String(value)}`);
+  const annotations = annotationLines(tool);
   return {
     tool: modelName,
     args,
@@ -79,6 +91,11 @@ function patchPreview(text: string, path: string, note: string): Preview {
     return { header: hunkHeader(hunk), rows };
   });
   return { kind: 'diff', path, isNewFile: false, added, removed, hunks, note };
+}
+
+/** Whether a call is one of server-filesystem's writes, which mcpPreview shows as a diff. */
+export function mcpPreviewed(tool: string, args: Record<string, unknown>): boolean {
+  return (tool === 'write_file' || tool === 'edit_file') && typeof args['path'] === 'string';
 }
 
 /** For server-filesystem's writes: the diff, computed (write_file) or asked of the server in dry-run (edit_file). */

@@ -17,7 +17,7 @@ import { parseBuiltinCall, type ParsedCall } from '../toolDefinitions';
 import { judgedWrites } from './commandWrites';
 import { formatNote, proposeEdit, proposeWrite, type Proposal } from './fileTools';
 import { commandFolder, gateCall, type GateCallOptions } from './gateCall';
-import { mcpArgs, mcpGateCall, mcpPreview } from './mcpCalls';
+import { mcpArgs, mcpGateCall, mcpPreview, mcpPreviewed } from './mcpCalls';
 import { ToolError } from './ports';
 import type { ToolCallRequest, ToolServiceDeps } from './service';
 
@@ -54,11 +54,12 @@ function withNote(preview: DiffPreview, note: string | undefined): DiffPreview {
 }
 
 /** See `BatchRunner.prepare` for `ownTool`. */
-export async function prepareCall(deps: ToolServiceDeps, request: ToolCallRequest, ownTool: boolean): Promise<Prepared> {
+export function prepareCall(deps: ToolServiceDeps, request: ToolCallRequest, ownTool: boolean): Promise<Prepared> {
   const source = request.source ?? agentCaller;
-  if (isMcpModelName(request.tool)) {
-    return prepareMcp(deps, request, source);
-  }
+  return isMcpModelName(request.tool) ? prepareMcp(deps, request, source) : prepareBuiltin(deps, request, ownTool, source);
+}
+
+async function prepareBuiltin(deps: ToolServiceDeps, request: ToolCallRequest, ownTool: boolean, source: string): Promise<Prepared> {
   const parsed = parseBuiltinCall(request.tool, request.args);
   const resolver = deps.resolver();
   const home = deps.home !== undefined ? { home: deps.home } : {};
@@ -96,8 +97,10 @@ async function prepareMcp(deps: ToolServiceDeps, request: ToolCallRequest, sourc
     return { kind: 'error', message: args.error };
   }
   const call = mcpGateCall(request.tool, resolved, args.args);
-  const ports = { files: deps.files, resolver: deps.resolver(), mcp: deps.mcp, log: deps.log };
-  const preview = await mcpPreview(ports, resolved.server, resolved.tool.name, args.args);
+  // Only a filesystem server's write or edit has a preview to make: no other call waits a turn for one.
+  const preview = mcpPreviewed(resolved.tool.name, args.args)
+    ? await mcpPreview({ files: deps.files, resolver: deps.resolver(), mcp: deps.mcp, log: deps.log }, resolved.server, resolved.tool.name, args.args)
+    : { kind: 'none' as const };
   return {
     kind: 'ready',
     parsed: undefined,

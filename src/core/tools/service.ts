@@ -180,7 +180,7 @@ export class ToolService {
   }
 
   /** One model turn: every call is prepared, the gated ones are shown together, results come back in order. */
-  async runBatch(requests: ToolCallRequest[], options: RunOptions): Promise<ToolCallResult[]> {
-    return await this.calls.runBatch(requests, options);
+  runBatch(requests: ToolCallRequest[], options: RunOptions): Promise<ToolCallResult[]> {
+    return this.calls.runBatch(requests, options);
   }
 }
