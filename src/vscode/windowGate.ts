@@ -51,9 +51,9 @@ export function createGateParts(
   const auditFile = path.join(storage, 'audit.jsonl');
   const audit = new AuditLog(
     {
-      append: async (line) => {
+      append: async (lines) => {
         await mkdir(storage, { recursive: true });
-        await appendFile(auditFile, line, 'utf8');
+        await appendFile(auditFile, lines, 'utf8');
       },
     },
     (line) => log.info(line),

@@ -76,8 +76,7 @@ export class Gate implements Disposable {
 
   /** evaluate, with the policy and the moment a batch reads once for all its calls. */
   private judgeAt(call: GateCall, at: CallPlace, policy: Omit<PolicyContext, 'grants'>, now: Date): Judgement {
-    const g = this.activeGrants(at, policy.managed, now);
-    return judge(call, { ...policy, grants: g });
+    return judge(call, { ...policy, grants: this.activeGrants(at, policy.managed, now) });
   }
 
   /** The grants in force at `now` for a caller in a chat: expiry (and a managed file's limits) checked against it. */

@@ -63,11 +63,15 @@ export const AuditLine = z.union([AuditEntry, UndoAuditEntry]);
 export type AuditLine = z.infer<typeof AuditLine>;
 
 export interface AuditSink {
-  append(line: string): Promise<void>;
+  /** Appends whole lines (one or more, each ending in a line break), written in the order they come. */
+  append(lines: string): Promise<void>;
 }
 
 export class AuditLog {
-  private queue: Promise<void> = Promise.resolve();
+  /** The lines recorded and not yet handed to the sink, in order. */
+  private unwritten: string[] = [];
+  /** The writing under way, while there is one: it goes on until nothing is left unwritten. */
+  private writing: Promise<void> | undefined;
   private readonly onDidRecordEmitter = new Emitter<AuditEntry>();
   /** Every entry, as it is recorded. */
   readonly onDidRecord = this.onDidRecordEmitter.event;
@@ -97,12 +101,30 @@ export class AuditLog {
   }
 
   private append(line: string): void {
-    // Appends are serialised so lines never interleave.
-    this.queue = this.queue.then(() => this.sink.append(`${line}\n`)).catch((error: unknown) => this.onError(error));
+    this.unwritten.push(`${line}\n`);
+    this.writing ??= this.write();
+  }
+
+  /**
+   * Hands the sink what is unwritten, one append after another so lines never interleave: lines recorded while one is
+   * written go together in the next, so a burst of decisions is a few appends, not one chained promise per line.
+   */
+  private async write(): Promise<void> {
+    await Promise.resolve(); // lines of the same turn go in one append
+    while (this.unwritten.length > 0) {
+      const lines = this.unwritten;
+      this.unwritten = [];
+      try {
+        await this.sink.append(lines.join(''));
+      } catch (error) {
+        this.onError(error);
+      }
+    }
+    this.writing = undefined;
   }
 
   /** Resolves when everything recorded so far is written. */
   flush(): Promise<void> {
-    return this.queue;
+    return this.writing ?? Promise.resolve();
   }
 }

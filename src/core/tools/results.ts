@@ -1,6 +1,6 @@
 /** What the model (or an API caller) is told when a gated call was denied, or a write was applied. */
 import type { GateResult } from '../approval/gate';
-import { OutputBuffer } from '../terminal/output';
+import { maxOutputChars, OutputBuffer } from '../terminal/output';
 import type { Proposal } from './fileTools';
 
 export function deniedMessage(decision: Extract<GateResult, { verdict: 'deny' }>): string {
@@ -35,6 +35,9 @@ export function writtenMessage(proposal: Proposal, written: { text: string; save
  * (as command output is), saying that the person has it whole.
  */
 export function boundedForModel(text: string): { text: string; cut: boolean } {
+  if (text.length <= maxOutputChars) {
+    return { text, cut: false }; // within the cap: nothing to keep apart
+  }
   const buffer = new OutputBuffer();
   buffer.append(text);
   if (buffer.droppedChars === 0) {
