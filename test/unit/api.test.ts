@@ -106,7 +106,7 @@ describe('the API for other extensions answers every input in-band, and what is 
     gate.evaluate = () => {
       throw new TypeError('the policy broke');
     };
-    gate.request = () => {
+    gate.decide = () => {
       throw new TypeError('the policy broke');
     };
     const call = { tool: 'write_file', args: { path: 'a.txt', content: 'two\n' } };

@@ -54,6 +54,20 @@ describe('the gate', () => {
     assert.equal(entries[0]?.decidedBy, 'setting');
   });
 
+  it('decide: a call decided without asking is its result itself, logged at once; one that asks is a promise', async () => {
+    const { gate, entries, audit } = setup({ gatedTools: { write_file: false, edit_file: true } });
+    const edit = gateCall('edit_file', { path: 'b.txt', old: 'x', new: 'y' }, resolver);
+    const [allowed, asking] = gate.decide([input(writeCall('a.txt', 'x')), input(edit)], { chatId: 'c' });
+    assert.ok(allowed !== undefined && !(allowed instanceof Promise));
+    assert.deepEqual([allowed.verdict, allowed.decidedBy], ['allow', 'setting']);
+    assert.ok(asking instanceof Promise);
+    assert.equal(gate.waitingCount, 1);
+    await audit.flush();
+    assert.deepEqual(entries.map((entry) => [entry.tool, entry.verdict]), [['write_file', 'allow'], ['edit_file', 'ask']]);
+    gate.cancel('done');
+    assert.equal((await asking).verdict, 'deny');
+  });
+
   it('denied by the person: the reason reaches the caller and the log', async () => {
     const { gate, entries, audit } = setup();
     const wait = only(gate.request([input(writeCall('a.txt', 'x'))], { chatId: 'c' }));

@@ -391,6 +391,25 @@ describe('the tool service (core, over in-memory ports)', () => {
       assert.deepEqual(results.map((result) => result.output), ['from fx', 'from other'], 'results stay in call order');
     });
 
+    it('a result of exactly the cap reaches the model whole; one character more is cut, saying so', async () => {
+      const { boundedForModel } = await import('../../src/core/tools/results');
+      const { maxOutputChars } = await import('../../src/core/terminal/output');
+      const whole = 'y'.repeat(maxOutputChars);
+      assert.deepEqual(boundedForModel(whole), { text: whole, cut: false });
+      const over = boundedForModel(`${whole}z`);
+      assert.equal(over.cut, true);
+      assert.match(over.text, /^\(The result is 30,001 characters; its middle is left out here\. The person can open it whole\.\)\n/);
+      assert.match(over.text, /\[… 1 characters of output left out …\]/);
+    });
+
+    it('an MCP call with no preview to make reaches the gate in the turn it is run: no turn of the event loop spent preparing it', () => {
+      const { gate, service } = setup({}, undefined, bridge({ content: [] }));
+      const batch = service.runBatch([{ tool: echo.modelName, args: '{"text":"hi"}' }], { chatId: 'chat' });
+      assert.equal(gate.waitingCount, 1, 'waiting before runBatch returned');
+      gate.cancel('done');
+      return batch;
+    });
+
     it('a 5 MB result reaches the model as head and tail with its size; the person keeps it whole', async () => {
       const huge = `HEAD\n${'x'.repeat(5 * 1024 * 1024)}\nTAIL`;
       const kept: string[] = [];

@@ -8,14 +8,14 @@ import { askEntry, resultEntry } from './auditEntries';
 import { DisposableStore, Emitter, type Disposable } from '../disposable';
 import { Broker, newCallId, type Resolution, type Waiting } from './broker';
 import { TaskCaps } from './caps';
-import { editAction, refusal, type ChoiceSubject, type PersonChoice } from './choices';
+import { editAction, refusal, type PersonChoice } from './choices';
 import { grantLimitsUnder, grantsInForceUnder } from './managedRules';
 import { decisionCount, groupPlans, oncePerGroup } from './groups';
 import { grantOptions } from './grantOptions';
 import { grantInForce, type Grant, type GrantScope, type GrantStore } from './grants';
 import { personResult } from './personResult';
 import { judge, type Judgement, type GateCall, type PolicyContext } from './policy';
-import { grantable, reviewableHunks, type CallPlace, type CallRef, type GateInput, type GateResult, type LiveCallState, type WaitingCall } from './waitingCall';
+import { choiceSubject, grantable, reviewableHunks, type CallPlace, type CallRef, type GateInput, type GateResult, type LiveCallState, type WaitingCall } from './waitingCall';
 import { editDecision, type EditSource, type HeldEdit } from '../review/heldEdits';
 import { LiveReview } from '../review/liveReview';
 
@@ -42,6 +42,9 @@ export interface GateDeps {
 export interface GateTask {
   taskId: string;
 }
+
+/** A batch's chat, its cancellation and its task; `uncapped`: see request(). */
+type BatchOptions = { chatId: string; signal?: AbortSignal; turn?: GateTask | undefined; uncapped?: boolean };
 
 export class Gate implements Disposable {
   private readonly store = new DisposableStore();
@@ -89,7 +92,12 @@ export class Gate implements Disposable {
    * `uncapped`: the calls are what an allowed call already did (a staged command's changed files), not calls of their
    * own, so they do not count toward, nor are held by, the task's caps.
    */
-  request(inputs: GateInput[], options: { chatId: string; signal?: AbortSignal; turn?: GateTask | undefined; uncapped?: boolean }): Promise<GateResult>[] {
+  request(inputs: GateInput[], options: BatchOptions): Promise<GateResult>[] {
+    return this.decide(inputs, options).map((outcome) => (outcome instanceof Promise ? outcome : Promise.resolve(outcome)));
+  }
+
+  /** request(), with the result itself (no promise, no turn to wait) of each call decided without asking. */
+  decide(inputs: GateInput[], options: BatchOptions): (GateResult | Promise<GateResult>)[] {
     const taskId = options.turn?.taskId;
     const capsTask = options.uncapped === true ? undefined : taskId;
     if (taskId !== undefined) {
@@ -97,7 +105,7 @@ export class Gate implements Disposable {
     }
     /** Made only if a call of the batch asks (most batches of a task with grants ask nothing). */
     let batchId: string | undefined;
-    const results: (Promise<GateResult> | undefined)[] = [];
+    const results: (GateResult | Promise<GateResult> | undefined)[] = [];
     const asking: PendingEntry[] = [];
     const askingIndex: number[] = [];
     const timeoutSeconds = this.deps.timeoutSeconds();
@@ -117,7 +125,7 @@ export class Gate implements Disposable {
             ? { verdict: 'allow', callId, decidedBy: decision.decidedBy, reason: decision.reason, ...(decision.allowedBy ? { allowedBy: decision.allowedBy } : {}) }
             : { verdict: 'deny', callId, decidedBy: decision.decidedBy === 'managed' ? 'managed' : 'policy', reason: decision.reason };
         this.record(input, result, decision.grant?.scope, now);
-        results[index] = Promise.resolve(result);
+        results[index] = result;
         return;
       }
       batchId ??= newCallId();
@@ -232,7 +240,7 @@ export class Gate implements Disposable {
         settled = { action: 'allow-edited', edited: edit.text };
       }
       settled = this.withHeldHunks(entry, settled);
-      const problem = refusal(this.choiceSubject(entry), settled);
+      const problem = refusal(choiceSubject(entry, this.review.facts(entry.callId)), settled);
       if (problem !== undefined) {
         return { ok: false, error: problem };
       }
@@ -251,7 +259,7 @@ export class Gate implements Disposable {
       return planned;
     }
     for (const plan of planned.plans) {
-      const problem = refusal(this.choiceSubject(plan.member), plan.choice);
+      const problem = refusal(choiceSubject(plan.member, this.review.facts(plan.member.callId)), plan.choice);
       if (problem !== undefined) {
         return { ok: false, error: problem };
       }
@@ -311,23 +319,6 @@ export class Gate implements Disposable {
       this.onDidChangeEmitter.fire();
     }
     return { ok: true };
-  }
-
-  /** What the rules of a person's choice read of a waiting call now (choices.ts). */
-  private choiceSubject(entry: PendingEntry): ChoiceSubject {
-    const input = entry.input;
-    const hunks = reviewableHunks(input);
-    return {
-      callId: entry.callId,
-      facts: { grantable: grantable(entry), ...this.review.facts(entry.callId) },
-      runsUnconfined: entry.judgement.runsUnconfined === true,
-      remedies: (input.remedies ?? []).map((remedy) => remedy.id),
-      grantOptions: entry.options.map((option) => option.id),
-      inTask: entry.taskId !== undefined,
-      ...(input.editable !== undefined ? { editable: input.editable.kind } : {}),
-      ...(hunks !== undefined ? { reviewableHunks: hunks } : {}),
-      ...(entry.grantLimits !== undefined ? { grantLimits: entry.grantLimits } : {}),
-    };
   }
 
   /** Allow all / Deny all: applies to the listed calls whose hash still matches; the rest keep waiting. */

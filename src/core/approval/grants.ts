@@ -223,7 +223,10 @@ export class GrantStore {
    * its timed grants that have not ended, and the workspace's; each only if given to that caller.
    */
   active(chatId: string, moment: GrantMoment, source: string): Grant[] {
-    return grantsForCaller([...(this.session.get(chatId) ?? []).filter((grant) => grantInForce(grant, moment)), ...this.workspace], source);
+    const session = this.session.get(chatId);
+    // Without session grants in the chat (most of a task's calls), the workspace's alone: no list made to join them.
+    const candidates = session === undefined || session.length === 0 ? this.workspace : [...session.filter((grant) => grantInForce(grant, moment)), ...this.workspace];
+    return grantsForCaller(candidates, source);
   }
 
   workspaceGrants(): readonly Grant[] {

@@ -301,13 +301,17 @@ function judgeCall(call: GateCall, context: PolicyContext): Judgement {
       builtin ? { allowedBy: { kind: 'rule', setting: 'toolgate.gatedTools', keys: [call.tool] } } : undefined);
   }
 
-  const subject: GrantSubject = {
-    tool: call.tool,
-    argsHash: call.argsHash,
-    ...(relative !== undefined && writes ? { relativePath: relative } : {}),
-    ...(call.external?.definitionHash !== undefined ? { definitionHash: call.external.definitionHash } : {}),
-    ...(call.external?.server !== undefined ? { mcpServer: call.external.server } : {}),
-  };
+  // Filled key by key (each optional one only when there): spreads made an object per key of every call judged.
+  const subject: GrantSubject = { tool: call.tool, argsHash: call.argsHash };
+  if (relative !== undefined && writes) {
+    subject.relativePath = relative;
+  }
+  if (call.external?.definitionHash !== undefined) {
+    subject.definitionHash = call.external.definitionHash;
+  }
+  if (call.external?.server !== undefined) {
+    subject.mcpServer = call.external.server;
+  }
   const grant = context.grants.find((candidate) => grantMatches(candidate, subject));
   if (grant) {
     return judged('allow', { kind: 'grant', grant }, 'grant', warnings, true, { allowedBy: { kind: 'grant', grant }, grant });

@@ -7,10 +7,10 @@ import type { GrantOption } from './grantOptions';
 import type { Grant, GrantScope } from './grants';
 import type { AllowedBy, GateCall, Judgement } from './policy';
 import type { HunkDecision } from '../review/hunks';
-import type { ReviewState } from '../review/liveReview';
+import type { ReviewFacts, ReviewState } from '../review/liveReview';
 import type { Preview } from '../review/preview';
 import type { StagingStatus } from '../sandbox/commandSandbox';
-import type { ChoiceFacts, GrantLimits } from './choices';
+import type { ChoiceFacts, ChoiceSubject, GrantLimits } from './choices';
 
 /**
  * A narrow fix offered on the card of a command the sandbox made fail, before the wide "Run without sandbox": allow the
@@ -124,4 +124,21 @@ export function grantable(call: Pick<WaitingCall, 'judgement' | 'options'>): boo
 /** How many hunks of a waiting call's diff are decided one by one: a file's content the host writes, or a group's member, with hunks. */
 export function reviewableHunks(input: GateInput): number | undefined {
   return input.preview.kind === 'diff' && input.preview.hunks.length > 0 && (input.editable?.kind === 'content' || input.group !== undefined) ? input.preview.hunks.length : undefined;
+}
+
+/** What the rules of a person's choice (choices.ts) read of a waiting call now, with its review's facts. */
+export function choiceSubject(entry: WaitingCall, review: ReviewFacts): ChoiceSubject {
+  const input = entry.input;
+  const hunks = reviewableHunks(input);
+  return {
+    callId: entry.callId,
+    facts: { grantable: grantable(entry), ...review },
+    runsUnconfined: entry.judgement.runsUnconfined === true,
+    remedies: (input.remedies ?? []).map((remedy) => remedy.id),
+    grantOptions: entry.options.map((option) => option.id),
+    inTask: entry.taskId !== undefined,
+    ...(input.editable !== undefined ? { editable: input.editable.kind } : {}),
+    ...(hunks !== undefined ? { reviewableHunks: hunks } : {}),
+    ...(entry.grantLimits !== undefined ? { grantLimits: entry.grantLimits } : {}),
+  };
 }

@@ -161,7 +161,8 @@ export class McpManager implements Disposable {
     if (entry.state === 'starting') {
       await this.waitWhileStarting(entry, deadline, options.signal);
     }
-    return callOnce(entry, tool, args, options.signal, timeoutMs, deadline, true, { log: this.log, relaunch: () => this.launch(entry) });
+    // Awaited, not returned: an async function handing on a promise spends two more turns of the event loop on it.
+    return await callOnce(entry, tool, args, options.signal, timeoutMs, deadline, true, { log: this.log, relaunch: () => this.launch(entry) });
   }
 
   /**

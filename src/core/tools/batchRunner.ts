@@ -9,7 +9,7 @@ import { notRunOutput } from './callInput';
 import { completeCall } from './completeCall';
 import { Intake } from './intake';
 import type { Proposal } from './fileTools';
-import { prepareCall, type Prepared, type Ready } from './preparedCall';
+import { prepareCall, type Prepared, type PrepareQueue, type Ready } from './preparedCall';
 import type { RunOptions, ToolCallRequest, ToolCallResult, ToolServiceDeps } from './service';
 
 /**
@@ -19,10 +19,9 @@ import type { RunOptions, ToolCallRequest, ToolCallResult, ToolServiceDeps } fro
  */
 const preparedAtOnce = 4;
 
-/** Promise.all, without its extra turns for a batch of one call (what most model turns are). */
-function allOf<T>(promises: Promise<T>[]): Promise<T[]> {
-  const only = promises.length === 1 ? promises[0] : undefined;
-  return only !== undefined ? only.then((value) => [value]) : Promise.all(promises);
+/** Each value, awaited only if some of them are promises: a batch of calls prepared at once spends no turn on it. */
+function allOf<T>(items: (T | Promise<T>)[]): T[] | Promise<T[]> {
+  return items.some((item) => item instanceof Promise) ? Promise.all(items) : (items as T[]);
 }
 
 export class BatchRunner {
@@ -38,8 +37,12 @@ export class BatchRunner {
    * language-model tools, the MCP endpoint) is only what Toolgate itself can run: anything else is an error.
    */
   prepare(request: ToolCallRequest, ownTool = false): Promise<Prepared> {
-    return this.intake.run(() => prepareCall(this.deps, request, ownTool));
+    const prepared = prepareCall(this.deps, request, ownTool, this.queue);
+    return prepared instanceof Promise ? prepared : Promise.resolve(prepared);
   }
+
+  /** How preparing waits its turn (see prepareCall). */
+  private readonly queue: PrepareQueue = (work) => this.intake.run(work);
 
   /** One call to the gate, its proposal kept for the diff editor while it waits. */
   async ask(item: Ready, options: RunOptions): Promise<GateResult> {
@@ -59,7 +62,8 @@ export class BatchRunner {
 
   /** One model turn: every call is prepared, the gated ones are shown together, results come back in order. */
   async runBatch(requests: ToolCallRequest[], options: RunOptions): Promise<ToolCallResult[]> {
-    const prepared = await allOf(requests.map((request) => this.prepare(request)));
+    const each = allOf(requests.map((request) => prepareCall(this.deps, request, false, this.queue)));
+    const prepared = each instanceof Promise ? await each : each;
     const ready = prepared.filter((item): item is Ready => item.kind === 'ready');
     for (const item of ready) {
       if (item.proposal) {
@@ -67,7 +71,7 @@ export class BatchRunner {
       }
     }
     try {
-      const outcomes = this.deps.gate.request(
+      const outcomes = this.deps.gate.decide(
         ready.map((item) => item.input),
         options,
       );
@@ -99,7 +103,9 @@ export class BatchRunner {
         builtins = next.catch(() => undefined);
         return next;
       });
-      return await allOf(results);
+      // One call's result awaited alone: Promise.all would spend turns on a batch of one (what most model turns are).
+      const [only] = results;
+      return results.length === 1 && only !== undefined ? [await only] : await Promise.all(results);
     } finally {
       for (const item of ready) {
         this.proposals.delete(item.input.callId);
@@ -108,8 +114,8 @@ export class BatchRunner {
   }
 
   /** A call of a batch, once decided: run if allowed, the run noted for the gate, its result told as soon as it is known. */
-  private async settle(item: Ready, index: number, outcome: Promise<GateResult>, options: RunOptions): Promise<ToolCallResult> {
-    const decision = await outcome;
+  private async settle(item: Ready, index: number, outcome: GateResult | Promise<GateResult>, options: RunOptions): Promise<ToolCallResult> {
+    const decision = outcome instanceof Promise ? await outcome : outcome;
     this.proposals.delete(item.input.callId);
     if (decision.verdict === 'allow') {
       options.onStatus?.(index, 'running');

@@ -15,13 +15,16 @@ import type { RunOptions, ToolCallResult } from './service';
 import { writeAllowed } from './writeCall';
 
 /** `attempt`: how many times a write was asked again because its file changed (./writeCall). */
-export async function completeCall(runner: BatchRunner, item: Ready, decision: GateResult, options: RunOptions, attempt: number): Promise<ToolCallResult> {
+export function completeCall(runner: BatchRunner, item: Ready, decision: GateResult, options: RunOptions, attempt: number): Promise<ToolCallResult> {
   if (decision.verdict === 'deny') {
-    return { ok: false, output: deniedMessage(decision), decision };
+    return Promise.resolve({ ok: false, output: deniedMessage(decision), decision });
   }
-  if (item.mcp && runner.deps.mcp) {
-    return await callMcp({ mcp: runner.deps.mcp, results: runner.deps.results }, item.mcp, decision, options);
-  }
+  // Each way's own promise, handed on as it is: no layer of this function's own between the call and its caller.
+  return item.mcp && runner.deps.mcp ? callMcp({ mcp: runner.deps.mcp, results: runner.deps.results }, item.mcp, decision, options) : completeBuiltin(runner, item, decision, options, attempt);
+}
+
+/** An allowed built-in tool: a read run here, a write or a command in its own file. */
+async function completeBuiltin(runner: BatchRunner, item: Ready, decision: Extract<GateResult, { verdict: 'allow' }>, options: RunOptions, attempt: number): Promise<ToolCallResult> {
   const parsed = item.parsed;
   if (!parsed) {
     return { ok: true, output: decision.reason, decision };

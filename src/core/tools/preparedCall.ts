@@ -53,10 +53,16 @@ function withNote(preview: DiffPreview, note: string | undefined): DiffPreview {
   return note === undefined ? preview : { ...preview, note: preview.note !== undefined ? `${note} ${preview.note}` : note };
 }
 
-/** See `BatchRunner.prepare` for `ownTool`. */
-export function prepareCall(deps: ToolServiceDeps, request: ToolCallRequest, ownTool: boolean): Promise<Prepared> {
+/** How the part of preparing that waits (a file read, a diff, a server's dry run) takes its turn: BatchRunner's intake. */
+export type PrepareQueue = <T>(work: () => Promise<T>) => Promise<T>;
+
+/**
+ * See `BatchRunner.prepare` for `ownTool`. An MCP call with no preview to make is prepared at once, its value and not a
+ * promise (nothing in it waits, so it spends no turn of the event loop); the rest of the work takes its turn in `queue`.
+ */
+export function prepareCall(deps: ToolServiceDeps, request: ToolCallRequest, ownTool: boolean, queue: PrepareQueue): Prepared | Promise<Prepared> {
   const source = request.source ?? agentCaller;
-  return isMcpModelName(request.tool) ? prepareMcp(deps, request, source) : prepareBuiltin(deps, request, ownTool, source);
+  return isMcpModelName(request.tool) ? prepareMcp(deps, request, source, queue) : queue(() => prepareBuiltin(deps, request, ownTool, source));
 }
 
 async function prepareBuiltin(deps: ToolServiceDeps, request: ToolCallRequest, ownTool: boolean, source: string): Promise<Prepared> {
@@ -87,7 +93,7 @@ async function prepareBuiltin(deps: ToolServiceDeps, request: ToolCallRequest, o
   }
 }
 
-async function prepareMcp(deps: ToolServiceDeps, request: ToolCallRequest, source: string): Promise<Prepared> {
+function prepareMcp(deps: ToolServiceDeps, request: ToolCallRequest, source: string, queue: PrepareQueue): Prepared | Promise<Prepared> {
   const resolved = deps.mcp?.resolve(request.tool);
   if (!resolved) {
     return { kind: 'error', message: `unknown MCP tool '${request.tool}': its server is not running or does not offer it` };
@@ -97,17 +103,18 @@ async function prepareMcp(deps: ToolServiceDeps, request: ToolCallRequest, sourc
     return { kind: 'error', message: args.error };
   }
   const call = mcpGateCall(request.tool, resolved, args.args);
-  // Only a filesystem server's write or edit has a preview to make: no other call waits a turn for one.
-  const preview = mcpPreviewed(resolved.tool.name, args.args)
-    ? await mcpPreview({ files: deps.files, resolver: deps.resolver(), mcp: deps.mcp, log: deps.log }, resolved.server, resolved.tool.name, args.args)
-    : { kind: 'none' as const };
-  return {
+  const ready = (preview: Preview): Ready => ({
     kind: 'ready',
     parsed: undefined,
     request,
     mcp: { server: resolved.server, tool: resolved.tool.name, args: args.args },
     input: { callId: newCallId(), call, preview, source },
-  };
+  });
+  // Only a filesystem server's write or edit has a preview to make: no other call waits for one.
+  if (!mcpPreviewed(resolved.tool.name, args.args)) {
+    return ready({ kind: 'none' });
+  }
+  return queue(() => mcpPreview({ files: deps.files, resolver: deps.resolver(), mcp: deps.mcp, log: deps.log }, resolved.server, resolved.tool.name, args.args)).then(ready);
 }
 
 /** A write or an edit: the exact content it proposes, bound to the file it starts from, shown as a diff. */
