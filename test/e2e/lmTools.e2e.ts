@@ -79,6 +79,8 @@ describe("Toolgate's tools for other agents: VS Code's language-model tool API, 
   });
 
   it('malformed arguments get a precise error, and nothing waits', async () => {
+    // The calls the tests before decided have left the panel (its update can trail their results under load).
+    await panel().waitForNoCalls();
     const outcome = await invoke('toolgate_write_file', { path: 'x.txt' }).then((value) => value.text, (error: unknown) => `rejected: ${String(error)}`);
     assert.match(outcome, /content/);
     assert.equal((await panel().callIds()).length, 0);

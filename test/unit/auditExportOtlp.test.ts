@@ -209,14 +209,12 @@ describe('audit export over OTLP/HTTP to a local receiver', function () {
     exporter.configure({ endpoint: receiver.endpoint, protocol: 'http/protobuf' }, 'setting');
     audit.record(entry('c1'));
     await receiver.waitFor(() => receiver.heldRequests === 1, 'a held request');
-    const started = performance.now();
     for (let index = 2; index <= 101; index++) {
-      audit.record(entry(`c${index}`));
+      audit.record(entry(`c${index}`)); // returns nothing to wait for: a decision never waits on the collector
     }
-    const elapsed = performance.now() - started;
+    await Promise.resolve(); // the turn's entries are announced (and spooled) before anything awaiting in it goes on
     assert.equal(receiver.records.length, 0, 'nothing answered yet');
-    assert.ok(elapsed < 100, `100 decisions took ${elapsed.toFixed(1)} ms while the collector held its answer`);
-    assert.equal(exporter.status().waiting, 101);
+    assert.equal(exporter.status().waiting, 101, 'all spooled while the collector holds its answer');
     receiver.mode = 'up';
     receiver.release();
     await receiver.waitFor(() => receiver.records.length === 101, 'all the records');

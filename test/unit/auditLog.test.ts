@@ -29,7 +29,7 @@ function heldSink(): { appends: string[]; finish: (fail?: boolean) => void; sink
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 describe('the audit log writes what is recorded, in order (core/audit/auditLog)', () => {
-  it('fires and echoes each decision at once; the lines of one turn go to the sink in one append, each a JSON line', async () => {
+  it('fires and echoes each decision before anything awaiting in its turn goes on; the lines of one turn go in one append', async () => {
     const { appends, finish, sink } = heldSink();
     const echoed: string[] = [];
     const fired: string[] = [];
@@ -37,8 +37,9 @@ describe('the audit log writes what is recorded, in order (core/audit/auditLog)'
     log.onDidRecord((recorded) => fired.push(recorded.callId));
     log.record(entry('c1'));
     log.record(entry('c2'));
+    await Promise.resolve(); // what awaits the decision in the turn that made it
     assert.deepEqual(fired, ['c1', 'c2']);
-    assert.equal(echoed.length, 2);
+    assert.deepEqual(echoed, ['audit allow read_file by grant: allowed: a grant', 'audit allow read_file by grant: allowed: a grant']);
     await turn();
     assert.equal(appends.length, 1);
     assert.deepEqual(appends[0]?.split('\n').filter((line) => line !== '').map((line) => (JSON.parse(line) as AuditEntry).callId), ['c1', 'c2']);
@@ -66,6 +67,34 @@ describe('the audit log writes what is recorded, in order (core/audit/auditLog)'
     finish();
     await flushing;
     assert.equal(flushed, true);
+  });
+
+  it('a listener that throws is reported like a failed write; the entries after it are still fired and written', async () => {
+    const { appends, finish, sink } = heldSink();
+    const errors: string[] = [];
+    const fired: string[] = [];
+    const log = new AuditLog(sink, () => undefined, (error) => errors.push(String(error)));
+    log.onDidRecord((recorded) => {
+      fired.push(recorded.callId);
+      if (recorded.callId === 'c1') {
+        throw new Error('a listener broke');
+      }
+    });
+    log.record(entry('c1'));
+    log.record(entry('c2'));
+    await turn();
+    assert.deepEqual([fired, errors], [['c1', 'c2'], ['Error: a listener broke']]);
+    assert.equal(appends[0]?.split('\n').length, 3, 'both lines, and the last line break');
+    finish();
+    await log.flush();
+  });
+
+  it('flush in the turn that recorded waits for that turn\'s lines', async () => {
+    const written: string[] = [];
+    const log = new AuditLog({ append: (lines) => Promise.resolve(void written.push(lines)) }, () => undefined, (error) => assert.fail(String(error)));
+    log.record(entry('c1'));
+    await log.flush();
+    assert.deepEqual(written, [`${JSON.stringify(entry('c1'))}\n`]);
   });
 
   it('a failed append is reported, and what is recorded after it is still written', async () => {

@@ -67,13 +67,18 @@ export interface AuditSink {
   append(lines: string): Promise<void>;
 }
 
+/** What was recorded and not yet announced: a decision (fired as one) or an undo. */
+type Recorded = { kind: 'decision'; entry: AuditEntry } | { kind: 'undo'; entry: UndoAuditEntry };
+
 export class AuditLog {
-  /** The lines recorded and not yet handed to the sink, in order. */
+  /** Recorded in this turn, announced at its end (see later()). */
+  private recorded: Recorded[] = [];
+  /** The lines announced and not yet handed to the sink, in order. */
   private unwritten: string[] = [];
   /** The writing under way, while there is one: it goes on until nothing is left unwritten. */
   private writing: Promise<void> | undefined;
   private readonly onDidRecordEmitter = new Emitter<AuditEntry>();
-  /** Every entry, as it is recorded. */
+  /** Every entry, as it is recorded (at the end of the turn that recorded it). */
   readonly onDidRecord = this.onDidRecordEmitter.event;
 
   constructor(
@@ -87,30 +92,50 @@ export class AuditLog {
    * parsing each line written was a sixth of a granted call's time in the gate).
    */
   record(entry: AuditEntry): void {
-    const line = JSON.stringify(entry);
-    this.echo(`audit ${entry.verdict} ${entry.tool} by ${entry.decidedBy}: ${entry.reason}`);
-    this.onDidRecordEmitter.fire(entry);
-    this.append(line);
+    this.later({ kind: 'decision', entry });
   }
 
   /** An undo: written and echoed, not fired as a decision (`onDidRecord` is the API's `onDidDecide`). */
   recordUndo(entry: UndoAuditEntry): void {
-    const line = JSON.stringify(UndoAuditEntry.parse(entry));
-    this.echo(`audit undo ${entry.scope} of task ${entry.taskId}: ${entry.reason}`);
-    this.append(line);
+    this.later({ kind: 'undo', entry: UndoAuditEntry.parse(entry) });
   }
 
-  private append(line: string): void {
-    this.unwritten.push(`${line}\n`);
+  /**
+   * Announced (echoed, fired, its line made) at the end of the turn that recorded it, in the order recorded, before
+   * anything awaiting in that turn goes on: a call allowed at once is already on its way to its server by then, so no
+   * call waits for its own line to be made.
+   */
+  private later(item: Recorded): void {
+    this.recorded.push(item);
+    if (this.recorded.length === 1) {
+      queueMicrotask(() => this.announce());
+    }
+  }
+
+  private announce(): void {
+    const items = this.recorded;
+    this.recorded = [];
+    for (const { kind, entry } of items) {
+      try {
+        this.unwritten.push(`${JSON.stringify(entry)}\n`);
+        if (kind === 'decision') {
+          this.echo(`audit ${entry.verdict} ${entry.tool} by ${entry.decidedBy}: ${entry.reason}`);
+          this.onDidRecordEmitter.fire(entry);
+        } else {
+          this.echo(`audit undo ${entry.scope} of task ${entry.taskId}: ${entry.reason}`);
+        }
+      } catch (error) {
+        this.onError(error); // a listener's failure, told like a failed write; the next entries are still announced
+      }
+    }
     this.writing ??= this.write();
   }
 
   /**
-   * Hands the sink what is unwritten, one append after another so lines never interleave: lines recorded while one is
+   * Hands the sink what is unwritten, one append after another so lines never interleave: lines announced while one is
    * written go together in the next, so a burst of decisions is a few appends, not one chained promise per line.
    */
   private async write(): Promise<void> {
-    await Promise.resolve(); // lines of the same turn go in one append
     while (this.unwritten.length > 0) {
       const lines = this.unwritten;
       this.unwritten = [];
@@ -125,6 +150,7 @@ export class AuditLog {
 
   /** Resolves when everything recorded so far is written. */
   flush(): Promise<void> {
-    return this.writing ?? Promise.resolve();
+    // Read once what this turn recorded is announced (its microtask was queued first), so its lines are awaited too.
+    return Promise.resolve().then(() => this.writing);
   }
 }

@@ -103,7 +103,6 @@ export async function callOnce(
     );
   }
   const remaining = Math.max(1, deadline - Date.now());
-  const sdk = await loadSdk();
   try {
     const result = await connection.client.callTool({ name: tool, arguments: args }, undefined, {
       timeout: remaining,
@@ -111,6 +110,8 @@ export async function callOnce(
     });
     return result as CallToolResult;
   } catch (error) {
+    // Loaded (long since: a server is running) only to tell its errors apart: a call waits no turn for it.
+    const sdk = await loadSdk();
     if (mayRenewSession && error instanceof sdk.StreamableHTTPError && error.code === 404 && entry.connection === connection) {
       hooks.log(name, 'the server forgot the session (404); initialising a new one and retrying once');
       await hooks.relaunch();
