@@ -26,6 +26,9 @@ describe('every waiting call ends in the record, in the real VS Code', function 
   };
 
   it('three calls waiting, then a window reload: each is closed in the audit log as not run, with why', async () => {
+    // The control extension is up and Toolgate loaded before the calls go: the card's wait below is the gate's, not the
+    // start's (under CI load the three calls, whose errors are kept for later, once had not left when it ran out).
+    await control.call('/evaluate', { tool: 'read_file', args: { path: 'one.txt' } });
     const calls = ['one.txt', 'two.txt', 'three.txt'].map((name) => control.invoke('write_file', { path: name, content: name }).catch((error: unknown) => error));
     const panel = new ApprovalsPanelDriver(session.workbench);
     await panel.waitForCall('write_file', 'three.txt');
