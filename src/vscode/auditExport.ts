@@ -34,8 +34,7 @@ export class WindowAuditExport implements vscode.Disposable {
     /** Every decision of the audit log is handed on; the managed settings file's `audit.otlp` wins over the setting. */
     { audit, managed }: { audit: Pick<AuditLog, 'onDidRecord'>; managed: Pick<ManagedState, 'policy' | 'onDidChange'> },
   ) {
-    const secrets = context.secrets;
-    this.secrets = secrets;
+    const secrets = (this.secrets = context.secrets);
     this.exporter = new AuditExport({
       spoolFile: spoolFile(path.join(context.globalStorageUri.fsPath, 'audit-export'), context.storageUri?.toString() ?? 'empty'),
       workspaceId: () => workspaceId((vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.toString())),
@@ -52,8 +51,7 @@ export class WindowAuditExport implements vscode.Disposable {
     this.store.add(settings.onDidChange((affects) => affects('audit.otlp') && fromSetting()));
     fromSetting();
     const fromManaged = (): void => {
-      const policy = managed.policy();
-      const { config, problem } = managedExportConfig(policy?.audit.otlp, policy?.file);
+      const { config, problem } = managedExportConfig(managed.policy());
       if (problem !== undefined) {
         log.warn(problem);
       }

@@ -10,6 +10,7 @@ import { baseUrlRefusal } from '../core/managed/managedCeilings';
 import { managedReportSection, type ReportSection } from '../core/managed/managedReport';
 import type { DisposableStore } from '../core/disposable';
 import { ManagedState } from '../core/managed/managedState';
+import { OverrideNotices } from '../core/managed/overrideNotices';
 import { defaultGatedTools } from '../core/settings';
 import type { Log } from './log';
 import type { Settings } from './settings';
@@ -23,8 +24,12 @@ export function createManagedSettings(settings: Settings, log: Log, disposables:
 
 /** The person's settings the managed file overrides now, each with the managed value. */
 export function currentOverrides(managed: Pick<ManagedState, 'policy'>, settings: Settings): string[] {
+  const policy = managed.policy();
+  if (policy === undefined) {
+    return []; // no managed file (most windows): none of the eight settings is read at the window's start for nothing
+  }
   return managedOverrides(
-    managed.policy(),
+    policy,
     {
       terminalRules: settings.get('autoApprove.terminal'),
       editRules: settings.get('autoApprove.edits'),
@@ -50,16 +55,12 @@ export function managedReport(managed: ManagedState, settings: Settings): Report
 }
 
 function watchManagedOverrides(managed: ManagedState, settings: Settings, log: Log): vscode.Disposable {
-  const said = new Set<string>();
+  const notices = new OverrideNotices();
   const check = (): void => {
-    const notes = currentOverrides(managed, settings);
-    const fresh = notes.filter((note) => !said.has(note));
-    for (const note of fresh) {
-      said.add(note);
-      log.warn(`managed settings override ${note}`);
-    }
-    if (fresh.length > 0) {
-      void vscode.window.showWarningMessage(`Toolgate: your organisation's managed settings override ${fresh.length === 1 ? 'a setting of yours' : `${fresh.length} settings of yours`}: ${fresh.join(' · ')}`);
+    const { fresh, notification } = notices.told(currentOverrides(managed, settings));
+    fresh.forEach((note) => log.warn(`managed settings override ${note}`));
+    if (notification !== undefined) {
+      void vscode.window.showWarningMessage(notification);
     }
   };
   check();

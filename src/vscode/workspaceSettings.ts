@@ -4,7 +4,8 @@
  * workspace sets one (and so why it did not take effect).
  */
 import * as vscode from 'vscode';
-import { userPlace, type ModelSettingKey, type SettingPlace } from '../core/llm/setup';
+import { modelSettingPlace, type ModelSettingKey, type SettingPlace } from '../core/llm/setup';
+import { withDomainsAdded } from '../core/sandbox/domains';
 import { parseJsonc } from '../core/files/jsonc';
 import { workspaceValuesOf, type IgnoredSetting, type RestrictedSetting, type WorkspaceSettingsFile } from '../core/settings';
 
@@ -52,20 +53,12 @@ export async function addWorkspaceRule(setting: 'autoApprove.terminal' | 'autoAp
   return vscode.workspace.workspaceFile !== undefined ? 'the workspace file' : '.vscode/settings.json';
 }
 
-/**
- * Writes one model setting where it takes effect: where the workspace already sets it (else the workspace's value
- * would win over the one written), otherwise for the user, which VS Code puts in the Remote settings for a machine
- * setting in a remote window. Returns where it went.
- */
+/** Writes one model setting where it takes effect (modelSettingPlace); returns where it went. */
 async function writeModelSetting(key: ModelSettingKey, value: string): Promise<SettingPlace> {
   const config = vscode.workspace.getConfiguration('toolgate');
-  const inspected = config.inspect(key);
-  if (inspected?.workspaceFolderValue !== undefined || inspected?.workspaceValue !== undefined) {
-    await config.update(key, value, vscode.ConfigurationTarget.Workspace);
-    return 'workspace';
-  }
-  await config.update(key, value, vscode.ConfigurationTarget.Global);
-  return userPlace(key, vscode.env.remoteName !== undefined);
+  const place = modelSettingPlace(key, config.inspect(key), vscode.env.remoteName !== undefined);
+  await config.update(key, value, place === 'workspace' ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global);
+  return place;
 }
 
 /** Writes the model settings in order; resolves with where each went. */
@@ -79,16 +72,12 @@ export async function writeModelSettings(values: readonly (readonly [ModelSettin
 
 /**
  * Adds entries to toolgate.sandbox.allowedDomains in the person's own settings (a machine setting: VS Code takes it
- * only from there, in a remote window its Remote settings): the person chose them on the card of a command the proxy
- * refused. Entries already listed are not added twice; the list as the person wrote it is kept, malformed or not, so
- * the setting's own check still decides.
+ * only from there, in a remote window its Remote settings), as withDomainsAdded extends the list.
  */
 export async function addAllowedDomains(entries: readonly string[]): Promise<void> {
   const config = vscode.workspace.getConfiguration('toolgate');
-  const current: unknown = config.inspect('sandbox.allowedDomains')?.globalValue;
-  const listed = Array.isArray(current) ? current.filter((entry): entry is string => typeof entry === 'string') : [];
-  const added = entries.filter((entry) => !listed.includes(entry));
-  if (added.length > 0) {
-    await config.update('sandbox.allowedDomains', [...listed, ...added], vscode.ConfigurationTarget.Global);
+  const extended = withDomainsAdded(config.inspect('sandbox.allowedDomains')?.globalValue, entries);
+  if (extended !== undefined) {
+    await config.update('sandbox.allowedDomains', extended, vscode.ConfigurationTarget.Global);
   }
 }

@@ -10,7 +10,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { CommandSandbox } from '../../src/core/sandbox/commandSandbox';
 import { DomainProxy, describeRefusal, parseAuthority, type Lookup } from '../../src/core/sandbox/domainProxy';
-import { addressAllowed, addressKind, destinationAllowed, isLocalAddress, localForwards, parseAllowedDomains, parseDomainEntry, type AddressKind } from '../../src/core/sandbox/domains';
+import { addressAllowed, addressKind, destinationAllowed, isLocalAddress, localForwards, parseAllowedDomains, parseDomainEntry, withDomainsAdded, type AddressKind } from '../../src/core/sandbox/domains';
 import { sandboxFailure } from '../../src/core/sandbox/failures';
 import type { SandboxInputs } from '../../src/core/sandbox/gather';
 import type { BridgeRuntime } from '../../src/core/sandbox/networkBridge';
@@ -263,6 +263,22 @@ function talk(socketPath: string, bytes: string, until?: RegExp): Promise<string
     socket.on('close', () => resolve(text));
   });
 }
+
+describe("allowed domains: the person's Allow on this machine", () => {
+  const rows: { name: string; current: unknown; entries: string[]; after: string[] | undefined }[] = [
+    { name: 'added after what is listed', current: ['a.example'], entries: ['b.example'], after: ['a.example', 'b.example'] },
+    { name: 'nothing listed yet', current: undefined, entries: ['b.example:8443'], after: ['b.example:8443'] },
+    { name: 'an entry already listed is not added twice', current: ['a.example'], entries: ['a.example', 'b.example', 'b.example'], after: ['a.example', 'b.example'] },
+    { name: 'nothing new: nothing written', current: ['a.example'], entries: ['a.example'], after: undefined },
+    { name: "the person's entries kept as written, malformed ones too (the setting's check decides)", current: ['not a domain!', 7, 'a.example'], entries: ['c.example'], after: ['not a domain!', 'a.example', 'c.example'] },
+    { name: 'a value that is not a list is replaced by the entries', current: 'a.example', entries: ['c.example'], after: ['c.example'] },
+  ];
+  for (const row of rows) {
+    it(row.name, () => {
+      assert.deepEqual(withDomainsAdded(row.current, row.entries), row.after);
+    });
+  }
+});
 
 describe('the filtering proxy', () => {
   let host: Awaited<ReturnType<typeof servers>>;

@@ -15,6 +15,7 @@ import { judge, type GateCall, type PolicyContext } from '../../src/core/approva
 import { baseUrlRefusal, domainsUnder, sandboxInputsUnder, serverRefusal, writableUnder } from '../../src/core/managed/managedCeilings';
 import { managedFileVariable, ownershipProblem, readManagedFile, systemManagedFile, type ManagedFileState, type PathFacts } from '../../src/core/managed/managedFile';
 import { managedOverrides } from '../../src/core/managed/managedOverrides';
+import { OverrideNotices } from '../../src/core/managed/overrideNotices';
 import { managedReportSection } from '../../src/core/managed/managedReport';
 import { domainsUnderCeiling } from '../../src/core/sandbox/domains';
 import { emptyManagedPolicy, parseManagedSettings, type ManagedPolicy } from '../../src/core/managed/managedSettings';
@@ -322,6 +323,16 @@ describe('the managed settings file: nothing the person does loosens it', () => 
     assert.equal(refusal(subject, { action: 'allow-session', grantOption: 'tool' }), undefined);
     const { grantLimits: _none, ...free } = subject;
     assert.deepEqual(grantsOffered(free), ['allow-session', 'allow-task', 'allow-minutes', 'allow-workspace']);
+  });
+});
+
+describe('the managed settings file: overrides told once in a window', () => {
+  it('tells each note once, new ones together in one notification; nothing new, no notification', () => {
+    const notices = new OverrideNotices();
+    assert.deepEqual(notices.told(['a']), { fresh: ['a'], notification: "Toolgate: your organisation's managed settings override a setting of yours: a" });
+    assert.deepEqual(notices.told(['a', 'b', 'c']), { fresh: ['b', 'c'], notification: "Toolgate: your organisation's managed settings override 2 settings of yours: b · c" });
+    assert.deepEqual(notices.told(['c', 'a']), { fresh: [] });
+    assert.deepEqual(notices.told([]), { fresh: [] });
   });
 });
 

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { checkAddress, machineModelSettings, planSave, savedWhere, userPlace, type ModelSettingKey, type SettingPlace, type TestedModel } from '../../src/core/llm/setup';
+import { checkAddress, machineModelSettings, modelSettingPlace, planSave, savedWhere, userPlace, type ModelSettingKey, type SettingPlace, type TestedModel } from '../../src/core/llm/setup';
 import { modelAfterList } from '../../src/shared/modelSetup';
 
 const address = 'http://127.0.0.1:11434/v1';
@@ -84,6 +84,19 @@ describe('the model setup: the model field, Save, and where it saved', () => {
       ['model.provider local: user', 'model.provider remote: user', 'model.baseUrl local: user', 'model.baseUrl remote: remote', 'model.name local: user', 'model.name remote: user'],
     );
   });
+
+  const written: { name: string; inspected: { workspaceValue?: unknown; workspaceFolderValue?: unknown } | undefined; remote: boolean; place: SettingPlace }[] = [
+    { name: 'set nowhere: for the user', inspected: {}, remote: false, place: 'user' },
+    { name: 'nothing inspected: for the user', inspected: undefined, remote: false, place: 'user' },
+    { name: "set by the workspace: there, or the workspace's value would win", inspected: { workspaceValue: 'https://a' }, remote: true, place: 'workspace' },
+    { name: 'set by a folder: in the workspace', inspected: { workspaceFolderValue: 'https://b' }, remote: false, place: 'workspace' },
+    { name: 'set nowhere, in a remote window: the Remote settings (a machine setting)', inspected: {}, remote: true, place: 'remote' },
+  ];
+  for (const row of written) {
+    it(`writes model.baseUrl where it takes effect: ${row.name}`, () => {
+      assert.equal(modelSettingPlace('model.baseUrl', row.inspected, row.remote), row.place);
+    });
+  }
 
   it("the machine model settings are the manifest's machine-scoped ones", () => {
     const manifest = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as { contributes: { configuration: { properties: Record<string, { scope?: string }> } } };

@@ -31,4 +31,13 @@ describe('the layer of src/vscode', () => {
     const without = files.filter((name) => !importsVscode(readFileSync(path.join(vscodeRoot, name), 'utf8')));
     assert.deepEqual(without, [], `files of src/vscode that do not import vscode (move them to the core or src/shared):\n${without.join('\n')}`);
   });
+
+  // What translates stays small: a layer that grows past this has taken on decisions that belong in the core.
+  it('src/vscode holds at most 3,000 lines', () => {
+    const files = readdirSync(vscodeRoot, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.ts'));
+    const lines = files.map((name) => ({ name, lines: readFileSync(path.join(vscodeRoot, name), 'utf8').split('\n').length - 1 }));
+    const total = lines.reduce((sum, file) => sum + file.lines, 0);
+    const largest = [...lines].sort((a, b) => b.lines - a.lines).slice(0, 5).map((file) => `${file.name} ${file.lines}`);
+    assert.ok(total <= 3000, `src/vscode holds ${total} lines (largest: ${largest.join(', ')}): move what decides into the core`);
+  });
 });

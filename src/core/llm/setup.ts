@@ -321,6 +321,14 @@ export function userPlace(key: ModelSettingKey, remote: boolean): SettingPlace {
   return remote && machineModelSettings.includes(key) ? 'remote' : 'user';
 }
 
+/**
+ * Where a model setting is written so that it takes effect: where the workspace already sets it (else the workspace's
+ * value would win over the one written), otherwise for the user (userPlace).
+ */
+export function modelSettingPlace(key: ModelSettingKey, inspected: { workspaceValue?: unknown; workspaceFolderValue?: unknown } | undefined, remote: boolean): SettingPlace {
+  return inspected?.workspaceFolderValue !== undefined || inspected?.workspaceValue !== undefined ? 'workspace' : userPlace(key, remote);
+}
+
 const placeWords: Record<SettingPlace, string> = {
   workspace: "this workspace's settings",
   user: 'your user settings',

@@ -122,6 +122,17 @@ function hostOfUrl(url: string): string | undefined {
   }
 }
 
+/**
+ * toolgate.sandbox.allowedDomains with `entries` added (the person chose them on a refused command's card): entries
+ * already listed are not added twice, and the list as the person wrote it is kept, malformed or not, so that the
+ * setting's own check still decides. Undefined when there is nothing to add.
+ */
+export function withDomainsAdded(current: unknown, entries: readonly string[]): string[] | undefined {
+  const listed = Array.isArray(current) ? current.filter((entry): entry is string => typeof entry === 'string') : [];
+  const added = entries.filter((entry, index) => !listed.includes(entry) && entries.indexOf(entry) === index);
+  return added.length > 0 ? [...listed, ...added] : undefined;
+}
+
 export function parseAllowedDomains(entries: readonly string[]): { rules: DomainRule[]; problems: string[] } {
   const rules: DomainRule[] = [];
   const problems: string[] = [];

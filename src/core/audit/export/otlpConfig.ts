@@ -37,10 +37,10 @@ export function parseExportConfig(raw: unknown): { config: OtlpExportConfig | un
   return { config: undefined, problem: `${where}${issue?.message ?? 'invalid value'}` };
 }
 
-/** The managed settings file's `audit.otlp` (already read from the file): its config, or why it cannot be used. */
-export function managedExportConfig(raw: unknown, file: string | undefined): { config: OtlpExportConfig | undefined; problem?: string } {
-  const { config, problem } = parseExportConfig(raw);
-  return problem === undefined ? { config } : { config, problem: `the managed settings file ${file ?? ''} names an audit export Toolgate cannot use (audit.otlp.${problem}): nothing is exported until it is fixed` };
+/** The managed settings file's `audit.otlp` (none without a file): its config, or why it cannot be used. */
+export function managedExportConfig(policy: { file: string; audit: { otlp?: unknown } } | undefined): { config: OtlpExportConfig | undefined; problem?: string } {
+  const { config, problem } = parseExportConfig(policy?.audit.otlp);
+  return problem === undefined ? { config } : { config, problem: `the managed settings file ${policy?.file ?? ''} names an audit export Toolgate cannot use (audit.otlp.${problem}): nothing is exported until it is fixed` };
 }
 
 /** The URL the logs are posted to. */
