@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import type { Locator } from 'playwright-core';
 import { useSession } from './harness/session';
+import { until } from './harness/until';
 
 /** 40 lines; changing lines 5, 20 and 35 makes three hunks (three lines of context each, far apart). */
 const base = Array.from({ length: 40 }, (_, i) => `export const line${i + 1} = ${i + 1};\n`).join('');
@@ -93,8 +94,12 @@ describe("decisions in VS Code's diff editor", function () {
     assert.match((await card.locator('[data-field="args"]').textContent()) ?? '', /"content": "export const value0 = 0;\\n[^"]*… \(\d{1,3}(,\d{3})* more characters\)"/);
     await card.locator('[data-action="open-args"]').click();
     await session.workbench.page.locator('.tabs-container .tab', { hasText: 'write_file arguments.json' }).waitFor();
-    const opened = await control.call<{ uri: string; text: string; language: string } | null>('/activeEditor');
-    assert.ok(opened, 'an editor is open');
+    // The tab is drawn before the extension host hears that its editor is the active one.
+    const opened = await until(
+      async () => (await control.call<{ uri: string; text: string; language: string } | null>('/activeEditor')) ?? undefined,
+      'the arguments editor to be the active one',
+      { timeoutMs: 10_000 },
+    );
     assert.equal(opened.text, JSON.stringify({ content, path: 'large.ts' }, null, 2), 'the arguments exactly, in full');
     assert.equal(opened.language, 'json');
     // Edit: the proposed side of VS Code's diff editor, not a box with 180 KB in it.

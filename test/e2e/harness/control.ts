@@ -25,6 +25,11 @@ export class Control {
     rmSync(this.file, { force: true });
   }
 
+  /** Resolves once the control extension listens (its port file is written). */
+  async ready(): Promise<void> {
+    await this.port();
+  }
+
   private async port(timeoutMs = 60_000): Promise<number> {
     await until(() => existsSync(this.file), 'the control extension to start (its port file)', { timeoutMs });
     return Number(readFileSync(this.file, 'utf8'));

@@ -72,6 +72,9 @@ export function useSession({ model: withModel, control: withControl, late, ...op
       ),
     );
     workbench = await Workbench.open(server);
+    // The session is ready once its helper is: a test's first wait (a card, a frame) then counts from there, not from
+    // an extension host still starting (under CI load two such waits ran out before a call had left).
+    await control?.ready();
   });
   after(async () => {
     await workbench?.close();
