@@ -121,6 +121,8 @@ describe('a refused connection to a service of this machine in the real VS Code:
     // The card of the refusal: it names the host and port the proxy refused, and offers the narrow fixes first.
     const card = frame.locator('article.call[data-call-id]', { has: frame.locator('[data-action="allow-remedy"]') }).first();
     await card.waitFor({ state: 'visible', timeout: 60_000 });
+    // Its text read once drawn: the card's box can be there a frame before its words (CI once read it empty).
+    await card.filter({ hasText: `refused connections to 127.0.0.1:${port}` }).waitFor({ timeout: 10_000 });
     assert.match(await card.innerText(), new RegExp(`refused connections to 127\\.0\\.0\\.1:${port}`));
     const buttons = await card.locator('.actions button').evaluateAll((elements) => elements.map((element) => element.getAttribute('data-remedy') ?? element.getAttribute('data-action')));
     assert.deepEqual(buttons, ['allow-hosts', 'allow-hosts-once', 'allow-unconfined', 'deny']);
