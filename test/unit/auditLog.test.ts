@@ -91,7 +91,8 @@ describe('the audit log writes what is recorded, in order (core/audit/auditLog)'
 
   it('flush in the turn that recorded waits for that turn\'s lines', async () => {
     const written: string[] = [];
-    const log = new AuditLog({ append: (lines) => Promise.resolve(void written.push(lines)) }, () => undefined, (error) => assert.fail(String(error)));
+    // A sink that finishes a turn later: flush has to wait for the write itself, not only for the announcement.
+    const log = new AuditLog({ append: (lines) => new Promise<void>((resolve) => setImmediate(() => resolve(void written.push(lines)))) }, () => undefined, (error) => assert.fail(String(error)));
     log.record(entry('c1'));
     await log.flush();
     assert.deepEqual(written, [`${JSON.stringify(entry('c1'))}\n`]);

@@ -83,7 +83,7 @@ export class Gate implements Disposable {
   }
 
   /** The grants in force at `now` for a caller in a chat: expiry (and a managed file's limits) checked against it. */
-  private activeGrants(at: CallPlace, managed: PolicyContext['managed'], now = this.now()): Grant[] {
+  private activeGrants(at: CallPlace, managed: PolicyContext['managed'], now: Date): Grant[] {
     return grantsInForceUnder(this.deps.grants.active(at.chatId, { now, taskId: at.taskId }, at.source), managed, now);
   }
 

@@ -47,7 +47,7 @@ function annotationLines(tool: McpModelTool['tool']): string[] {
       .map(([key, value]) => `${key}: ${String(value)}`);
     annotationsOf.set(tool, lines);
   }
-  return [...lines];
+  return [...lines]; // each call's own list: the card's view hands it on as a mutable array
 }
 
 /** What the gate judges for an MCP call: its hash covers the tool's definition, so a redefined tool asks again. */
@@ -106,7 +106,7 @@ export async function mcpPreview(
   args: Record<string, unknown>,
 ): Promise<Preview> {
   const filePath = args['path'];
-  if (typeof filePath !== 'string') {
+  if (!mcpPreviewed(tool, args) || typeof filePath !== 'string') {
     return { kind: 'none' };
   }
   try {
