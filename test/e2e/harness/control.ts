@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,7 +11,12 @@ import { until } from './until';
  * few editor actions, called over loopback HTTP from the test.
  */
 export class Control {
-  readonly file = path.join(os.tmpdir(), `toolgate-control-${process.pid}-${Date.now()}`);
+  /**
+   * Where the control extension writes its port. Every session's is its own: the sessions of a run are made while
+   * mocha loads the specs, often in the same millisecond, and a name made of the pid and the time was shared, so a
+   * session read the port of the previous spec's extension host, gone by then (CI: ECONNREFUSED on a first call).
+   */
+  readonly file = path.join(os.tmpdir(), `toolgate-control-${process.pid}-${randomUUID()}`);
 
   get env(): Record<string, string> {
     return { TOOLGATE_HOST_CONTROL: this.file };

@@ -79,6 +79,7 @@ export function useSession({ model: withModel, control: withControl, late, ...op
   after(async () => {
     await workbench?.close();
     await server?.stop();
+    control?.reset();
     workbench = undefined;
     server = undefined;
   });
