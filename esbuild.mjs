@@ -1,7 +1,7 @@
 // Two bundles from one base: the extension host (node, cjs, `vscode` external) and the webviews (browser, esm).
 // Type-checking is separate (`npm run check-types`). Flags: --watch, --production.
 import * as esbuild from 'esbuild';
-import { cp, mkdir, rm } from 'node:fs/promises';
+import { cp, mkdir, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
@@ -134,6 +134,35 @@ function checkSplitImports(result) {
   }
 }
 
+/**
+ * Modules of the host bundle built at their first `require()` rather than as it loads (src/core/protocolSchemas.ts
+ * says why): a static import from any module but these would build them at load again, so the build fails instead.
+ */
+const builtOnFirstUse = ['src/shared/messages.ts', 'src/shared/approvals.ts', 'src/shared/suggestions.ts', 'src/shared/modelSetup.ts'];
+
+function checkBuiltOnFirstUse(result) {
+  const eager = Object.entries(result.metafile?.inputs ?? {})
+    .filter(([file]) => !builtOnFirstUse.includes(file))
+    .flatMap(([file, input]) => input.imports.filter((item) => builtOnFirstUse.includes(item.path) && item.kind !== 'require-call').map((item) => `${file} imports ${item.path} (${item.kind})`));
+  if (eager.length > 0) {
+    console.error(`The host would build at load what it builds on first use: ${eager.join('; ')}. Reach it through src/core/protocolSchemas.ts, or import only its types.`);
+    process.exit(1);
+  }
+}
+
+/**
+ * Toolgate's bundle is ASCII, so src/loadBundle.ts reads it as one-byte text (decoding 600 KB of UTF-8 cost ~1.5 ms of
+ * each first start). esbuild escapes what is not ASCII in strings but not in a regular expression's literal.
+ */
+async function checkAscii(file) {
+  const bytes = await readFile(file);
+  const at = bytes.findIndex((byte) => byte > 0x7f);
+  if (at !== -1) {
+    console.error(`${file} holds a character that is not ASCII, near: ${JSON.stringify(bytes.subarray(Math.max(0, at - 40), at + 8).toString('utf8'))}. Write it as a \\u escape in the source.`);
+    process.exit(1);
+  }
+}
+
 /** @type {esbuild.BuildOptions} */
 const webview = {
   ...base,
@@ -187,4 +216,9 @@ if (watch) {
 } else {
   const [hostResult] = await Promise.all(configs.map((c) => esbuild.build(c)));
   checkSplitImports(hostResult);
+  checkBuiltOnFirstUse(hostResult);
+  if (production) {
+    // Only what ships: a build that is not minified keeps the comments of the sources and packages, which need not be.
+    await checkAscii('dist/toolgate.js');
+  }
 }

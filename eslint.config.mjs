@@ -42,7 +42,8 @@ const coreImports = {
 //   src/core/agent/agent.ts       a tool's decision note, which the chat's entry carries as it is (AllowedByView, GrantView)
 //   src/core/agent/{session,chats,transcript}.ts   the chat transcript is the contract's ChatEntry (messages)
 //   src/core/suggestions/view.ts  the suggestions view (shared/suggestions)
-const contractSpeakers = ['src/core/views/**', 'src/core/agent/agent.ts'];
+//   src/core/protocolSchemas.ts   the contract's schemas themselves, built on first use for the host
+const contractSpeakers = ['src/core/views/**', 'src/core/agent/agent.ts', 'src/core/protocolSchemas.ts'];
 const contractImports = {
   group: ['**/shared/approvals'],
   message: 'Only src/core/views builds the webview contract\'s views: use the core\'s own types (see src/core/views/contract.ts).',

@@ -8,6 +8,7 @@
  * Anything that goes wrong with the cache (missing, stale, rejected by V8, a folder that cannot be written) costs only
  * the speed: the bundle is compiled from its source as usual.
  */
+import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { Module } from 'node:module';
@@ -52,7 +53,9 @@ export function codeCacheFile(cacheDir: string, bundle: string, source: string |
  */
 export function loadBundle(bundle: string, cacheDir: string | undefined, parent?: unknown): LoadedBundle {
   const bytes = readFileSync(bundle);
-  const source = bytes.toString('utf8');
+  // The bundle is ASCII (the build checks it): read as one-byte text, which is ~6x faster than decoding UTF-8 and
+  // keeps V8's string of it one byte a character. Anything else is decoded as UTF-8, as require would.
+  const source = bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
   const cacheFile = cacheDir === undefined ? undefined : codeCacheFile(cacheDir, bundle, bytes);
   let cachedData: Buffer | undefined;
   if (cacheFile !== undefined) {

@@ -1,7 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { OpenAICompatibleModel } from '../../src/core/llm/client';
 import { checkAddress, keyFor, parseStoredKey, serializeKey, testConnection, type ConnectionTest, type ModelProbe } from '../../src/core/llm/setup';
-import { presetOf, providerOf, providerPresets, type ConnectionCheck } from '../../src/shared/modelSetup';
+import { presetOf, providerOf, providerPresets } from '../../src/shared/modelProviders';
+import type { ConnectionCheck } from '../../src/shared/modelSetup';
 import { startFakeOpenAI, type FakeOpenAI } from '../fixtures/fakeOpenAI';
 
 describe('the model setup', () => {

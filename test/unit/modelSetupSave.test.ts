@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { checkAddress, machineModelSettings, modelSettingPlace, planSave, savedWhere, userPlace, type ModelSettingKey, type SettingPlace, type TestedModel } from '../../src/core/llm/setup';
-import { modelAfterList } from '../../src/shared/modelSetup';
+import { modelAfterList } from '../../src/shared/modelProviders';
 
 const address = 'http://127.0.0.1:11434/v1';
 const notServed: TestedModel = {

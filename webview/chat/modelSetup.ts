@@ -4,7 +4,8 @@
  * sends what came of it (`ModelSetupView`) and only those parts are redrawn, so nothing typed is lost to an update.
  */
 import type { ChatState } from '../../src/shared/messages';
-import { modelAfterList, originOf, presetOf, providerOf, providerPresets, ProviderId, sameAddress, type ConnectionCheck, type ModelSetupView } from '../../src/shared/modelSetup';
+import { modelAfterList, originOf, presetOf, providerOf, providerPresets, sameAddress } from '../../src/shared/modelProviders';
+import { ProviderId, type ConnectionCheck, type ModelSetupView } from '../../src/shared/modelSetup';
 import { button, h, icon } from '../shared/elements';
 import type { HostChannel } from '../shared/hostChannel';
 

@@ -33,7 +33,8 @@ export function parseChatDecision(input: string): ChatDecision {
     target = which[1].toLowerCase() === 'all' ? 'all' : Number(which[1].replace('#', ''));
     rest = rest.slice(which[0].length).trim();
   }
-  const reason = rest.replace(/^[,:;—–-]\s*/, '').replace(/^because\s+/i, '').trim();
+  // The em and en dash as escapes: Toolgate's bundle stays ASCII (src/loadBundle.ts).
+  const reason = rest.replace(/^[,:;\u2014\u2013-]\s*/, '').replace(/^because\s+/i, '').trim();
   if (allow && reason !== '' && !/^(please|thanks|thank you)$/i.test(reason)) {
     // "yes but change X" is not a plain yes: let the person use the panel's edit instead.
     return { kind: 'none' };

@@ -8,7 +8,8 @@ import * as z from 'zod';
 import type { KeyValueStore } from '../storage/keyValueStore';
 import { Emitter, type Disposable } from '../disposable';
 import type { ChatMessage, ModelErrorKind } from '../llm/client';
-import { ChatEntry } from '../../shared/messages';
+import type { ChatEntry } from '../../shared/messages';
+import { messageSchemas } from '../protocolSchemas';
 import type { LogPort } from '../tools/ports';
 
 const StoredMessage = z.strictObject({
@@ -18,25 +19,27 @@ const StoredMessage = z.strictObject({
   toolCallId: z.string().optional(),
 });
 
-const ChatRecord = z.strictObject({
-  id: z.string(),
-  title: z.string(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  /** The conversation up to the last completed turn (saved after every turn, so a reload loses at most one). */
-  messages: z.array(StoredMessage),
-  entries: z.array(ChatEntry),
-  /** The task under way (`running`), or one a window reload cut off (`interrupted`, until it is resumed or replaced). */
-  task: z.strictObject({ prompt: z.string(), state: z.enum(['running', 'interrupted']) }).optional(),
-});
-export type ChatRecord = z.infer<typeof ChatRecord>;
-
-const StoredChats = z.strictObject({
-  version: z.literal(1),
-  revision: z.number().int().nonnegative(),
-  currentId: z.string(),
-  chats: z.array(ChatRecord),
-});
+/** The stored chats' schema, built when stored chats are first read: its entries are the webview protocol's, which the host builds only when it needs them (src/core/protocolSchemas.ts). */
+function storedChatsSchema() {
+  const ChatRecord = z.strictObject({
+    id: z.string(),
+    title: z.string(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    /** The conversation up to the last completed turn (saved after every turn, so a reload loses at most one). */
+    messages: z.array(StoredMessage),
+    entries: z.array(messageSchemas().ChatEntry),
+    /** The task under way (`running`), or one a window reload cut off (`interrupted`, until it is resumed or replaced). */
+    task: z.strictObject({ prompt: z.string(), state: z.enum(['running', 'interrupted']) }).optional(),
+  });
+  return z.strictObject({
+    version: z.literal(1),
+    revision: z.number().int().nonnegative(),
+    currentId: z.string(),
+    chats: z.array(ChatRecord),
+  });
+}
+export type ChatRecord = z.infer<ReturnType<typeof storedChatsSchema>>['chats'][number];
 
 export const chatsKey = 'toolgate.chats';
 export const maxChats = 20;
@@ -73,7 +76,7 @@ export class ChatBook implements Disposable {
     private readonly now: () => Date = () => new Date(),
   ) {
     const raw = store.get(chatsKey);
-    const parsed = raw === undefined ? undefined : StoredChats.safeParse(raw);
+    const parsed = raw === undefined ? undefined : storedChatsSchema().safeParse(raw);
     if (parsed && !parsed.success) {
       log.warn('ignored the stored chats: they do not fit the expected format');
     }

@@ -8,7 +8,8 @@ import type { SettingKey, SettingValue } from '../settings';
 import type { LogPort } from '../logPort';
 import { ModelError, OpenAICompatibleModel, type ChatModel, type ToolSpec } from './client';
 import { checkAddress, listProblem, planSave, savedWhere, testConnection, type ModelProbe, type ModelSettingKey, type SettingPlace } from './setup';
-import { presetOf, type ModelSetupMessage, type ModelSetupView } from '../../shared/modelSetup';
+import { presetOf } from '../../shared/modelProviders';
+import type { ModelSetupMessage, ModelSetupView } from '../../shared/modelSetup';
 
 /** What a request of the form got: done (the view says the rest), or refused with why. */
 type Outcome = { ok: true } | { ok: false; error: string };

@@ -4,7 +4,8 @@
  * each line saying what to do when it fails.
  */
 import * as z from 'zod';
-import { checkKinds, originOf, type ConnectionCheck } from '../../shared/modelSetup';
+import { checkKinds, originOf } from '../../shared/modelProviders';
+import type { ConnectionCheck } from '../../shared/modelSetup';
 import { ModelError, type ToolSpec } from './client';
 
 export type AddressCheck = { ok: true; baseUrl: string } | { ok: false; problem: string };

@@ -28,7 +28,8 @@ export interface RefusedWritesInput {
 
 /** The error lines of a refused write, and the path each names: quoted, or before the message (bash's `x: Read-only`). */
 const readOnlyLine = /Read-only file system|\bEROFS\b/;
-const quoted = /['"‘`]([^'"’`\n]+)['"’`]/g;
+// Curly quotes as escapes: Toolgate's bundle stays ASCII, which src/loadBundle.ts reads as one-byte text.
+const quoted = /['"\u2018`]([^'"\u2019`\n]+)['"\u2019`]/g;
 const beforeMessage = /(?:^|:\s)([^\s:'"][^:'"\n]*):\s*Read-only file system/;
 
 /** Paths named on the output's read-only errors, as written (relative or absolute). */

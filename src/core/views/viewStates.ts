@@ -4,9 +4,10 @@
  */
 import type { Gate } from '../approval/gate';
 import type { SettingKey, SettingValue } from '../settings';
-import { DiffMode, type PendingCallView } from '../../shared/approvals';
+import type { PendingCallView } from '../../shared/approvals';
 import type { ApprovalsState, ChatEntry, ChatState } from '../../shared/messages';
 import type { ModelSetupView } from '../../shared/modelSetup';
+import { approvalSchemas } from '../protocolSchemas';
 import { grantViews } from './grants';
 import { chatShowsCall } from '../callers';
 import { forViews, pendingViews, type GateState } from './pendingCall';
@@ -63,6 +64,6 @@ export function approvalsState({ gate, trusted, grantChats, agent, storedDiffMod
     pending: pendingViews(gate).map(forViews),
     grants: grantViews(gate, grantChats()),
     questions: agent.questionViews(),
-    diffMode: DiffMode.catch('unified').parse(storedDiffMode()),
+    diffMode: approvalSchemas().DiffMode.catch('unified').parse(storedDiffMode()),
   };
 }

@@ -1,14 +1,6 @@
 import { DisposableStore, Emitter, type Disposable } from '../disposable';
-import {
-  HostToWebview,
-  WebviewToHost,
-  describeDrop,
-  describeIssues,
-  inboundTypes,
-  type InboundFor,
-  type ViewKind,
-  type ViewState,
-} from '../../shared/messages';
+import type { HostToWebview, InboundFor, ViewKind, ViewState } from '../../shared/messages';
+import { messageSchemas } from '../protocolSchemas';
 import { PatchWriter } from '../../shared/statePatch';
 import type { LogPort } from '../logPort';
 
@@ -53,7 +45,8 @@ export class WebviewChannel<V extends ViewKind = ViewKind> implements Disposable
   }
 
   private receive(raw: unknown): void {
-    const parsed = WebviewToHost.safeParse(raw);
+    const { describeDrop, describeIssues, inboundTypes, WebviewToHost: inbound } = messageSchemas();
+    const parsed = inbound.safeParse(raw);
     if (!parsed.success) {
       this.log.warn(
         `[${this.view}] dropped a webview message that does not fit the contract: ${describeIssues(parsed.error)} ` +
@@ -121,7 +114,8 @@ export class WebviewChannel<V extends ViewKind = ViewKind> implements Disposable
 
   /** `builtAt`: a patch's `sentAt`, from which the time spent building and checking it is told to the webview. */
   post(message: HostToWebview, builtAt?: number): void {
-    const checked = HostToWebview.safeParse(message);
+    const { describeIssues, HostToWebview: outbound } = messageSchemas();
+    const checked = outbound.safeParse(message);
     if (!checked.success) {
       this.log.error(`[${this.view}] refused to post an invalid message: ${describeIssues(checked.error)}`);
       return;

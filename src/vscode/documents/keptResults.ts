@@ -7,7 +7,7 @@ import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { ResultKeeper } from '../../core/tools/ports';
-import { ResultRef } from '../../shared/messages';
+import { messageSchemas } from '../../core/protocolSchemas';
 import type { Outcome } from '../../core/views/viewRequests';
 
 const keptFiles = 100;
@@ -24,7 +24,7 @@ export class KeptResults implements ResultKeeper {
   }
 
   async open(ref: string): Promise<Outcome> {
-    if (!ResultRef.safeParse(ref).success) {
+    if (!messageSchemas().ResultRef.safeParse(ref).success) {
       return { ok: false, error: 'not a kept result' };
     }
     try {

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { keyFor, keyOrigin, parseStoredKey, serializeKey, type HeldKey } from '../../core/llm/setup';
-import { originOf } from '../../shared/modelSetup';
+import { originOf } from '../../shared/modelProviders';
 
 const apiKeySecret = 'toolgate.apiKey';
 
