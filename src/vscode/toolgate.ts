@@ -11,7 +11,7 @@ import { AgentSession } from '../core/agent/session';
 import type { AuditEntry } from '../core/audit/auditLog';
 import { FocusedCalls } from '../core/views/focusedCall';
 import { DisposableStore, disposableTimeout } from '../core/disposable';
-import { initShellParser } from '../core/shell/analysis';
+import { initShellParser, whenShellParserLoaded } from '../core/shell/analysis';
 import { ToolService } from '../core/tools/service';
 import { PanelHold } from '../core/views/panelReveal';
 import type { PendingCallView } from '../shared/approvals';
@@ -216,7 +216,7 @@ export function createToolgate(context: vscode.ExtensionContext, onDecide: (entr
       terminals.retainChats(new Set([...Object.keys(outsideChats), ...chats.list().map(({ id }) => id)]));
     }),
   );
-  store.add(watchTerminalRules(settings, log, shellParserReady));
+  store.add(watchTerminalRules(settings, log, whenShellParserLoaded));
   views.refresh();
   void mcp.reload().catch((error: unknown) => log.error(`MCP: ${String(error)}`));
   const version = String((context.extension.packageJSON as { version?: unknown }).version);

@@ -17,7 +17,7 @@ import { type Context, concern } from './analysisContext';
 import type { Form } from './commandReader';
 import { analyseSource, shellWalk } from './syntaxWalk';
 
-export { initShellParser, defaultWasmDir } from './parser';
+export { initShellParser, defaultWasmDir, whenShellParserLoaded } from './parser';
 export type { Form } from './commandReader';
 
 export interface SimpleCommand {

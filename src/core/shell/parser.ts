@@ -11,6 +11,10 @@ export type ShellNode = TreeSitter.Node;
 
 let parser: TreeSitter.Parser | undefined;
 let loading: Promise<void> | undefined;
+let announceLoaded: () => void = () => undefined;
+const parserLoaded = new Promise<void>((resolve) => {
+  announceLoaded = resolve;
+});
 
 /** The folder holding `tree-sitter.wasm` and `tree-sitter-bash.wasm` inside node_modules. */
 export function defaultWasmDir(): string {
@@ -38,11 +42,25 @@ export function initShellParser(wasmDir?: string): Promise<void> {
     const created = new Parser();
     created.setLanguage(bash);
     parser = created;
+    announceLoaded();
   })().catch((error: unknown) => {
     loading = undefined;
     throw error;
   });
   return loading;
+}
+
+/**
+ * Resolves once the parser has loaded, whoever loaded it. Unlike `initShellParser` it never starts the load: what can
+ * wait for the parser (a warning about the settings) must not load it while the first gate decision is answered.
+ */
+export function whenShellParserLoaded(): Promise<void> {
+  return parserLoaded;
+}
+
+/** Whether the parser is loaded, loading, or neither (for the log and tests). */
+export function shellParserState(): 'idle' | 'loading' | 'loaded' {
+  return parser !== undefined ? 'loaded' : loading !== undefined ? 'loading' : 'idle';
 }
 
 /**
