@@ -1,4 +1,5 @@
 import picomatch from 'picomatch';
+import { floorGlobSources } from './floorGlobSources';
 
 /**
  * picomatch's own matcher builds a result object for every test; judge() tests dozens of globs per call, so the
@@ -10,11 +11,17 @@ const posixSlashes = (path: string): string => (windows ? path.replace(/\\/g, '/
 
 const cache = new Map<string, (path: string) => boolean>();
 
+/** picomatch's regex of a glob: the floor's from their sources (./floorGlobSources), any other compiled here. */
+function regexOf(glob: string): RegExp {
+  const source = windows ? undefined : floorGlobSources.get(glob);
+  return source !== undefined ? new RegExp(source) : picomatch.makeRe(glob, { dot: true, windows });
+}
+
 /** Characters that make a glob's base more than plain text (picomatch escapes, classes, braces, extglobs). */
 const special = /[\\*?[\]{}()!+@|]/;
 
 function compile(glob: string): (path: string) => boolean {
-  const regex = picomatch.makeRe(glob, { dot: true, windows });
+  const regex = regexOf(glob);
   // A glob with a plain folder before its first wildcard (`pkg12/**`) matches only paths in that folder: most paths
   // are told apart by that prefix, without the regex (judge() tries every file grant's glob on every write).
   const { base, isGlob, negated } = picomatch.scan(glob);
@@ -68,7 +75,7 @@ function listOf(globs: readonly string[]): GlobList {
     if (lists.size > 200) {
       lists.clear();
     }
-    const sources = globs.map((glob) => picomatch.makeRe(glob, { dot: true, windows }));
+    const sources = globs.map(regexOf);
     // Each source is anchored on its own (^…$); one with a flag or a back-reference is not combined (tested alone).
     const combinable = sources.every((regex) => regex.flags === '' && !/\\[1-9]/.test(regex.source));
     list = { literals: new Set(globs), any: combinable ? new RegExp(sources.map((regex) => `(?:${regex.source})`).join('|'), 'y') : undefined };
