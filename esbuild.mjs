@@ -121,31 +121,28 @@ const lazy = {
   },
 };
 
-/** A split point reached by a static import would be loaded with its importer: fail the build instead. */
-function checkSplitImports(result) {
-  const eager = Object.entries(result.metafile?.inputs ?? {}).flatMap(([file, input]) =>
-    input.imports
-      .filter((item) => splitPoints.some((point) => splitPath(point) === item.path) && item.kind !== 'dynamic-import')
-      .map((item) => `${file} imports ${item.path} (${item.kind})`),
-  );
-  if (eager.length > 0) {
-    console.error(`A bundle would load at once what it should load later: ${eager.join('; ')}. Use import() where it is needed.`);
-    process.exit(1);
-  }
-}
-
 /**
  * Modules of the host bundle built at their first `require()` rather than as it loads (src/core/protocolSchemas.ts
- * says why): a static import from any module but these would build them at load again, so the build fails instead.
+ * says why); they may import each other.
  */
 const builtOnFirstUse = ['src/shared/messages.ts', 'src/shared/approvals.ts', 'src/shared/suggestions.ts', 'src/shared/modelSetup.ts'];
 
-function checkBuiltOnFirstUse(result) {
-  const eager = Object.entries(result.metafile?.inputs ?? {})
-    .filter(([file]) => !builtOnFirstUse.includes(file))
-    .flatMap(([file, input]) => input.imports.filter((item) => builtOnFirstUse.includes(item.path) && item.kind !== 'require-call').map((item) => `${file} imports ${item.path} (${item.kind})`));
+/**
+ * What is loaded later must be reached only the later way: a split point by `import()`, a module built on first use by
+ * `require()`. Any other import would load it with its importer, so the build fails, naming each one.
+ */
+function checkLaterImports(result) {
+  const later = [
+    { reached: (item) => splitPoints.some((point) => splitPath(point) === item.path), way: 'dynamic-import', fix: 'Use import() where it is needed.' },
+    { reached: (item, file) => builtOnFirstUse.includes(item.path) && !builtOnFirstUse.includes(file), way: 'require-call', fix: 'Reach it through src/core/protocolSchemas.ts, or import only its types.' },
+  ];
+  const eager = Object.entries(result.metafile?.inputs ?? {}).flatMap(([file, input]) =>
+    later.flatMap(({ reached, way, fix }) =>
+      input.imports.filter((item) => reached(item, file) && item.kind !== way).map((item) => `${file} imports ${item.path} (${item.kind}). ${fix}`),
+    ),
+  );
   if (eager.length > 0) {
-    console.error(`The host would build at load what it builds on first use: ${eager.join('; ')}. Reach it through src/core/protocolSchemas.ts, or import only its types.`);
+    console.error(`A bundle would load at once what it should load later: ${eager.join('; ')}`);
     process.exit(1);
   }
 }
@@ -215,8 +212,7 @@ if (watch) {
   console.log('[watch] watching for changes');
 } else {
   const [hostResult] = await Promise.all(configs.map((c) => esbuild.build(c)));
-  checkSplitImports(hostResult);
-  checkBuiltOnFirstUse(hostResult);
+  checkLaterImports(hostResult);
   if (production) {
     // Only what ships: a build that is not minified keeps the comments of the sources and packages, which need not be.
     await checkAscii('dist/toolgate.js');

@@ -58,7 +58,7 @@ export function whenShellParserLoaded(): Promise<void> {
   return parserLoaded;
 }
 
-/** Whether the parser is loaded, loading, or neither (for the log and tests). */
+/** Whether the parser is loaded, loading, or neither (for tests: the load is module state). */
 export function shellParserState(): 'idle' | 'loading' | 'loaded' {
   return parser !== undefined ? 'loaded' : loading !== undefined ? 'loading' : 'idle';
 }

@@ -56,6 +56,12 @@ export interface ApprovalsStateSources {
   storedDiffMode: () => unknown;
 }
 
+/** The stored diff mode, or unified when there is none or it is not one (checked without a schema made per refresh). */
+function storedMode(stored: unknown): ApprovalsState['diffMode'] {
+  const parsed = approvalSchemas().DiffMode.safeParse(stored);
+  return parsed.success ? parsed.data : 'unified';
+}
+
 export function approvalsState({ gate, trusted, grantChats, agent, storedDiffMode }: ApprovalsStateSources): ApprovalsState {
   return {
     view: 'approvals',
@@ -64,6 +70,6 @@ export function approvalsState({ gate, trusted, grantChats, agent, storedDiffMod
     pending: pendingViews(gate).map(forViews),
     grants: grantViews(gate, grantChats()),
     questions: agent.questionViews(),
-    diffMode: approvalSchemas().DiffMode.catch('unified').parse(storedDiffMode()),
+    diffMode: storedMode(storedDiffMode()),
   };
 }
