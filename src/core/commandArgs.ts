@@ -3,7 +3,7 @@
  * a command with any value, not only the palette, a keybinding or a view. A wrong one is answered with what is wrong
  * (the undo commands check theirs in checkpoints/undoRunner.ts, the diff editor's take the editor's own URIs).
  */
-import * as z from 'zod';
+import * as z from '../zod';
 import { describeValue } from './tools/callInput';
 
 /** The longest reason a deny takes: as long as a card's reason box sends (src/shared/approvals.ts). */
@@ -12,25 +12,23 @@ export const maxReasonChars = 4000;
 const got = (what: string) => (issue: { input?: unknown }) => `${what}, got ${describeValue(issue.input)}`;
 
 /** An MCP server: its name, or the node of the MCP Servers view it was run on (a server's or one of its tools'). */
-const ServerArg = z
-  .union([z.string().min(1), z.looseObject({ server: z.string().min(1) }).transform((node) => node.server)], { error: got('takes an MCP server (its name, or a node of the MCP Servers view)') })
-  .optional();
+const ServerArg = z.optional(z
+  .union([z.string().check(z.minLength(1)), z.pipe(z.looseObject({ server: z.string().check(z.minLength(1)) }), z.transform((node) => node.server))], { error: got('takes an MCP server (its name, or a node of the MCP Servers view)') }));
 
 const platformArg = 'takes { "platform": "linux" | "darwin" } or nothing';
 
 export const commandArgs = {
   /** The task's prompt; absent, the person is asked for it. */
-  'toolgate.runTask': z.string({ error: got('takes a prompt (a string)') }).optional(),
+  'toolgate.runTask': z.optional(z.string({ error: got('takes a prompt (a string)') })),
   /** Nothing: the focused call, else the oldest waiting, is allowed. */
   'toolgate.allowOnce': z.undefined({ error: got('takes no argument') }),
   /** The reason, returned to the model; absent, the person is asked for one (an empty one is no reason). */
-  'toolgate.deny': z.string({ error: got('takes a reason (a string)') }).max(maxReasonChars, `takes a reason of at most ${maxReasonChars} characters`).optional(),
+  'toolgate.deny': z.optional(z.string({ error: got('takes a reason (a string)') }).check(z.maxLength(maxReasonChars, `takes a reason of at most ${maxReasonChars} characters`))),
   /** `true` removes the grants without asking first. */
-  'toolgate.resetWorkspaceApprovals': z.boolean({ error: got('takes true (remove without asking) or nothing') }).optional(),
+  'toolgate.resetWorkspaceApprovals': z.optional(z.boolean({ error: got('takes true (remove without asking) or nothing') })),
   /** Whose form of the policy to show: `{ platform: 'linux' | 'darwin' }`; absent, this machine's. */
-  'toolgate.showSandboxPolicy': z
-    .strictObject({ platform: z.enum(['linux', 'darwin'], { error: got(platformArg) }).optional() }, { error: got(platformArg) })
-    .optional(),
+  'toolgate.showSandboxPolicy': z.optional(z
+    .strictObject({ platform: z.optional(z.enum(['linux', 'darwin'], { error: got(platformArg) })) }, { error: got(platformArg) })),
   'toolgate.mcp.restart': ServerArg,
   'toolgate.mcp.stop': ServerArg,
 } as const;

@@ -2,7 +2,7 @@
  * The settings of the public contract, as zod schemas. Settings are read from `unknown` and parsed; a malformed
  * value falls back to its default with a warning instead of loosening anything.
  */
-import * as z from 'zod';
+import * as z from '../zod';
 import { OtlpExportConfig } from './audit/export/otlpConfig';
 import type { Disposable } from './disposable';
 import { parseDomainEntry } from './sandbox/domains';
@@ -71,22 +71,22 @@ export function protectedPathsWith(own: readonly string[]): readonly string[] {
 
 export const settingSchemas = {
   'model.baseUrl': z.url(),
-  'model.name': z.string().min(1),
+  'model.name': z.string().check(z.minLength(1)),
   gatedTools: BooleanMap,
   'autoApprove.terminal': BooleanMap,
   'autoApprove.edits': BooleanMap,
-  protectedPaths: z.array(z.string().min(1)),
-  'approval.timeoutSeconds': z.number().min(0),
-  'terminal.timeoutSeconds': z.number().min(1),
+  protectedPaths: z.array(z.string().check(z.minLength(1))),
+  'approval.timeoutSeconds': z.number().check(z.gte(0)),
+  'terminal.timeoutSeconds': z.number().check(z.gte(1)),
   'model.provider': z.enum(['openai-compatible', 'vscode-lm']),
-  'agent.maxSteps': z.number().int().min(1).max(500),
-  'checkpoints.maxMegabytes': z.number().min(1),
-  'autoApprove.maxConsecutive': z.number().int().min(0),
-  'suggestions.minDecisions': z.number().int().min(1).max(1000),
+  'agent.maxSteps': z.int().check(z.gte(1), z.lte(500)),
+  'checkpoints.maxMegabytes': z.number().check(z.gte(1)),
+  'autoApprove.maxConsecutive': z.int().check(z.gte(0)),
+  'suggestions.minDecisions': z.int().check(z.gte(1), z.lte(1000)),
   'notifications.whenHidden': z.boolean(),
   'approvals.revealPanel': RevealPanel,
-  'sandbox.hiddenPaths': z.array(z.string().min(1)),
-  'sandbox.writablePaths': z.array(z.string().min(1)),
+  'sandbox.hiddenPaths': z.array(z.string().check(z.minLength(1))),
+  'sandbox.writablePaths': z.array(z.string().check(z.minLength(1))),
   'sandbox.reviewCommandChanges': z.boolean(),
   'sandbox.landIgnoredFiles': z.boolean(),
   // Machine-scoped (package.json): a workspace cannot send the audit elsewhere. `null`: no export from the setting.
@@ -95,12 +95,12 @@ export const settingSchemas = {
   'sandbox.passEnvironment': z.array(EnvironmentName),
   // One entry that does not parse makes the whole list fall back to none: no network rather than a guess.
   'sandbox.allowedDomains': z.array(
-    z.string().superRefine((entry, context) => {
+    z.string().check(z.superRefine((entry, context) => {
       const parsed = parseDomainEntry(entry);
       if ('problem' in parsed) {
         context.addIssue({ code: 'custom', message: parsed.problem });
       }
-    }),
+    })),
   ),
 } as const;
 

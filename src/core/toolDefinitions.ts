@@ -6,33 +6,29 @@
  * (tools/) and the agent, so it sits beside them at the core's root (in tools/ it made approval and tools import each
  * other).
  */
-import * as z from 'zod';
+import * as z from '../zod';
 
 const RelativeOrAbsolutePath = z
-  .string()
-  .min(1, 'must not be empty')
-  .max(4096, 'is longer than 4096 characters')
-  .refine((value) => !value.includes('\0'), 'must not contain a NUL character');
+  .string().check(z.minLength(1, 'must not be empty'), z.maxLength(4096, 'is longer than 4096 characters'), z.refine((value) => !value.includes('\0'), 'must not contain a NUL character'));
 
 export const toolParams = {
   read_file: z.strictObject({ path: RelativeOrAbsolutePath }),
-  list_files: z.strictObject({ path: RelativeOrAbsolutePath.optional() }),
-  search_text: z.strictObject({ query: z.string().min(1, 'must not be empty'), path: RelativeOrAbsolutePath.optional() }),
+  list_files: z.strictObject({ path: z.optional(RelativeOrAbsolutePath) }),
+  search_text: z.strictObject({ query: z.string().check(z.minLength(1, 'must not be empty')), path: z.optional(RelativeOrAbsolutePath) }),
   write_file: z.strictObject({ path: RelativeOrAbsolutePath, content: z.string() }),
   edit_file: z.strictObject({
     path: RelativeOrAbsolutePath,
     edits: z
-      .array(z.strictObject({ old: z.string().min(1, 'must not be empty'), new: z.string() }))
-      .min(1, 'needs at least one edit'),
+      .array(z.strictObject({ old: z.string().check(z.minLength(1, 'must not be empty')), new: z.string() })).check(z.minLength(1, 'needs at least one edit')),
   }),
   run_in_terminal: z.strictObject({
-    command: z.string().min(1, 'must not be empty').max(100_000),
-    cwd: RelativeOrAbsolutePath.optional(),
+    command: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(100_000)),
+    cwd: z.optional(RelativeOrAbsolutePath),
   }),
   ask_user: z.strictObject({
-    question: z.string().min(1, 'must not be empty'),
-    options: z.array(z.string().min(1)).min(1, 'needs at least one option'),
-    allowFreeText: z.boolean().optional(),
+    question: z.string().check(z.minLength(1, 'must not be empty')),
+    options: z.array(z.string().check(z.minLength(1))).check(z.minLength(1, 'needs at least one option')),
+    allowFreeText: z.optional(z.boolean()),
   }),
 } as const;
 

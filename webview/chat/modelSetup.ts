@@ -3,6 +3,7 @@
  * here), the model picked from the endpoint's list, Test connection and Save. The form keeps what is typed; the host
  * sends what came of it (`ModelSetupView`) and only those parts are redrawn, so nothing typed is lost to an update.
  */
+import * as z from '../../src/zod';
 import type { ChatState } from '../../src/shared/messages';
 import { modelAfterList, originOf, presetOf, providerOf, providerPresets, sameAddress } from '../../src/shared/modelProviders';
 import { ProviderId, type ConnectionCheck, type ModelSetupView } from '../../src/shared/modelSetup';
@@ -117,7 +118,7 @@ export class ModelSetupForm {
   }
 
   private get providerId(): ProviderId {
-    return ProviderId.catch('custom').parse(this.provider.value);
+    return z.catch(ProviderId, 'custom').parse(this.provider.value);
   }
 
   private providerChanged(): void {

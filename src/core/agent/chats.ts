@@ -4,7 +4,7 @@
  * changes are saved, coalesced, 300 ms after they happen.
  */
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod';
+import * as z from '../../zod';
 import type { KeyValueStore } from '../storage/keyValueStore';
 import { Emitter, type Disposable } from '../disposable';
 import type { ChatMessage, ModelErrorKind } from '../llm/client';
@@ -14,9 +14,9 @@ import type { LogPort } from '../tools/ports';
 
 const StoredMessage = z.strictObject({
   role: z.enum(['system', 'user', 'assistant', 'tool']),
-  content: z.string().nullable(),
-  toolCalls: z.array(z.strictObject({ id: z.string(), name: z.string(), arguments: z.string() })).optional(),
-  toolCallId: z.string().optional(),
+  content: z.nullable(z.string()),
+  toolCalls: z.optional(z.array(z.strictObject({ id: z.string(), name: z.string(), arguments: z.string() }))),
+  toolCallId: z.optional(z.string()),
 });
 
 /** The stored chats' schema, built when stored chats are first read: its entries are the webview protocol's, which the host builds only when it needs them (src/core/protocolSchemas.ts). */
@@ -30,11 +30,11 @@ function storedChatsSchema() {
     messages: z.array(StoredMessage),
     entries: z.array(messageSchemas().ChatEntry),
     /** The task under way (`running`), or one a window reload cut off (`interrupted`, until it is resumed or replaced). */
-    task: z.strictObject({ prompt: z.string(), state: z.enum(['running', 'interrupted']) }).optional(),
+    task: z.optional(z.strictObject({ prompt: z.string(), state: z.enum(['running', 'interrupted']) })),
   });
   return z.strictObject({
     version: z.literal(1),
-    revision: z.number().int().nonnegative(),
+    revision: z.int().check(z.nonnegative()),
     currentId: z.string(),
     chats: z.array(ChatRecord),
   });

@@ -4,24 +4,24 @@
  * settings); nothing here is reachable from the model, a tool result or a workspace file.
  */
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod';
+import * as z from '../../zod';
 import { globMatches } from './glob';
 import type { KeyValueStore } from '../storage/keyValueStore';
 import { agentCaller, callerLabel, grantCaller, isOutsideCaller } from '../callers';
 
 export const GrantMatcher = z.discriminatedUnion('kind', [
   /** Exactly this call: the tool and its canonical arguments hash. */
-  z.strictObject({ kind: z.literal('exact'), argsHash: z.string().regex(/^[0-9a-f]{64}$/) }),
+  z.strictObject({ kind: z.literal('exact'), argsHash: z.string().check(z.regex(/^[0-9a-f]{64}$/)) }),
   /** This one file (workspace-relative, `/` separators). */
-  z.strictObject({ kind: z.literal('path'), path: z.string().min(1) }),
+  z.strictObject({ kind: z.literal('path'), path: z.string().check(z.minLength(1)) }),
   /** Files matching a glob (workspace-relative). */
-  z.strictObject({ kind: z.literal('glob'), glob: z.string().min(1) }),
+  z.strictObject({ kind: z.literal('glob'), glob: z.string().check(z.minLength(1)) }),
   /** Commands starting with these words. */
-  z.strictObject({ kind: z.literal('command'), prefix: z.string().min(1) }),
+  z.strictObject({ kind: z.literal('command'), prefix: z.string().check(z.minLength(1)) }),
   /** Every call of the tool. */
   z.strictObject({ kind: z.literal('tool') }),
   /** Every tool of one MCP server (given explicitly by the person). */
-  z.strictObject({ kind: z.literal('server'), server: z.string().min(1) }),
+  z.strictObject({ kind: z.literal('server'), server: z.string().check(z.minLength(1)) }),
 ]);
 export type GrantMatcher = z.infer<typeof GrantMatcher>;
 
@@ -34,22 +34,22 @@ export const GrantScope = z.enum(['session', 'workspace', 'task', 'timed']);
 export type GrantScope = z.infer<typeof GrantScope>;
 
 export const Grant = z.strictObject({
-  id: z.string().min(1).max(64),
-  tool: z.string().min(1),
+  id: z.string().check(z.minLength(1), z.maxLength(64)),
+  tool: z.string().check(z.minLength(1)),
   matcher: GrantMatcher,
   scope: GrantScope,
   createdAt: z.string(),
   /** For MCP tools: the hash of name+description+schema the grant was made against. */
-  definitionHash: z.string().optional(),
+  definitionHash: z.optional(z.string()),
   /** Scope `task`: the task it was given in. */
-  taskId: z.string().optional(),
+  taskId: z.optional(z.string()),
   /** Scope `timed`: when it ends (ISO time). */
-  expiresAt: z.string().optional(),
+  expiresAt: z.optional(z.string()),
   /**
    * The one caller it covers (`grantCaller` of the source it was given on). Absent on grants made before callers
    * were recorded: those cover Toolgate's agent and the API, the only callers there were, never an outside agent.
    */
-  caller: z.string().min(1).max(200).optional(),
+  caller: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
 });
 export type Grant = z.infer<typeof Grant>;
 
@@ -84,7 +84,7 @@ export function grantInForce(grant: Grant, moment: GrantMoment): boolean {
 export const WorkspaceGrantsState = z.strictObject({
   version: z.literal(1),
   /** Incremented on every change, so the newest of several stored copies wins. */
-  revision: z.number().int().nonnegative().optional(),
+  revision: z.optional(z.int().check(z.nonnegative())),
   grants: z.array(Grant),
 });
 export type WorkspaceGrantsState = z.infer<typeof WorkspaceGrantsState>;

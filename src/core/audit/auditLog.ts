@@ -3,7 +3,7 @@
  * appended to a file under the extension's workspace storage and echoed to the output channel. An undo of the agent's
  * changes is a line of its own (`kind: "undo"`, see UndoAuditEntry); decision lines carry no `kind` and are unchanged.
  */
-import * as z from 'zod';
+import * as z from '../../zod';
 import { Emitter } from '../disposable';
 
 export const AuditEntry = z.strictObject({
@@ -13,17 +13,17 @@ export const AuditEntry = z.strictObject({
   argsHash: z.string(),
   verdict: z.enum(['allow', 'deny', 'ask']),
   decidedBy: z.enum(['person', 'rule', 'grant', 'setting', 'policy', 'managed', 'timeout', 'cancel']),
-  scope: z.enum(['once', 'session', 'workspace', 'task', 'timed']).optional(),
+  scope: z.optional(z.enum(['once', 'session', 'workspace', 'task', 'timed'])),
   reason: z.string(),
   source: z.string(),
-  edited: z.boolean().optional(),
+  edited: z.optional(z.boolean()),
   /** What the call was about, for a person reading the log: a path, a command (cut), or an MCP server's tool. */
-  target: z.string().max(600).optional(),
+  target: z.optional(z.string().check(z.maxLength(600))),
   /**
    * A call that never got its decision: `shutdown`, VS Code closed or reloaded the window while it waited;
    * `recovered`, found still waiting in the log at the next start (the window went away before it could say so).
    */
-  notRun: z.enum(['shutdown', 'recovered']).optional(),
+  notRun: z.optional(z.enum(['shutdown', 'recovered'])),
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;
 
@@ -47,8 +47,8 @@ export const UndoAuditEntry = z.strictObject({
   taskId: z.string(),
   scope: z.enum(['turn', 'task']),
   /** The turns it covered (0-based), and those now marked undone. */
-  turns: z.array(z.number().int().nonnegative()),
-  undoneTurns: z.array(z.number().int().nonnegative()),
+  turns: z.array(z.int().check(z.nonnegative())),
+  undoneTurns: z.array(z.int().check(z.nonnegative())),
   outcome: z.union([z.literal('undone'), NotUndoneReason]),
   reverted: z.array(z.strictObject({ path: z.string(), how: RevertedHow })),
   left: z.array(z.strictObject({ path: z.string(), why: LeftWhy })),

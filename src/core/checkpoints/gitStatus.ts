@@ -5,7 +5,7 @@
  *
  * Not seen: files git ignores, and a file changed and changed back by the same command.
  */
-import * as z from 'zod';
+import * as z from '../../zod';
 
 /** One entry of `git status --porcelain=v1`: the index (X) and work-tree (Y) status letters and the path. */
 export interface GitStatusEntry {
@@ -132,7 +132,7 @@ export const TouchedFile = z.strictObject({
   before: z.string(),
   after: z.string(),
   /** Listed as dirty before and after with the same status, but its content changed. */
-  contentChanged: z.boolean().optional(),
+  contentChanged: z.optional(z.boolean()),
 });
 export type TouchedFile = z.infer<typeof TouchedFile>;
 
@@ -145,11 +145,11 @@ export const CommandGitEffect = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('observed'),
     root: z.string(),
-    headBefore: z.string().nullable(),
-    headAfter: z.string().nullable(),
+    headBefore: z.nullable(z.string()),
+    headAfter: z.nullable(z.string()),
     touched: z.array(TouchedFile),
     /** Touched files beyond MAX_TOUCHED, not listed. */
-    more: z.number().int().nonnegative(),
+    more: z.int().check(z.nonnegative()),
   }),
 ]);
 export type CommandGitEffect = z.infer<typeof CommandGitEffect>;

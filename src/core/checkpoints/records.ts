@@ -3,6 +3,7 @@
  * schema before it is stored and its stored entry, a new task, the texts a task's turns name, a stored value read back
  * and checked, and a stored task as the TaskRecord and the summary the store hands out.
  */
+import * as z from '../../zod';
 import type { CommandGitEffect } from './gitStatus';
 import type { LandedGroup } from './landedUnreviewed';
 import {
@@ -63,7 +64,7 @@ export function checkInput(ref: TurnRef, input: RecordInput): string | undefined
         ? StoredUnreviewedEntry.safeParse({ ...input, at })
         : StoredCommandEntry.safeParse({ ...input, at });
   const turn = StoredTurn.safeParse({ turn: ref.turn, startedAt: at, entries: [] });
-  const ids = IndexEntry.pick({ chatId: true, taskId: true }).safeParse({ chatId: ref.chatId, taskId: ref.taskId });
+  const ids = z.pick(IndexEntry, { chatId: true, taskId: true }).safeParse({ chatId: ref.chatId, taskId: ref.taskId });
   for (const result of [ids, turn, entry]) {
     if (!result.success) {
       return describeIssue(result.error);

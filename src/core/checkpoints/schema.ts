@@ -5,7 +5,7 @@
  * was dropped), and one value per task under `toolgate.checkpoints.task.<seq>` (its turns and their texts). Anything
  * that does not parse, or whose version is not this one, is ignored with a warning and never trusted.
  */
-import * as z from 'zod';
+import * as z from '../../zod';
 import { CommandGitEffect } from './gitStatus';
 import { maxGroups, type LandedGroup } from './landedUnreviewed';
 import { TextHash, TextTable } from './texts';
@@ -14,21 +14,21 @@ export const CHECKPOINT_VERSION = 1;
 export const indexKey = 'toolgate.checkpoints';
 export const taskKeyPrefix = 'toolgate.checkpoints.task.';
 
-const Id = z.string().min(1).max(200);
-const Time = z.string().min(1).max(40);
+const Id = z.string().check(z.minLength(1), z.maxLength(200));
+const Time = z.string().check(z.minLength(1), z.maxLength(40));
 
 export const StoredFileEntry = z.strictObject({
   kind: z.literal('file'),
   /** The key the wiring reads and writes the file by (an absolute path). */
-  path: z.string().min(1),
+  path: z.string().check(z.minLength(1)),
   /** For display: relative to the workspace folder. */
-  relativePath: z.string().optional(),
+  relativePath: z.optional(z.string()),
   tool: z.string(),
   at: Time,
   /** Hash of the text before the change; null when the file did not exist. */
-  before: TextHash.nullable(),
+  before: z.nullable(TextHash),
   /** Hash of the text the change left; null when it removed the file. */
-  after: TextHash.nullable(),
+  after: z.nullable(TextHash),
 });
 
 export const StoredCommandEntry = z.strictObject({
@@ -36,15 +36,15 @@ export const StoredCommandEntry = z.strictObject({
   command: z.string(),
   cwd: z.string(),
   at: Time,
-  exitCode: z.number().int().nullable().optional(),
-  git: CommandGitEffect.optional(),
+  exitCode: z.optional(z.nullable(z.int())),
+  git: z.optional(CommandGitEffect),
   /** It ran staged: the text files it changed were recorded as file entries when they landed. */
-  staged: z.boolean().optional(),
+  staged: z.optional(z.boolean()),
   /**
    * It ran unstaged, and these files git saw it touch (relative to the repository) were recorded as file entries from
    * their text in HEAD (or their absence) before it and on disk after it: they are undone like edits.
    */
-  recovered: z.array(z.string()).optional(),
+  recovered: z.optional(z.array(z.string())),
 });
 export type StoredCommandEntry = z.infer<typeof StoredCommandEntry>;
 
@@ -53,16 +53,16 @@ export const StoredUnreviewedEntry = z.strictObject({
   kind: z.literal('unreviewed'),
   command: z.string(),
   at: Time,
-  groups: z.array(z.strictObject({ path: z.string().min(1), files: z.number().int().positive() })).max(maxGroups),
+  groups: z.array(z.strictObject({ path: z.string().check(z.minLength(1)), files: z.int().check(z.positive()) })).check(z.maxLength(maxGroups)),
   /** Files past the groups kept. */
-  more: z.number().int().nonnegative().optional(),
+  more: z.optional(z.int().check(z.nonnegative())),
 });
 export type StoredUnreviewedEntry = z.infer<typeof StoredUnreviewedEntry>;
 
 export const StoredTurn = z.strictObject({
-  turn: z.number().int().nonnegative(),
+  turn: z.int().check(z.nonnegative()),
   startedAt: Time,
-  undoneAt: Time.optional(),
+  undoneAt: z.optional(Time),
   entries: z.array(z.discriminatedUnion('kind', [StoredFileEntry, StoredCommandEntry, StoredUnreviewedEntry])),
 });
 export type StoredTurn = z.infer<typeof StoredTurn>;
@@ -71,12 +71,12 @@ export const StoredTask = z.strictObject({
   version: z.literal(CHECKPOINT_VERSION),
   chatId: Id,
   taskId: Id,
-  title: z.string().max(500).optional(),
+  title: z.optional(z.string().check(z.maxLength(500))),
   startedAt: Time,
   /** Turns, oldest first. */
   turns: z.array(StoredTurn),
   /** Turns of this task dropped to stay within the budget (their changes can no longer be undone). */
-  droppedTurns: z.array(z.number().int().nonnegative()),
+  droppedTurns: z.array(z.int().check(z.nonnegative())),
   texts: TextTable,
 });
 export type StoredTask = z.infer<typeof StoredTask>;
@@ -85,9 +85,9 @@ export const DropNote = z.strictObject({
   kind: z.enum(['task-dropped', 'turns-dropped', 'turn-not-recorded', 'unreadable']),
   chatId: z.string(),
   taskId: z.string(),
-  turns: z.array(z.number().int().nonnegative()).optional(),
+  turns: z.optional(z.array(z.int().check(z.nonnegative()))),
   /** Size of what was dropped. */
-  bytes: z.number().int().nonnegative().optional(),
+  bytes: z.optional(z.int().check(z.nonnegative())),
   at: Time,
   message: z.string(),
 });
@@ -96,23 +96,23 @@ export type DropNote = z.infer<typeof DropNote>;
 export const IndexEntry = z.strictObject({
   chatId: Id,
   taskId: Id,
-  title: z.string().max(500).optional(),
+  title: z.optional(z.string().check(z.maxLength(500))),
   /** Creation order; also names the task's key. */
-  seq: z.number().int().nonnegative(),
+  seq: z.int().check(z.nonnegative()),
   startedAt: Time,
   updatedAt: Time,
   /** Size of the task's stored value (UTF-8 bytes of its JSON). */
-  bytes: z.number().int().nonnegative(),
-  turns: z.array(z.strictObject({ turn: z.number().int().nonnegative(), undone: z.boolean() })),
-  droppedTurns: z.array(z.number().int().nonnegative()),
+  bytes: z.int().check(z.nonnegative()),
+  turns: z.array(z.strictObject({ turn: z.int().check(z.nonnegative()), undone: z.boolean() })),
+  droppedTurns: z.array(z.int().check(z.nonnegative())),
 });
 export type IndexEntry = z.infer<typeof IndexEntry>;
 
 export const CheckpointIndex = z.strictObject({
   version: z.literal(CHECKPOINT_VERSION),
   /** Incremented on every change. */
-  revision: z.number().int().nonnegative(),
-  nextSeq: z.number().int().nonnegative(),
+  revision: z.int().check(z.nonnegative()),
+  nextSeq: z.int().check(z.nonnegative()),
   /** Oldest first. */
   tasks: z.array(IndexEntry),
   /** Newest last, at most MAX_NOTES. */

@@ -4,7 +4,7 @@
  * string, which has none, so without the wrapper a workspace-state write lost to a window reload would bring back an
  * older task next to a newer index. The revision is a time stamp, strictly increasing within a window.
  */
-import * as z from 'zod';
+import * as z from '../../zod';
 import type { KeyValueStore } from '../storage/keyValueStore';
 import { indexKey } from './schema';
 import type { CheckpointStorage } from './store';

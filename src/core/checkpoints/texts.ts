@@ -6,14 +6,14 @@
  * Reading back is checked, never trusted: a missing text, a patch that does not fit its base, a chain that loops or
  * is too deep, or a text whose hash is not its key makes the whole task unreadable.
  */
-import * as z from 'zod';
+import * as z from '../../zod';
 import { sha256 } from '../approval/hash';
 import { lineChanges, splitLines } from '../diff/lines';
 
-export const TextHash = z.string().regex(/^[0-9a-f]{64}$/);
+export const TextHash = z.string().check(z.regex(/^[0-9a-f]{64}$/));
 
 /** `[at, deleteCount, ...insertedLines]`: at 0-based line `at` of the base, delete lines and insert these (with endings). */
-export const PatchOp = z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()], z.string());
+export const PatchOp = z.tuple([z.int().check(z.nonnegative()), z.int().check(z.nonnegative())], z.string());
 export type PatchOp = z.infer<typeof PatchOp>;
 
 export const StoredText = z.union([

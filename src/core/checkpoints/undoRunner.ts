@@ -13,7 +13,7 @@
  * Ports: `UndoFiles` (read a file, apply all writes at once: one WorkspaceEdit in VS Code, so the undo is itself
  * undoable) and `UndoQuestions` (the merge or diff editor and a modal in VS Code).
  */
-import * as z from 'zod';
+import * as z from '../../zod';
 import type { LeftWhy, NotUndoneReason, RevertedHow, UndoAuditEntry } from '../audit/auditLog';
 import type { FileVersion } from '../review/hunks';
 import type { FileContent, TaskRecord } from './schema';
@@ -63,11 +63,11 @@ export interface UndoRequest {
 
 const UndoArgument = z.union([
   z.undefined(),
-  z.string().min(1).max(200),
+  z.string().check(z.minLength(1), z.maxLength(200)),
   z.strictObject({
-    taskId: z.string().min(1).max(200).optional(),
-    chatId: z.string().min(1).max(200).optional(),
-    turn: z.number().int().nonnegative().optional(),
+    taskId: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+    chatId: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+    turn: z.optional(z.int().check(z.nonnegative())),
   }),
 ]);
 

@@ -8,30 +8,30 @@
  * workspace state. A stored value that does not parse is replaced by a fresh one, with a note saying so.
  */
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
-import * as z from 'zod';
+import * as z from '../../zod';
 import type { KeyValueStore } from '../storage/keyValueStore';
 import { endpointStateKey } from './keptEndpoint';
 
 /** The lowest and highest port chosen at random: above common dev servers' and below every system's ephemeral range. */
 export const choosablePorts = { low: 20_000, high: 32_767 } as const;
 
-const port = z.number().int().min(1).max(65_535);
+const port = z.int().check(z.gte(1), z.lte(65_535));
 
 /** The record in workspace state (the secret is not in it: only the id of its SecretStorage key). */
 const EndpointState = z.object({
   /** The port the endpoint listens on in this workspace. */
   port,
   /** This workspace's part of the secret's SecretStorage key. */
-  key: z.string().regex(/^[A-Za-z0-9-]{8,64}$/),
+  key: z.string().check(z.regex(/^[A-Za-z0-9-]{8,64}$/)),
   /** The port of the last config copied for a client, so a later move can be said. */
-  copiedPort: port.optional(),
+  copiedPort: z.optional(port),
   /** Raised on every write, so the mirrored copy with the newest record wins (src/core/storage/mirroredState.ts). */
-  revision: z.number().int().nonnegative(),
+  revision: z.int().check(z.nonnegative()),
 });
 export type EndpointState = z.infer<typeof EndpointState>;
 
 /** 32 random bytes, base64url. */
-const Secret = z.string().regex(/^[A-Za-z0-9_-]{43}$/);
+const Secret = z.string().check(z.regex(/^[A-Za-z0-9_-]{43}$/));
 
 /** What the identity is kept in: workspace state (a key-value store) and SecretStorage. */
 export interface EndpointIdentityStore {

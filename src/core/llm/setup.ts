@@ -3,7 +3,7 @@
  * to, and Test connection (the address answers, the key is taken, the model is served, it takes a request with tools),
  * each line saying what to do when it fails.
  */
-import * as z from 'zod';
+import * as z from '../../zod';
 import { checkKinds, originOf } from '../../shared/modelProviders';
 import type { ConnectionCheck } from '../../shared/modelSetup';
 import { ModelError, type ToolSpec } from './client';
@@ -50,7 +50,7 @@ export function isLoopback(address: string): boolean {
  * an address changed later (in the form, in settings, by a trusted workspace) never receives a key meant for another.
  * A key stored before keys had an origin is a bare string: it goes to the configured address only, as it always did.
  */
-const StoredKey = z.strictObject({ v: z.literal(1), key: z.string().min(1), origin: z.string().min(1) });
+const StoredKey = z.strictObject({ v: z.literal(1), key: z.string().check(z.minLength(1)), origin: z.string().check(z.minLength(1)) });
 export interface HeldKey {
   key: string;
   /** Undefined for a key stored before keys had an origin. */

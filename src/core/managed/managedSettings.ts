@@ -9,7 +9,7 @@
  * bad `required` is true, a bad ceiling allows nothing, a rule that cannot be read is dropped and said), so a broken
  * file never leaves the person with more than a valid one would.
  */
-import * as z from 'zod';
+import * as z from '../../zod';
 import { parseExportConfig } from '../audit/export/otlpConfig';
 import { parseJsonc } from '../files/jsonc';
 import { parseDomainEntry } from '../sandbox/domains';

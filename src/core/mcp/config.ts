@@ -3,7 +3,7 @@
  * shape plus `requireApproval` and `tools`). Each bad server yields one error naming the source, the server and the
  * field; the other servers still parse. Each server is validated by a zod schema, like the other settings.
  */
-import * as z from 'zod';
+import * as z from '../../zod';
 
 /** Who defined a server: the workspace, the user's settings, or the user's VS Code profile (its `mcp.json`). */
 export type McpServerOrigin = 'workspace' | 'user' | 'profile';
@@ -103,25 +103,24 @@ export function parseMcpConfig(raw: unknown, source: McpConfigSource): McpConfig
 }
 
 // The shape of one server, schema first. Each message reads after the field's name: `"args[1]" must be a string`.
-const nonEmpty = z.string({ error: 'must be a non-empty string' }).refine((text) => text.trim() !== '', { error: 'must be a non-empty string' });
+const nonEmpty = z.string({ error: 'must be a non-empty string' }).check(z.refine((text) => text.trim() !== '', { error: 'must be a non-empty string' }));
 const strings = z.array(z.string({ error: 'must be a string' }), { error: 'must be an array of strings' });
 const common = {
-  requireApproval: z
-    .union([z.literal('all'), z.literal('none'), z.array(z.string())], { error: 'must be "all", "none" or an array of tool names' })
-    .optional(),
-  tools: strings.optional(),
+  requireApproval: z.optional(z
+    .union([z.literal('all'), z.literal('none'), z.array(z.string())], { error: 'must be "all", "none" or an array of tool names' })),
+  tools: z.optional(strings),
 };
 const stdioSchema = z.object({
   ...common,
   command: nonEmpty,
-  args: strings.default([]),
-  env: z.record(z.string(), z.union([z.string(), z.null()], { error: 'must be a string or null' }), { error: 'must be an object of strings' }).default({}),
-  cwd: z.string({ error: 'must be a non-empty string' }).min(1, { error: 'must be a non-empty string' }).optional(),
-  sandbox: z.union([z.boolean(), z.strictObject({ network: z.boolean({ error: 'must be true or false' }).optional() })], { error: 'must be true, false or { "network": true }' }).optional(),
+  args: z._default(strings, []),
+  env: z._default(z.record(z.string(), z.union([z.string(), z.null()], { error: 'must be a string or null' }), { error: 'must be an object of strings' }), {}),
+  cwd: z.optional(z.string({ error: 'must be a non-empty string' }).check(z.minLength(1, { error: 'must be a non-empty string' }))),
+  sandbox: z.optional(z.union([z.boolean(), z.strictObject({ network: z.optional(z.boolean({ error: 'must be true or false' })) })], { error: 'must be true, false or { "network": true }' })),
 });
 const remoteSchema = z.object({
   ...common,
-  url: nonEmpty.superRefine((url, context) => {
+  url: nonEmpty.check(z.superRefine((url, context) => {
     let parsed: URL;
     try {
       parsed = new URL(url);
@@ -132,8 +131,8 @@ const remoteSchema = z.object({
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
       context.addIssue({ code: 'custom', message: `must be http: or https: (got ${parsed.protocol})` });
     }
-  }),
-  headers: z.record(z.string(), z.string({ error: 'must be a string' }), { error: 'must be an object of strings' }).default({}),
+  })),
+  headers: z._default(z.record(z.string(), z.string({ error: 'must be a string' }), { error: 'must be an object of strings' }), {}),
 });
 
 /** `"env.X"`, `"args[1]"`: the field a zod issue is about, as a person would write it. */

@@ -7,7 +7,7 @@
  * what the sandbox itself sets (its TMPDIR and caches, the proxy variables, the bridge's) and an MCP server's own
  * configured `env`, which their launchers add on top.
  */
-import * as z from 'zod';
+import * as z from '../../zod';
 
 /** Passed as they are: where programs are, who and where the person is, the terminal, the language and time zone. */
 export const inheritedVariables: readonly string[] = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'LANG', 'TZ', 'TMPDIR'];
@@ -20,7 +20,7 @@ const inheritedPrefixes: readonly string[] = ['LC_'];
 const windowsVariables: readonly string[] = ['SYSTEMROOT', 'WINDIR', 'COMSPEC', 'PATHEXT', 'SYSTEMDRIVE', 'USERPROFILE', 'USERNAME', 'HOMEDRIVE', 'HOMEPATH', 'APPDATA', 'LOCALAPPDATA', 'PROGRAMFILES', 'PROGRAMDATA', 'TEMP', 'TMP'];
 
 /** A name the setting may list: a portable shell variable name (no `=`, no NUL, nothing a shell would not export). */
-export const EnvironmentName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name is letters, digits and _, not starting with a digit');
+export const EnvironmentName = z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name is letters, digits and _, not starting with a digit'));
 
 /**
  * The part of `base` a started process inherits: the allow-list and `passed` (the setting's names), nothing else.

@@ -8,7 +8,7 @@
  * (absent means `{}`, as MCP has it) and, through the API, who asks. What passes is a copy, taken when it was checked,
  * so the caller changing its object afterwards changes neither the card nor what runs.
  */
-import * as z from 'zod';
+import * as z from '../../zod';
 import type { ToolCallRequest } from './service';
 
 /** How deep arguments may nest: far past any tool's schema, and far from the stack depth of the code that reads them. */
@@ -86,22 +86,20 @@ export function toolNameProblem(name: string): string | undefined {
   return undefined;
 }
 
-const ToolName = z.string({ error: (issue) => `must be a string (the tool's name), got ${describeValue(issue.input)}` }).superRefine((name, context) => {
+const ToolName = z.string({ error: (issue) => `must be a string (the tool's name), got ${describeValue(issue.input)}` }).check(z.superRefine((name, context) => {
   const problem = toolNameProblem(name);
   if (problem !== undefined) {
     context.addIssue({ code: 'custom', message: problem });
   }
-});
+}));
 
 /** The call's shape; its arguments are checked next, by `checkJsonValue` (zod's own walk has no depth bound). */
 const CallShape = z.strictObject(
   {
     tool: ToolName,
-    args: z.unknown().optional(),
-    source: z
-      .string({ error: (issue) => `must be a string (who asks), got ${describeValue(issue.input)}` })
-      .max(maxSourceChars, `is longer than ${maxSourceChars} characters`)
-      .optional(),
+    args: z.optional(z.unknown()),
+    source: z.optional(z
+      .string({ error: (issue) => `must be a string (who asks), got ${describeValue(issue.input)}` }).check(z.maxLength(maxSourceChars, `is longer than ${maxSourceChars} characters`))),
   },
   {
     error: (issue) =>

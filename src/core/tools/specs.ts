@@ -1,5 +1,5 @@
 /** The built-in tools described to the model, from their zod schemas (one source of truth for parse and prompt). */
-import * as z from 'zod';
+import * as z from '../../zod';
 import { deepFreeze } from '../deepFreeze';
 import type { ToolSpec } from '../llm/client';
 import { builtinTools, toolParams, type BuiltinToolName } from '../toolDefinitions';

@@ -13,7 +13,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Logger } from '@opentelemetry/api';
 import type { LogRecordExporter, LoggerProvider, ReadableLogRecord } from '@opentelemetry/sdk-logs';
-import * as z from 'zod';
+import * as z from '../../../zod';
 import { DisposableStore, Emitter } from '../../disposable';
 import type { LogPort } from '../../logPort';
 import type { AuditEntry } from '../auditLog';

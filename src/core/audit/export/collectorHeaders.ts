@@ -6,7 +6,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import * as z from 'zod';
+import * as z from '../../../zod';
 import type { Disposable } from '../../disposable';
 import type { LogPort } from '../../logPort';
 import { headerName, parseHeadersFile } from './otlpConfig';
@@ -17,7 +17,7 @@ export interface SecretHeadersPort {
   onDidChange(listener: () => void): Disposable;
 }
 
-export const SecretHeaders = z.record(z.string().regex(headerName), z.string().regex(/^[^\r\n]*$/));
+export const SecretHeaders = z.record(z.string().check(z.regex(headerName)), z.string().check(z.regex(/^[^\r\n]*$/)));
 
 /**
  * What a person typed as the collector's headers (**Toolgate: Set Audit Export Headers**): a JSON object of header

@@ -4,7 +4,7 @@
  * the target is cut to 200 characters. The spool keeps exactly this (src/core/audit/export/exportSpool.ts).
  */
 import { createHash } from 'node:crypto';
-import * as z from 'zod';
+import * as z from '../../../zod';
 import { agentCaller, isMcpClientSource, lmToolCaller } from '../../callers';
 import type { AuditEntry } from '../auditLog';
 
@@ -50,14 +50,14 @@ export function callerKind(source: string): CallerKind {
 
 /** A record waiting in the spool: what is sent, and how many records were dropped just before it. */
 export const ExportRecord = z.strictObject({
-  id: z.string().min(1),
+  id: z.string().check(z.minLength(1)),
   /** The decision's time (ISO). */
   time: z.string(),
   severity: z.enum(['info', 'warn']),
   body: z.string(),
   attributes: z.record(z.string(), z.union([z.string(), z.boolean()])),
   /** Records dropped (oldest first, the spool being full) right before this one: sent as an attribute. */
-  droppedBefore: z.number().int().nonnegative().default(0),
+  droppedBefore: z._default(z.int().check(z.nonnegative()), 0),
 });
 export type ExportRecord = z.infer<typeof ExportRecord>;
 

@@ -4,7 +4,7 @@
  * managed one wins, see auditExport.ts). Also the headers file's format: one `Name: value` a line.
  */
 import { isAbsolute } from 'node:path';
-import * as z from 'zod';
+import * as z from '../../../zod';
 
 /** How the records are encoded on the wire. */
 export const OtlpProtocol = z.enum(['http/protobuf', 'http/json']);
@@ -13,9 +13,9 @@ export type OtlpProtocol = z.infer<typeof OtlpProtocol>;
 export const OtlpExportConfig = z.strictObject({
   /** The collector's base URL (`http://127.0.0.1:4318`); logs go to `<endpoint>/v1/logs` unless it ends so already. */
   endpoint: z.url({ protocol: /^https?$/, error: 'endpoint must be an http(s) URL' }),
-  protocol: OtlpProtocol.default('http/protobuf'),
+  protocol: z._default(OtlpProtocol, 'http/protobuf'),
   /** An absolute path to a file of `Name: value` lines: the headers sent to the collector (a token, say). */
-  headersFile: z.string().refine((file) => isAbsolute(file), { error: 'headersFile must be an absolute path' }).optional(),
+  headersFile: z.optional(z.string().check(z.refine((file) => isAbsolute(file), { error: 'headersFile must be an absolute path' }))),
 });
 export type OtlpExportConfig = z.infer<typeof OtlpExportConfig>;
 
