@@ -77,12 +77,10 @@ const keyPrompts: KeyPrompts = {
   askReason: (title) => vscode.window.showInputBox({ title, prompt: 'Why? The reason goes back to the model (optional). Escape keeps the call waiting.', ignoreFocusOut: true }),
 };
 
-/** Shows the chat, then puts the focus in `field`: the view may still be loading its page, so it is asked until ready. */
+/** Shows the chat, then puts the focus in `field`, which the view takes once it is ready if it is still loading. */
 async function focusChatField(chat: CommandDeps['chat'], field: 'prompt' | 'model-setup'): Promise<void> {
   await vscode.commands.executeCommand('toolgate.chat.focus');
-  for (let tries = 0; tries < 50 && !chat.focusField(field); tries++) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  chat.focusField(field);
 }
 
 export function createCommands({ agent, gate, chat, approvals, modelSetup, audit, auditFile, grants, mcp, endpoint, suggestions, focus, inChat }: CommandDeps): Record<CoreCommandId, (...args: unknown[]) => unknown> {

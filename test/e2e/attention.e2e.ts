@@ -21,6 +21,18 @@ describe('deciding from the keyboard, and never missing what waits', function ()
     await frame.waitForFunction((wanted) => document.activeElement?.matches('article.call') === true && document.activeElement.textContent.includes(wanted), text, { timeout: 10_000 });
   }
 
+  it('Focus the Chat Prompt in a window that has not shown the chat yet opens it with the cursor in the prompt', async () => {
+    const chatFrames = async (): Promise<number> => {
+      const counts = await Promise.all(session.workbench.page.frames().map((frame) => frame.locator('body[data-view="chat"]').count().catch(() => 0)));
+      return counts.reduce((sum, count) => sum + count, 0);
+    };
+    assert.equal(await chatFrames(), 0, 'the chat has not loaded before the command');
+    // The view loads its page after the command has shown it: the focus is asked for before the view can take it.
+    await session.workbench.runCommand('Toolgate: Focus the Chat Prompt');
+    const frame = await new ChatDriver(session.workbench).frame();
+    await until(() => frame.evaluate(() => document.activeElement?.getAttribute('data-field') === 'prompt'), 'the prompt to get the focus', { timeoutMs: 10_000 });
+  });
+
   it('Ctrl+Alt+Y with no card focused brings the waiting call into view first, then allows it once and says so; the badge and the status bar count it until then', async () => {
     // The person has used the chat, then went back to the Explorer: the Toolgate icon carries the badge.
     await new ChatDriver(session.workbench).frame();

@@ -68,6 +68,18 @@ describe('WebviewChannel', () => {
     assert.equal(webview.posted.length, 2, 'the earlier push does not post again');
   });
 
+  it('tells its owner after each init, once the whole state is posted: the first ready, and one that catches up; not a ready for another view', () => {
+    const { webview, channel } = setup();
+    const seen: string[] = [];
+    // What the owner posts when told (the chat's focus asked for before it was ready) comes after the state.
+    channel.onDidInit(() => seen.push((webview.posted as { type: string }[]).map((message) => message.type).join(',')));
+    webview.send({ type: 'ready', requestId: 'r1', view: 'chat' });
+    assert.deepEqual(seen, []);
+    webview.send({ type: 'ready', requestId: 'r2', view: 'approvals' });
+    webview.send({ type: 'ready', requestId: 'r3', view: 'approvals' });
+    assert.deepEqual(seen, ['init', 'init,init']);
+  });
+
   it('drops and logs a message that does not fit the contract', () => {
     const { webview, log, received } = setup();
     webview.send({ type: 'ready', requestId: 'r1', view: 'approvals' });

@@ -30,6 +30,9 @@ export class WebviewChannel<V extends ViewKind = ViewKind> implements Disposable
   private readonly onDidReceiveEmitter = this.store.add(new Emitter<Received<V>>());
   /** A validated message other than `ready` and `dropped` (which the channel handles), for the owner to handle. */
   readonly onDidReceive = this.onDidReceiveEmitter.event;
+  private readonly onDidInitEmitter = this.store.add(new Emitter<void>());
+  /** The webview has been sent the whole state (`init`): on its first `ready`, and on each it sends to catch up. */
+  readonly onDidInit = this.onDidInitEmitter.event;
 
   constructor(
     private readonly webview: WebviewPort,
@@ -74,6 +77,7 @@ export class WebviewChannel<V extends ViewKind = ViewKind> implements Disposable
       // Also the webview's way to ask for the whole state again, when a patch did not follow what it held.
       const state = this.getState();
       this.post({ type: 'init', requestId: message.requestId, state, sentAt: Date.now(), version: this.patches.full(state) });
+      this.onDidInitEmitter.fire();
       return;
     }
     if (!this.ready) {

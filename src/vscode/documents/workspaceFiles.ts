@@ -11,21 +11,17 @@ import { utf8Format } from '../../core/files/encoding';
 import { diskSnapshot, listFolder, searchFiles } from '../../core/tools/diskReads';
 import { bufferHash, changedSinceShown, documentFormat, encodeForWrite, isUtf8Text, writeExactBytes } from '../../core/tools/fileWrites';
 import { ToolError, type ApplyOutcome, type FileSnapshot, type WorkspaceFiles } from '../../core/tools/ports';
+import { whenSettled } from '../../core/whenSettled';
 
 function openDocument(uri: vscode.Uri): vscode.TextDocument | undefined {
   return vscode.workspace.textDocuments.find((doc) => doc.uri.toString() === uri.toString());
 }
 
-/** Waits (briefly) until an open, clean document has caught up with the disk. */
-export async function documentInSync(doc: vscode.TextDocument, expected: string): Promise<boolean> {
-  const deadline = Date.now() + 3_000;
-  while (doc.getText() !== expected) {
-    if (doc.isDirty || Date.now() > deadline) {
-      return false;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return true;
+/** Waits (3 s at most) until an open, clean document has caught up with the disk: false if it is edited first. */
+export function documentInSync(doc: vscode.TextDocument, expected: string): Promise<boolean> {
+  // A reload from the disk, and an edit that makes the document dirty, are both changes of it.
+  const changes = (listener: () => void): vscode.Disposable => vscode.workspace.onDidChangeTextDocument(({ document }) => document === doc && listener());
+  return whenSettled(changes, () => (doc.getText() === expected ? true : doc.isDirty ? false : undefined), 3_000, false);
 }
 
 /**

@@ -7,7 +7,6 @@ import type { Log } from '../log';
 import { WebviewChannel } from '../../core/views/webviewChannel';
 import { renderWebviewHtml, webviewOptions } from './webviewHtml';
 
-
 /** The sidebar chat view (a WebviewView in the Toolgate view container). */
 export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
   static readonly viewType = 'toolgate.chat';
@@ -16,6 +15,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private pushTimer: ReturnType<typeof setTimeout> | undefined;
   private view: vscode.WebviewView | undefined;
   private badge: vscode.ViewBadge | undefined;
+  /** A field asked for before the view could take it (not shown yet, or still loading its page). */
+  private pendingFocus: 'prompt' | 'model-setup' | undefined;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -36,6 +37,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     const channel = viewStore.add(new WebviewChannel(view.webview, 'chat', this.getState, this.log));
     this.channel = channel;
     viewStore.add(answerWebviewRequests(channel, this.log, this.handle));
+    viewStore.add(channel.onDidInit(() => this.pendingFocus !== undefined && this.focusField(this.pendingFocus)));
     viewStore.add(
       view.onDidDispose(() => {
         if (this.channel === channel) {
@@ -95,13 +97,12 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     }
   }
 
-  /** Puts the cursor in the prompt, or opens the model setup with the focus in it; false when the view is not ready. */
-  focusField(field: 'prompt' | 'model-setup'): boolean {
-    if (!this.channel?.isReady) {
-      return false;
+  /** Puts the cursor in the prompt, or opens the model setup with the focus in it: now, or once the view is ready. */
+  focusField(field: 'prompt' | 'model-setup'): void {
+    this.pendingFocus = this.channel?.isReady === true ? undefined : field;
+    if (this.pendingFocus === undefined) {
+      this.channel?.post({ type: 'focus', field });
     }
-    this.channel.post({ type: 'focus', field });
-    return true;
   }
 
   dispose(): void {

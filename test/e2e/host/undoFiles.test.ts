@@ -4,6 +4,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { sha256 } from '../../../src/core/approval/hash';
 import type { FileVersion } from '../../../src/core/review/hunks';
+import { documentInSync } from '../../../src/vscode/documents/workspaceFiles';
 import { WorkspaceUndoFiles } from '../../../src/vscode/undo/undoFiles';
 
 const version = (text: string | null): FileVersion => ({ exists: text !== null, hash: sha256(text ?? '') });
@@ -79,6 +80,21 @@ describe('the undo\'s file port in the extension host', function () {
     assert.equal(doc.getText(), 'put back\n');
     assert.equal(doc.isDirty, true);
     assert.equal(disk('open.txt'), 'on disk\n');
+  });
+
+  it("an open, clean document is in sync once VS Code has reloaded what another process wrote; not once it is edited first", async () => {
+    writeFileSync(at('reloaded.txt'), 'before\n');
+    const doc = await vscode.workspace.openTextDocument(at('reloaded.txt'));
+    assert.equal(await documentInSync(doc, 'before\n'), true, 'in sync already');
+    const synced = documentInSync(doc, 'after\n');
+    writeFileSync(at('reloaded.txt'), 'after\n');
+    assert.equal(await synced, true);
+    assert.equal(doc.getText(), 'after\n');
+    const edited = documentInSync(doc, 'never written\n');
+    const typing = new vscode.WorkspaceEdit();
+    typing.insert(doc.uri, new vscode.Position(0, 0), 'typed ');
+    assert.ok(await vscode.workspace.applyEdit(typing));
+    assert.equal(await edited, false, 'an edit makes it dirty: it will not catch up with the disk');
   });
 
   it('writes nothing when any file is not the version the undo was planned on', async () => {
