@@ -6,10 +6,10 @@
  * address rules, which need no schema, are in modelProviders.ts.
  */
 import * as z from '../zod';
-import { checkKinds, providerIds } from './modelProviders';
+import { checkKinds, providerIds, type ProviderId as Provider } from './modelProviders';
 
 export const ProviderId = z.enum(providerIds);
-export type ProviderId = z.infer<typeof ProviderId>;
+export type ProviderId = Provider;
 
 /** One line of Test connection: what was checked, how it went, and what to do when it did not. */
 export const ConnectionCheck = z.strictObject({

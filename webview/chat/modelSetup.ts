@@ -13,6 +13,8 @@ import type { HostChannel } from '../shared/hostChannel';
 const resultIcons: Record<ConnectionCheck['result'], string> = { pass: 'pass', warn: 'warning', fail: 'error', skip: 'circle-slash' };
 const resultWords: Record<ConnectionCheck['result'], string> = { pass: 'Works', warn: 'Warning', fail: 'Failed', skip: 'Not checked' };
 const vscodeModels = "VS Code's Language Model API";
+/** The provider the select names, or `custom` for anything else (a select's value is only a string). */
+const chosenProvider = z.catch(ProviderId, 'custom');
 
 
 /** A labelled field: the label names it for a screen reader and a click on it focuses the field. */
@@ -118,7 +120,7 @@ export class ModelSetupForm {
   }
 
   private get providerId(): ProviderId {
-    return z.catch(ProviderId, 'custom').parse(this.provider.value);
+    return chosenProvider.parse(this.provider.value);
   }
 
   private providerChanged(): void {

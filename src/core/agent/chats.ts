@@ -19,7 +19,10 @@ const StoredMessage = z.strictObject({
   toolCallId: z.optional(z.string()),
 });
 
-/** The stored chats' schema, built when stored chats are first read: its entries are the webview protocol's, which the host builds only when it needs them (src/core/protocolSchemas.ts). */
+/**
+ * The stored chats' schema, built when stored chats are first read: its entries are the webview protocol's, which the
+ * host builds only when it needs them (src/core/protocolSchemas.ts).
+ */
 function storedChatsSchema() {
   const ChatRecord = z.strictObject({
     id: z.string(),
